@@ -1,0 +1,67 @@
+//! *cancel a pending tool execution* (`cancel-pending-execution`), in parallel.
+
+use crate::cx::{Cx, Recorder};
+use crate::s;
+use crate::state::{Ghost, TaskKind};
+use crate::threads::{CancelPc, CancelProc};
+use crate::world::{CallId, DocId};
+
+impl<R: Recorder> Cx<'_, R> {
+    /// One step; `None` when the algorithm has returned.
+    pub fn cancel_step(&mut self, proc: CancelProc) -> Option<CancelProc> {
+        let CancelProc { traversable, uuid, pc } = proc;
+        let next = |pc| Some(CancelProc { pc, ..proc });
+        match pc {
+            CancelPc::Check => {
+                self.assert_in_parallel(s!("cancel-pending-execution#1"));
+                self.step(s!("cancel-pending-execution#2"));
+                self.pending_get(traversable, uuid)?;
+                next(CancelPc::Read)
+            }
+            CancelPc::Read => {
+                self.step(s!("cancel-pending-execution#3"));
+                let Some(execution) = self.pending_get(traversable, uuid) else {
+                    self.missing(s!("cancel-pending-execution#3"));
+                    return None;
+                };
+                next(CancelPc::Remove {
+                    target: execution.target,
+                })
+            }
+            CancelPc::Remove { target } => {
+                self.step(s!("cancel-pending-execution#4"));
+                self.pending_remove(traversable, uuid);
+                next(CancelPc::Queue { target })
+            }
+            CancelPc::Queue { target } => {
+                self.step(s!("cancel-pending-execution#5"));
+                // The note at #5 claims the target has not been unloaded or destroyed.
+                if !self.s.is_fully_active(target) {
+                    self.s.record(Ghost::CancelTargetGone(uuid));
+                }
+                self.step(s!("cancel-pending-execution#6"));
+                self.queue_global_task(target, TaskKind::CancelLocal { call: uuid, target });
+                None
+            }
+        }
+    }
+
+    /// The task queued at `cancel-pending-execution#6`, on the target's event loop.
+    pub fn cancel_local_execution(&mut self, uuid: CallId, target: DocId) {
+        self.step(s!("cancel-pending-execution#6.1"));
+        self.step(s!("cancel-pending-execution#6.2"));
+        if !self.s.doc(target).local.contains(&uuid) {
+            return;
+        }
+        self.step(s!("cancel-pending-execution#6.3"));
+        self.step(s!("cancel-pending-execution#6.4"));
+        self.s.doc_mut(target).local.remove(&uuid);
+        self.step(s!("cancel-pending-execution#6.5"));
+        if let Some(body) = self.s.bodies.get_mut(&uuid) {
+            body.signal_aborted = true;
+            if !body.settled {
+                body.saw_abort_while_running = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! completionSteps (`execute-tool#15.10.1`–`#15.10.5` ≡ `execute-tool.completion-steps`).
+//!
+//! The draft asserts they run in parallel, yet most callers run them on the target's event
+//! loop. The model runs them where they are called: inside the caller's task (atomically,
+//! recording the failed assertion) or step by step inside a parallel thread.
+
+use crate::cx::{Cx, Recorder};
+use crate::s;
+use crate::state::TaskKind;
+use crate::threads::{CompletionPc, CompletionProc};
+use crate::world::{CallId, DocId, StrId};
+
+impl<R: Recorder> Cx<'_, R> {
+    /// Runs the completion steps of `uuid` to the end, in the current context.
+    pub fn run_completion_steps(&mut self, uuid: CallId, target: DocId, result: Option<StrId>) {
+        let mut proc = CompletionProc {
+            uuid,
+            target,
+            result,
+            pc: CompletionPc::Check,
+        };
+        while let Some(next) = self.completion_step(proc) {
+            proc = next;
+        }
+    }
+
+    /// One step of the completion steps; `None` when they have returned.
+    pub fn completion_step(&mut self, proc: CompletionProc) -> Option<CompletionProc> {
+        let CompletionProc { uuid, target, result, pc } = proc;
+        match pc {
+            CompletionPc::Check => {
+                self.assert_in_parallel(s!("execute-tool#15.10.1"));
+                self.step(s!("execute-tool#15.10.2"));
+                let traversable = self.traversable_of_doc(target, s!("execute-tool#15.10.2"))?;
+                self.pending_get(traversable, uuid)?;
+                Some(CompletionProc { pc: CompletionPc::Remove, ..proc })
+            }
+            CompletionPc::Remove => {
+                self.step(s!("execute-tool#15.10.3"));
+                let traversable = self.traversable_of_doc(target, s!("execute-tool#15.10.3"))?;
+                self.pending_remove(traversable, uuid);
+                Some(CompletionProc { pc: CompletionPc::Queue, ..proc })
+            }
+            CompletionPc::Queue => {
+                let caller = self.w.calls[uuid as usize].doc;
+                match result {
+                    Some(result) => {
+                        self.step(s!("execute-tool#15.10.4"));
+                        self.queue_global_task(caller, TaskKind::ResolveExecute { call: uuid, result });
+                    }
+                    None => {
+                        self.step(s!("execute-tool#15.10.4"));
+                        self.step(s!("execute-tool#15.10.5"));
+                        self.queue_global_task(
+                            caller,
+                            TaskKind::RejectExecute {
+                                call: uuid,
+                                at: s!("execute-tool#15.10.5"),
+                            },
+                        );
+                    }
+                }
+                None
+            }
+        }
+    }
+}

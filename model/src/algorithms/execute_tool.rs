@@ -1,0 +1,210 @@
+//! The `executeTool(tool, inputObject, options)` method steps (`execute-tool`).
+
+use crate::cx::{Cx, Recorder};
+use crate::names::Thrown;
+use crate::s;
+use crate::state::{AbortStep, PendingExecution, Reason, RegisteredTool, TaskKind};
+use crate::threads::{CancelPc, CancelProc, ExecutePc, Thread, ThreadKey};
+use crate::world::{CallId, CtrlId, DocId, ExecuteOp, NavId};
+
+impl<R: Recorder> Cx<'_, R> {
+    /// Runs on the caller's event loop, from its page script, with the `RegisteredTool`
+    /// the script passes.
+    pub fn execute_tool(&mut self, doc: DocId, op: &ExecuteOp, tool: RegisteredTool) {
+        let call = op.call;
+        if !op.input_is_object {
+            // WebIDL converts inputObject to `object` before the method steps run.
+            return self.return_rejected(call, Reason::TypeError, s!("execute-tool#1"));
+        }
+        self.step(s!("execute-tool#1"));
+        let caller = doc;
+        self.step(s!("execute-tool#2"));
+        if !self.s.is_fully_active(caller) {
+            return self.return_rejected(call, Reason::InvalidStateError, s!("execute-tool#2"));
+        }
+        self.step(s!("execute-tool#3"));
+        if !self.origin_keyed_or_file(doc) {
+            return self.return_rejected(call, Reason::SecurityError, s!("execute-tool#3"));
+        }
+        self.step(s!("execute-tool#4"));
+        if !self.s.allowed_to_use_tools(self.w, caller) {
+            return self.return_rejected(call, Reason::NotAllowedError, s!("execute-tool#4"));
+        }
+        self.step(s!("execute-tool#5"));
+        let parsed = self.w.origin_string_parse.get(&tool.origin).copied().flatten();
+        self.step(s!("execute-tool#6"));
+        let expected = match parsed {
+            Some(o) if !self.w.origins.is_opaque(o) => o,
+            _ => return self.return_rejected(call, Reason::NotSupportedError, s!("execute-tool#6")),
+        };
+        self.step(s!("execute-tool#7"));
+        let opaque = self.w.origins.is_opaque(expected);
+        self.assert_that(s!("execute-tool#8"), !opaque);
+        self.step(s!("execute-tool#9"));
+        if let Err(thrown) = op.input_json {
+            let reason = match thrown {
+                Thrown::TypeError => Reason::TypeError,
+                Thrown::Error => Reason::Error,
+            };
+            return self.return_rejected(call, reason, s!("execute-tool#9"));
+        }
+        self.step(s!("execute-tool#10"));
+        self.new_promise(call);
+        self.step(s!("execute-tool#11"));
+        self.step(s!("execute-tool#12"));
+        let target = tool.window;
+        self.step(s!("execute-tool#13"));
+        let uuid = call;
+        self.step(s!("execute-tool#14"));
+        if let Some(ctrl) = op.signal {
+            self.step(s!("execute-tool#14.1"));
+            self.step(s!("execute-tool#14.2"));
+            if self.s.controllers[ctrl as usize].aborted {
+                return self.return_rejected(call, Reason::Aborted(ctrl), s!("execute-tool#14.2"));
+            }
+            self.step(s!("execute-tool#14.3"));
+            let Some(traversable) = self.traversable_of_doc(target, s!("execute-tool#14.3")) else {
+                return;
+            };
+            self.step(s!("execute-tool#14.4"));
+            self.s.controllers[ctrl as usize]
+                .abort_steps
+                .push_back(AbortStep::Execute {
+                    call: uuid,
+                    traversable: Some(traversable),
+                });
+        }
+        self.step(s!("execute-tool#15"));
+        self.spawn(
+            ThreadKey::Execute(uuid),
+            Thread::Execute {
+                caller,
+                target,
+                expected_origin: expected,
+                tool_name: tool.name,
+                pc: ExecutePc::CheckTraversableAndOrigin,
+            },
+        );
+        self.step(s!("execute-tool#16"));
+    }
+
+    /// The abort steps added at `execute-tool#14.4`.
+    pub fn execute_abort_steps(&mut self, call: CallId, ctrl: CtrlId, traversable: Option<NavId>) {
+        self.step(s!("execute-tool#14.4.1"));
+        self.settle(call, Err(Reason::Aborted(ctrl)), s!("execute-tool#14.4.1"));
+        self.step(s!("execute-tool#14.4.2"));
+        if let Some(traversable) = traversable {
+            self.spawn(
+                ThreadKey::CancelOnAbort(call),
+                Thread::Cancel(CancelProc {
+                    traversable,
+                    uuid: call,
+                    pc: CancelPc::Check,
+                }),
+            );
+        }
+    }
+
+    /// One step of the `execute-tool#15` block.
+    pub fn execute_step(
+        &mut self,
+        uuid: CallId,
+        caller: DocId,
+        target: DocId,
+        expected_origin: u8,
+        tool_name: u16,
+        pc: ExecutePc,
+    ) -> Option<Thread> {
+        let next = |pc| {
+            Some(Thread::Execute {
+                caller,
+                target,
+                expected_origin,
+                tool_name,
+                pc,
+            })
+        };
+        let reject = |cx: &mut Self, at| {
+            cx.queue_global_task(caller, TaskKind::RejectExecute { call: uuid, at });
+            None
+        };
+        match pc {
+            ExecutePc::CheckTraversableAndOrigin => {
+                self.step(s!("execute-tool#15.1"));
+                let t = self.traversable_of_doc(target, s!("execute-tool#15.1"))?;
+                let c = self.traversable_of_doc(caller, s!("execute-tool#15.1"))?;
+                if t != c {
+                    return reject(self, s!("execute-tool#15.1"));
+                }
+                self.step(s!("execute-tool#15.2"));
+                let target_origin = self.w.docs[target as usize].origin;
+                self.step(s!("execute-tool#15.3"));
+                self.step(s!("execute-tool#15.4"));
+                if !self.w.origins.same_origin(target_origin, expected_origin) {
+                    return reject(self, s!("execute-tool#15.4"));
+                }
+                next(ExecutePc::CheckToolExists)
+            }
+            ExecutePc::CheckToolExists => {
+                self.step(s!("execute-tool#15.5"));
+                self.step(s!("execute-tool#15.6"));
+                self.step(s!("execute-tool#15.7"));
+                if !self.s.doc(target).tools.contains_key(&tool_name) {
+                    return reject(self, s!("execute-tool#15.7"));
+                }
+                next(ExecutePc::ReadToolDefinition)
+            }
+            ExecutePc::ReadToolDefinition => {
+                self.step(s!("execute-tool#15.8"));
+                let Some(definition) = self.s.doc(target).tools.get(&tool_name).copied() else {
+                    self.missing(s!("execute-tool#15.8"));
+                    return None;
+                };
+                self.step(s!("execute-tool#15.9"));
+                let target_origin = self.w.docs[target as usize].origin;
+                let caller_origin = self.w.docs[caller as usize].origin;
+                if !self.tool_is_exposed_to_origin(target_origin, definition.exposed, caller_origin) {
+                    return reject(self, s!("execute-tool#15.9"));
+                }
+                self.step(s!("execute-tool#15.10"));
+                self.step(s!("execute-tool#15.11"));
+                next(ExecutePc::SetPending)
+            }
+            ExecutePc::SetPending => {
+                self.step(s!("execute-tool#15.12"));
+                let traversable = self.traversable_of_doc(target, s!("execute-tool#15.12"))?;
+                self.pending_set(
+                    traversable,
+                    uuid,
+                    PendingExecution {
+                        caller,
+                        target,
+                        tool_name,
+                    },
+                );
+                next(ExecutePc::QueueToolExecuteSteps)
+            }
+            ExecutePc::QueueToolExecuteSteps => {
+                self.step(s!("execute-tool#15.13"));
+                self.queue_global_task(
+                    target,
+                    TaskKind::RunToolExecuteSteps {
+                        call: uuid,
+                        target,
+                        tool_name,
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    /// The settlement tasks queued at `execute-tool#15.1`–`#15.10.5`, on the caller's loop.
+    pub fn reject_execute(&mut self, call: CallId, at: crate::steps::StepId) {
+        self.settle(call, Err(Reason::UnknownError), at);
+    }
+
+    pub fn resolve_execute(&mut self, call: CallId, result: u16) {
+        self.settle(call, Ok(crate::state::Value::Text(result)), s!("execute-tool#15.10.4"));
+    }
+}

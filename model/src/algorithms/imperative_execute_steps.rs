@@ -1,0 +1,85 @@
+//! The *imperative execute steps* (`imperative-execute-steps`), and the reactions to the
+//! promise the page's `execute` callback returns.
+
+use crate::cx::{Cx, Recorder};
+use crate::names::json_text_is_object;
+use crate::s;
+use crate::state::{Body, Ghost, Status};
+use crate::world::{CallId, DocId, Outcome};
+
+impl<R: Recorder> Cx<'_, R> {
+    /// `registered_by` identifies the `tool` whose `execute` callback runs.
+    pub fn imperative_execute_steps(&mut self, registered_by: CallId, target: DocId, uuid: CallId) {
+        self.assert_on_event_loop_of(s!("imperative-execute-steps#1"), target);
+        self.step(s!("imperative-execute-steps#2"));
+        let input = self.w.execute_op(uuid).input_json.expect("execute-tool#9 serialized it");
+        let Some(input_is_object) = json_text_is_object(self.w.str(input)) else {
+            // Unreachable: inputArguments is JSON text made at execute-tool#9.
+            return self.run_completion_steps(uuid, target, None);
+        };
+        self.step(s!("imperative-execute-steps#3"));
+        // As written: 'If "inputObject is not an Object" is false', i.e. if it IS an Object.
+        let is_not_an_object = !input_is_object;
+        if !is_not_an_object {
+            return self.run_completion_steps(uuid, target, None);
+        }
+        self.step(s!("imperative-execute-steps#4"));
+        self.step(s!("imperative-execute-steps#5"));
+        self.step(s!("imperative-execute-steps#6"));
+        self.s.doc_mut(target).local.insert(uuid);
+        self.step(s!("imperative-execute-steps#7"));
+        self.step(s!("imperative-execute-steps#8"));
+        if matches!(self.s.promises[uuid as usize].status, Status::Rejected(_)) {
+            self.s.record(Ghost::InvokedAfterCallerRejected(uuid));
+        }
+        self.s.bodies.insert(
+            uuid,
+            Body {
+                target,
+                registered_by,
+                settled: false,
+                signal_aborted: false,
+                saw_abort_while_running: false,
+            },
+        );
+        self.step(s!("imperative-execute-steps#9"));
+    }
+
+    /// The tool body settles `toolPromise`; the reaction of `imperative-execute-steps#9`
+    /// runs in the microtask checkpoint of the same task.
+    pub fn tool_promise_settled(&mut self, uuid: CallId, outcome: Outcome) {
+        let body = self.s.bodies.get_mut(&uuid).expect("only running bodies settle");
+        body.settled = true;
+        let target = body.target;
+        match outcome {
+            Outcome::Fulfil | Outcome::FulfilUnserializable => {
+                self.step(s!("imperative-execute-steps#9.fulfilled.1"));
+                self.step(s!("imperative-execute-steps#9.fulfilled.2"));
+                if !self.s.doc(target).local.contains(&uuid) {
+                    return;
+                }
+                self.step(s!("imperative-execute-steps#9.fulfilled.3"));
+                self.s.doc_mut(target).local.remove(&uuid);
+                self.step(s!("imperative-execute-steps#9.fulfilled.4"));
+                if outcome == Outcome::FulfilUnserializable {
+                    return self.run_completion_steps(uuid, target, None);
+                }
+                self.step(s!("imperative-execute-steps#9.fulfilled.5"));
+                let result = self.w.tool_result;
+                self.run_completion_steps(uuid, target, Some(result));
+            }
+            Outcome::Reject => {
+                self.step(s!("imperative-execute-steps#9.rejected.1"));
+                self.step(s!("imperative-execute-steps#9.rejected.2"));
+                self.step(s!("imperative-execute-steps#9.rejected.3"));
+                if !self.s.doc(target).local.contains(&uuid) {
+                    return;
+                }
+                self.step(s!("imperative-execute-steps#9.rejected.4"));
+                self.s.doc_mut(target).local.remove(&uuid);
+                self.step(s!("imperative-execute-steps#9.rejected.5"));
+                self.run_completion_steps(uuid, target, None);
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! The `registerTool(tool, options)` method steps (`register-tool`).
+
+use crate::cx::{Cx, Recorder};
+use crate::names::tool_name_is_valid;
+use crate::origin::OriginSet;
+use crate::s;
+use crate::state::{AbortStep, Reason, ToolDefinition};
+use crate::threads::{NotifyPc, Thread, ThreadKey};
+use crate::world::{DocId, RegisterOp};
+use crate::names::Thrown;
+
+impl<R: Recorder> Cx<'_, R> {
+    /// Runs on `doc`'s event loop, from its page script.
+    pub fn register_tool(&mut self, doc: DocId, op: &RegisterOp) {
+        let call = op.call;
+        self.step(s!("register-tool#1"));
+        self.step(s!("register-tool#2"));
+        let tool_owner = doc;
+        self.step(s!("register-tool#3"));
+        if !self.s.is_fully_active(tool_owner) {
+            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#3"));
+        }
+        self.step(s!("register-tool#4"));
+        if !self.origin_keyed_or_file(doc) {
+            return self.return_rejected(call, Reason::SecurityError, s!("register-tool#4"));
+        }
+        self.step(s!("register-tool#5"));
+        if !self.s.allowed_to_use_tools(self.w, tool_owner) {
+            return self.return_rejected(call, Reason::NotAllowedError, s!("register-tool#5"));
+        }
+        self.step(s!("register-tool#6"));
+        self.step(s!("register-tool#7"));
+        self.step(s!("register-tool#8"));
+        self.step(s!("register-tool#9"));
+        if self.s.doc(doc).tools.contains_key(&op.name) {
+            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#9"));
+        }
+        let name = self.w.str(op.name);
+        self.step(s!("register-tool#10"));
+        if name.is_empty() || self.w.str(op.description).is_empty() {
+            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#10"));
+        }
+        self.step(s!("register-tool#11"));
+        if !tool_name_is_valid(name) {
+            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#11"));
+        }
+        self.step(s!("register-tool#12"));
+        let mut stringified = None;
+        self.step(s!("register-tool#13"));
+        if let Some(schema) = op.schema {
+            match schema {
+                Ok(text) => stringified = Some(text),
+                Err(thrown) => {
+                    let reason = match thrown {
+                        Thrown::TypeError => Reason::TypeError,
+                        Thrown::Error => Reason::Error,
+                    };
+                    return self.return_rejected(call, reason, s!("register-tool#13"));
+                }
+            }
+        }
+        self.step(s!("register-tool#14"));
+        if let Some(ctrl) = op.signal {
+            if self.s.controllers[ctrl as usize].aborted {
+                return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#14"));
+            }
+        }
+        self.step(s!("register-tool#15"));
+        let mut exposed = OriginSet::default();
+        self.step(s!("register-tool#16"));
+        if let Some(list) = &op.exposed_to {
+            self.step(s!("register-tool#16.1"));
+            for parsed in list {
+                self.step(s!("register-tool#16.1.1"));
+                self.step(s!("register-tool#16.1.2"));
+                match parsed {
+                    Some(o) if self.w.origins.is_potentially_trustworthy(*o) => {
+                        self.step(s!("register-tool#16.1.3"));
+                        exposed.insert(*o);
+                    }
+                    _ => {
+                        return self.return_rejected(
+                            call,
+                            Reason::SecurityError,
+                            s!("register-tool#16.1.2"),
+                        )
+                    }
+                }
+            }
+        }
+        self.step(s!("register-tool#17"));
+        self.new_promise(call);
+        self.step(s!("register-tool#18"));
+        if let Some(ctrl) = op.signal {
+            self.step(s!("register-tool#18.1"));
+            self.step(s!("register-tool#18.2"));
+            if self.s.controllers[ctrl as usize].aborted {
+                // Unreachable: #14 made the same check and nothing ran in between.
+                return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#18.2"));
+            }
+            self.step(s!("register-tool#18.3"));
+            self.s.controllers[ctrl as usize]
+                .abort_steps
+                .push_back(AbortStep::Register { call });
+        }
+        self.step(s!("register-tool#19"));
+        let definition = ToolDefinition {
+            name: op.name,
+            title: op.title,
+            description: op.description,
+            input_schema: stringified.unwrap_or(self.empty_string()),
+            annotations: op.annotations,
+            exposed,
+            registered_by: call,
+        };
+        self.step(s!("register-tool#20"));
+        self.s.doc_mut(doc).tools.insert(op.name, definition);
+        self.mark_tools_changed();
+        self.step(s!("register-tool#21"));
+        self.spawn(
+            ThreadKey::Register(call),
+            Thread::Notify {
+                owner: tool_owner,
+                exposed,
+                cause: call,
+                resolve_registration: true,
+                pc: NotifyPc::Start,
+            },
+        );
+        self.step(s!("register-tool#22"));
+    }
+
+    /// Step #4 of registerTool, getTools and executeTool: the agent cluster is
+    /// origin-keyed, or the scheme of the origin is "file". An opaque origin has no scheme.
+    pub fn origin_keyed_or_file(&self, doc: DocId) -> bool {
+        let d = &self.w.docs[doc as usize];
+        d.origin_keyed || self.w.origins.scheme(d.origin) == Some("file")
+    }
+
+    /// The id of the empty string (an input schema that does not exist).
+    pub fn empty_string(&self) -> crate::world::StrId {
+        self.w.empty_string
+    }
+
+    /// `register-tool#21.2`: queue the task that resolves the registration promise.
+    pub fn queue_registration_resolution(&mut self, call: crate::world::CallId) {
+        self.step(s!("register-tool#21.2"));
+        let global = self.w.calls[call as usize].doc;
+        self.queue_global_task(global, crate::state::TaskKind::ResolveRegister { call });
+    }
+}

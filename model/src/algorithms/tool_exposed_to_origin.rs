@@ -1,0 +1,29 @@
+//! *tool is exposed to an origin* (`tool-exposed-to-origin`): a pure predicate.
+
+use crate::cx::{Cx, Recorder};
+use crate::origin::{OriginId, OriginSet};
+use crate::s;
+
+impl<R: Recorder> Cx<'_, R> {
+    pub fn tool_is_exposed_to_origin(
+        &mut self,
+        tool_owner_origin: OriginId,
+        exposed_origins: OriginSet,
+        accessing_origin: OriginId,
+    ) -> bool {
+        let origins = &self.w.origins;
+        self.rec.step(s!("tool-exposed-to-origin#1"));
+        if origins.same_origin(tool_owner_origin, accessing_origin) {
+            return true;
+        }
+        self.rec.step(s!("tool-exposed-to-origin#2"));
+        for allowed in exposed_origins.iter() {
+            self.rec.step(s!("tool-exposed-to-origin#2.1"));
+            if self.w.origins.same_origin(accessing_origin, allowed) {
+                return true;
+            }
+        }
+        self.rec.step(s!("tool-exposed-to-origin#3"));
+        false
+    }
+}

@@ -1,0 +1,113 @@
+//! This specification's *unloading document cleanup steps* (`unload-cleanup`).
+//!
+//! HTML runs them from "unload a document" (also when the document goes into the
+//! back/forward cache) and again from "destroy a document", in a task on the document's
+//! event loop; step #2 runs in parallel.
+
+use im::Vector;
+
+use crate::cx::{Cx, Recorder, Where};
+use crate::s;
+use crate::threads::{CancelPc, CancelProc, CleanupPc, CleanupSub, CompletionPc, CompletionProc, Thread, ThreadKey};
+use crate::world::DocId;
+
+impl<R: Recorder> Cx<'_, R> {
+    pub fn unloading_document_cleanup_steps(&mut self, doc: DocId) {
+        let saved = self.at;
+        self.at = Where::EventLoop(self.w.agent_of(doc));
+        let n = self.s.doc(doc).cleanups;
+        self.s.doc_mut(doc).cleanups = n.saturating_add(1);
+        self.step(s!("unload-cleanup#1"));
+        if let Some(traversable) = self.traversable_of_doc(doc, s!("unload-cleanup#1")) {
+            self.step(s!("unload-cleanup#2"));
+            self.spawn(
+                ThreadKey::Cleanup(doc, n),
+                Thread::Cleanup {
+                    doc,
+                    traversable,
+                    pc: CleanupPc::Collect,
+                },
+            );
+        }
+        self.at = saved;
+    }
+
+    /// One step of the `unload-cleanup#2` block.
+    pub fn cleanup_step(&mut self, doc: DocId, traversable: u8, pc: CleanupPc) -> Option<Thread> {
+        let next = |pc| Some(Thread::Cleanup { doc, traversable, pc });
+        match pc {
+            CleanupPc::Collect => {
+                self.step(s!("unload-cleanup#2.1"));
+                let mut uuids = Vector::new();
+                self.step(s!("unload-cleanup#2.2"));
+                let tab = self.w.navs[traversable as usize].tab as usize;
+                for (uuid, execution) in self.s.pending[tab].iter() {
+                    self.rec.step(s!("unload-cleanup#2.2.1"));
+                    if doc == execution.target || doc == execution.caller {
+                        uuids.push_back(*uuid);
+                    }
+                }
+                self.step(s!("unload-cleanup#2.3"));
+                if uuids.is_empty() {
+                    return None;
+                }
+                next(CleanupPc::Each { uuids, sub: CleanupSub::Read })
+            }
+            CleanupPc::Each { uuids, sub } => {
+                let uuid = *uuids.front().expect("Each holds at least one uuid");
+                let sub = match sub {
+                    CleanupSub::Read => {
+                        self.step(s!("unload-cleanup#2.3.1"));
+                        let Some(execution) = self.pending_get(traversable, uuid) else {
+                            self.missing(s!("unload-cleanup#2.3.1"));
+                            return None;
+                        };
+                        self.step(s!("unload-cleanup#2.3.2"));
+                        if doc == execution.target && doc != execution.caller {
+                            CleanupSub::Complete(CompletionProc {
+                                uuid,
+                                target: execution.target,
+                                result: None,
+                                pc: CompletionPc::Check,
+                            })
+                        } else if doc == execution.caller && doc != execution.target {
+                            self.step(s!("unload-cleanup#2.3.3"));
+                            CleanupSub::Cancel(CancelProc {
+                                traversable,
+                                uuid,
+                                pc: CancelPc::Check,
+                            })
+                        } else {
+                            self.step(s!("unload-cleanup#2.3.3"));
+                            CleanupSub::Remove
+                        }
+                    }
+                    CleanupSub::Complete(proc) => match self.completion_step(proc) {
+                        Some(p) => CleanupSub::Complete(p),
+                        None => CleanupSub::Assert,
+                    },
+                    CleanupSub::Cancel(proc) => match self.cancel_step(proc) {
+                        Some(p) => CleanupSub::Cancel(p),
+                        None => CleanupSub::Assert,
+                    },
+                    CleanupSub::Remove => {
+                        self.step(s!("unload-cleanup#2.3.4"));
+                        self.pending_remove(traversable, uuid);
+                        CleanupSub::Assert
+                    }
+                    CleanupSub::Assert => {
+                        let exists = self.pending_get(traversable, uuid).is_some();
+                        self.assert_that(s!("unload-cleanup#2.3.5"), !exists);
+                        let mut rest = uuids.clone();
+                        rest.pop_front();
+                        if rest.is_empty() {
+                            return None;
+                        }
+                        return next(CleanupPc::Each { uuids: rest, sub: CleanupSub::Read });
+                    }
+                };
+                next(CleanupPc::Each { uuids, sub })
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The transition engine: a mutable view of one successor state, the context a step runs
+//! in, and the helpers every algorithm shares (tasks, promises, maps, threads).
+
+use crate::state::{Ghost, PendingExecution, Reason, State, Status, Task, TaskKind, Value};
+use crate::steps::StepId;
+use crate::threads::{GetToolsPc, Thread, ThreadKey};
+use crate::variant::Variant;
+use crate::world::{AgentId, CallId, DocId, NavId, World};
+
+/// Receives the step IDs a transition executes. `()` records nothing (model checking);
+/// `Vec<StepId>` records everything (traces, coverage).
+pub trait Recorder {
+    fn step(&mut self, step: StepId);
+}
+
+impl Recorder for () {
+    #[inline(always)]
+    fn step(&mut self, _: StepId) {}
+}
+
+impl Recorder for Vec<StepId> {
+    fn step(&mut self, step: StepId) {
+        self.push(step);
+    }
+}
+
+/// Where the running step executes: what `Assert: these steps are running ...` checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Where {
+    /// In a task (or microtask) on an agent's event loop.
+    EventLoop(AgentId),
+    /// In an `in parallel` block.
+    Parallel,
+    /// On the browser agent's AI agent queue.
+    AiAgentQueue,
+}
+
+pub struct Cx<'a, R: Recorder> {
+    pub w: &'a World,
+    pub s: &'a mut State,
+    pub rec: &'a mut R,
+    pub at: Where,
+    pub variant: Variant,
+}
+
+impl<R: Recorder> Cx<'_, R> {
+    #[inline]
+    pub fn step(&mut self, step: StepId) {
+        self.rec.step(step);
+    }
+
+    /// Records `step` and checks that it runs in parallel.
+    pub fn assert_in_parallel(&mut self, step: StepId) {
+        self.step(step);
+        if self.at != Where::Parallel {
+            self.s.record(Ghost::AssertFailed(step));
+        }
+    }
+
+    /// Records `step` and checks that it runs on `doc`'s relevant agent's event loop.
+    pub fn assert_on_event_loop_of(&mut self, step: StepId, doc: DocId) {
+        self.step(step);
+        if self.at != Where::EventLoop(self.w.agent_of(doc)) {
+            self.s.record(Ghost::AssertFailed(step));
+        }
+    }
+
+    pub fn assert_that(&mut self, step: StepId, holds: bool) {
+        self.step(step);
+        if !holds {
+            self.s.record(Ghost::AssertFailed(step));
+        }
+    }
+
+    /// A step read a value the text assumes exists and it does not: record, and the caller
+    /// stops the algorithm.
+    pub fn missing(&mut self, step: StepId) {
+        self.s.record(Ghost::MissingValue(step));
+    }
+
+    /// `document`'s node navigable's traversable navigable, or `None` (recorded as missing
+    /// at `step`) when the node navigable is null.
+    pub fn traversable_of_doc(&mut self, doc: DocId, step: StepId) -> Option<NavId> {
+        match self.s.node_navigable(self.w, doc) {
+            Some(nav) => Some(self.w.traversable_of(nav)),
+            None => {
+                self.missing(step);
+                None
+            }
+        }
+    }
+
+    /// Queue a global task on the webmcp task source, given `doc`'s relevant global object.
+    /// A destroyed document's tasks are never runnable, so they are not kept.
+    pub fn queue_global_task(&mut self, doc: DocId, kind: TaskKind) {
+        if self.s.doc(doc).lifecycle == crate::state::Lifecycle::Destroyed {
+            return;
+        }
+        let agent = self.w.agent_of(doc) as usize;
+        self.s.queues[agent].push_back(Task { doc, kind });
+    }
+
+    /// Resolves or rejects a call's promise; settling a settled promise has no effect, but
+    /// the attempt is counted (ghost).
+    pub fn settle(&mut self, call: CallId, outcome: Result<Value, Reason>, at: StepId) {
+        let p = &mut self.s.promises[call as usize];
+        p.attempts = (p.attempts + 1).min(3);
+        match outcome {
+            Ok(_) => p.tried_fulfil = true,
+            Err(_) => p.tried_reject = true,
+        }
+        if p.status == Status::Pending {
+            p.status = match outcome {
+                Ok(v) => Status::Fulfilled(v),
+                Err(r) => Status::Rejected(r),
+            };
+            p.settled_at = Some(at);
+        }
+    }
+
+    /// "Return a promise rejected with `reason`": the call's promise is created rejected.
+    pub fn return_rejected(&mut self, call: CallId, reason: Reason, at: StepId) {
+        self.s.promises[call as usize].status = Status::Pending;
+        self.settle(call, Err(reason), at);
+    }
+
+    /// "Let promise be a new promise".
+    pub fn new_promise(&mut self, call: CallId) {
+        self.s.promises[call as usize].status = Status::Pending;
+    }
+
+    pub fn spawn(&mut self, key: ThreadKey, thread: Thread) {
+        self.s.threads.insert(key, thread);
+    }
+
+    /// A tool map or the navigable tree changed: running getTools walks can no longer be
+    /// compared with a snapshot (ghost bookkeeping for the exactness property).
+    pub fn mark_tools_changed(&mut self) {
+        let keys: Vec<ThreadKey> = self
+            .s
+            .threads
+            .keys()
+            .filter(|k| matches!(k, ThreadKey::GetTools(_)))
+            .copied()
+            .collect();
+        for k in keys {
+            if let Some(Thread::GetTools { pc, .. }) = self.s.threads.get_mut(&k) {
+                match pc {
+                    GetToolsPc::Visit { changed, .. } | GetToolsPc::Finish { changed, .. } => {
+                        *changed = true
+                    }
+                    GetToolsPc::Start => {}
+                }
+            }
+        }
+    }
+
+    // The pending tool executions map of a traversable: an ordered map (insertion order).
+
+    pub fn pending_get(&self, trav: NavId, uuid: CallId) -> Option<PendingExecution> {
+        let tab = self.w.navs[trav as usize].tab as usize;
+        self.s.pending[tab]
+            .iter()
+            .find(|(k, _)| *k == uuid)
+            .map(|(_, v)| *v)
+    }
+
+    pub fn pending_set(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
+        let tab = self.w.navs[trav as usize].tab as usize;
+        let map = &mut self.s.pending[tab];
+        match map.iter().position(|(k, _)| *k == uuid) {
+            Some(i) => map[i] = (uuid, exec),
+            None => map.push_back((uuid, exec)),
+        }
+    }
+
+    pub fn pending_remove(&mut self, trav: NavId, uuid: CallId) {
+        let tab = self.w.navs[trav as usize].tab as usize;
+        let map = &mut self.s.pending[tab];
+        if let Some(i) = map.iter().position(|(k, _)| *k == uuid) {
+            map.remove(i);
+        }
+    }
+}

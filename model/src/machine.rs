@@ -1,0 +1,330 @@
+//! The model: actions (the nondeterminism) and the transition function.
+
+use std::sync::Arc;
+
+use crate::cx::{Cx, Recorder, Where};
+use crate::state::{Ghost, Lifecycle, ScriptStatus, State, TaskKind};
+use crate::threads::{Thread, ThreadKey};
+use crate::variant::Variant;
+use crate::world::{AgentId, CallId, CtrlId, DocId, NavId, Outcome, TabId, World};
+
+/// One atomic step of the system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    /// The task that starts a document's script (run until its first `await`).
+    RunScript(DocId),
+    /// An event loop runs its oldest runnable webmcp task, then its microtask checkpoint.
+    RunTask(AgentId),
+    /// A parallel thread runs one step.
+    Step(ThreadKey),
+    /// The environment: a running tool body settles its promise (a task on its loop).
+    SettleTool(CallId, Outcome),
+    /// The environment: a task of the owner calls `controller.abort()`.
+    Abort(CtrlId),
+    /// The environment: an iframe element is removed.
+    RemoveIframe(NavId),
+    /// The environment: a navigable is navigated to its replacement document.
+    Navigate(NavId),
+    /// The environment: a tab's page goes into the back/forward cache...
+    EnterBfcache(TabId),
+    /// ...and comes back,
+    RestoreFromBfcache(TabId),
+    /// ...or is evicted.
+    EvictFromBfcache(TabId),
+    /// The browser agent performs an observation of a tab.
+    Observe(TabId),
+}
+
+/// The WebMCP draft over one scenario, under one variant.
+#[derive(Clone)]
+pub struct WebMcpModel {
+    pub world: Arc<World>,
+    pub variant: Variant,
+}
+
+impl WebMcpModel {
+    pub fn new(world: World, variant: Variant) -> WebMcpModel {
+        WebMcpModel {
+            world: Arc::new(world),
+            variant,
+        }
+    }
+
+    pub fn initial_state(&self) -> State {
+        State::initial(&self.world)
+    }
+
+    /// Every action enabled in `s`, in a deterministic order.
+    pub fn enabled_actions(&self, s: &State, out: &mut Vec<Action>) {
+        let w = &*self.world;
+        for d in 0..w.docs.len() as DocId {
+            if s.doc(d).script.status == ScriptStatus::NotStarted && s.is_fully_active(d) {
+                out.push(Action::RunScript(d));
+            }
+        }
+        for a in 0..w.agents.len() as AgentId {
+            if s.queues[a as usize].iter().any(|t| s.is_fully_active(t.doc)) {
+                out.push(Action::RunTask(a));
+            }
+        }
+        for k in s.threads.keys() {
+            out.push(Action::Step(*k));
+        }
+        for (uuid, body) in s.bodies.iter() {
+            if !body.settled && s.is_fully_active(body.target) {
+                for o in &w.env.outcomes {
+                    out.push(Action::SettleTool(*uuid, *o));
+                }
+            }
+        }
+        if s.env.interventions_left == 0 {
+            return self.observations(s, out);
+        }
+        for &c in &w.env.abort {
+            let owner = w.controllers[c as usize].owner;
+            if !s.controllers[c as usize].aborted && s.is_fully_active(owner) {
+                out.push(Action::Abort(c));
+            }
+        }
+        for &n in &w.env.remove_iframe {
+            let container = w.navs[n as usize].container.expect("checked by compile");
+            if s.env.navs_done & (1 << n) == 0 && s.navs[n as usize].attached && s.is_fully_active(container) {
+                out.push(Action::RemoveIframe(n));
+            }
+        }
+        for &n in &w.env.navigate {
+            let nav = &s.navs[n as usize];
+            if s.env.navs_done & (1 << n) == 0 && nav.attached && nav.active.is_some_and(|d| s.is_fully_active(d)) {
+                out.push(Action::Navigate(n));
+            }
+        }
+        for &t in &w.env.bfcache {
+            let root = w.tabs[t as usize].root;
+            match s.env.bfcache_phase(t) {
+                0 if s.navs[root as usize].active.is_some_and(|d| s.is_fully_active(d)) => {
+                    out.push(Action::EnterBfcache(t))
+                }
+                1 => {
+                    out.push(Action::RestoreFromBfcache(t));
+                    out.push(Action::EvictFromBfcache(t));
+                }
+                _ => {}
+            }
+        }
+        self.observations(s, out);
+    }
+
+    fn observations(&self, s: &State, out: &mut Vec<Action>) {
+        if s.env.observations_left > 0 {
+            for t in 0..self.world.tabs.len() as TabId {
+                let root = self.world.tabs[t as usize].root;
+                if s.navs[root as usize].active.is_some() {
+                    out.push(Action::Observe(t));
+                }
+            }
+        }
+    }
+
+    /// Whether `a` is enabled in `s` (replay checks this before applying a recorded action).
+    pub fn is_enabled(&self, s: &State, a: Action) -> bool {
+        let mut v = Vec::new();
+        self.enabled_actions(s, &mut v);
+        v.contains(&a)
+    }
+
+    /// Applies `a` to `s`, recording the step IDs executed. The caller checks enabledness.
+    pub fn apply<R: Recorder>(&self, s: &State, a: Action, rec: &mut R) -> State {
+        let w = &*self.world;
+        let mut next = s.clone();
+        let mut cx = Cx {
+            w,
+            s: &mut next,
+            rec,
+            at: Where::Parallel,
+            variant: self.variant,
+        };
+        match a {
+            Action::RunScript(d) => cx.as_task(w.agent_of(d), |cx| {
+                cx.s.doc_mut(d).script.status = ScriptStatus::Ready;
+                cx.run_script(d);
+            }),
+            Action::RunTask(agent) => cx.as_task(agent, |cx| cx.run_task(agent)),
+            Action::Step(key) => cx.run_thread_step(key),
+            Action::SettleTool(uuid, outcome) => {
+                let target = cx.s.bodies[&uuid].target;
+                cx.as_task(w.agent_of(target), |cx| cx.tool_promise_settled(uuid, outcome));
+            }
+            Action::Abort(c) => {
+                cx.s.env.interventions_left -= 1;
+                let owner = w.controllers[c as usize].owner;
+                cx.as_task(w.agent_of(owner), |cx| cx.signal_abort(c));
+            }
+            Action::RemoveIframe(n) => {
+                cx.s.env.interventions_left -= 1;
+                cx.s.env.navs_done |= 1 << n;
+                let container = w.navs[n as usize].container.expect("an iframe");
+                cx.as_task(w.agent_of(container), |cx| cx.remove_iframe(n));
+            }
+            Action::Navigate(n) => {
+                cx.s.env.interventions_left -= 1;
+                cx.s.env.navs_done |= 1 << n;
+                let old = cx.s.navs[n as usize].active.expect("enabled");
+                cx.as_task(w.agent_of(old), |cx| cx.navigate(n));
+            }
+            Action::EnterBfcache(t) => {
+                cx.s.env.interventions_left -= 1;
+                cx.s.env.set_bfcache_phase(t, 1);
+                cx.enter_bfcache(t);
+            }
+            Action::RestoreFromBfcache(t) => {
+                cx.s.env.interventions_left -= 1;
+                cx.s.env.set_bfcache_phase(t, 2);
+                cx.restore_from_bfcache(t);
+            }
+            Action::EvictFromBfcache(t) => {
+                cx.s.env.interventions_left -= 1;
+                cx.s.env.set_bfcache_phase(t, 2);
+                cx.evict_from_bfcache(t);
+            }
+            Action::Observe(t) => {
+                cx.s.env.observations_left -= 1;
+                cx.at = Where::AiAgentQueue;
+                cx.perform_observation(t);
+            }
+        }
+        next
+    }
+}
+
+impl<R: Recorder> Cx<'_, R> {
+    /// Runs the oldest runnable task of `agent`'s webmcp queue.
+    fn run_task(&mut self, agent: AgentId) {
+        let queue = &self.s.queues[agent as usize];
+        let Some(i) = queue.iter().position(|t| self.s.is_fully_active(t.doc)) else {
+            return;
+        };
+        let task = self.s.queues[agent as usize].remove(i);
+        match task.kind {
+            TaskKind::FireToolchange { cause } => self.fire_toolchange(task.doc, cause),
+            TaskKind::ResolveRegister { call } => {
+                self.check_toolchange_before_resolution(call, agent);
+                self.settle(call, Ok(crate::state::Value::Undefined), crate::s!("register-tool#21.2"));
+            }
+            TaskKind::ResolveGetTools { call, tools } => self.resolve_get_tools(call, tools),
+            TaskKind::RejectExecute { call, at } => self.reject_execute(call, at),
+            TaskKind::ResolveExecute { call, result } => self.resolve_execute(call, result),
+            TaskKind::RunToolExecuteSteps { call, target, tool_name } => {
+                self.tool_execute_steps(tool_name, target, call)
+            }
+            TaskKind::CancelLocal { call, target } => self.cancel_local_execution(call, target),
+        }
+    }
+
+    /// `notify-tool-change#3.3`'s task: fire `toolchange` at the document's ModelContext.
+    fn fire_toolchange(&mut self, doc: DocId, cause: CallId) {
+        let w = self.w;
+        let owner = w.calls[cause as usize].doc;
+        let exposed = w.register_op(cause).exposed_to.iter().flatten().flatten().any(|o| *o == w.docs[doc as usize].origin);
+        let own = w.docs[owner as usize].origin == w.docs[doc as usize].origin;
+        if !self.s.allowed_to_use_tools(w, doc) || !(own || exposed) {
+            self.s.record(Ghost::ToolchangeMisfired(doc));
+        }
+        // The ordering example: an ancestor on this loop still waiting for the same cause
+        // means a child heard of the change first.
+        let agent = w.agent_of(doc) as usize;
+        let ancestor_waiting = self.s.queues[agent].iter().any(|t| {
+            matches!(t.kind, TaskKind::FireToolchange { cause: c } if c == cause) && is_ancestor(w, t.doc, doc)
+        });
+        if ancestor_waiting {
+            self.s.record(Ghost::ToolchangeOrder(cause));
+        }
+        let d = self.s.doc_mut(doc);
+        d.toolchanges = (d.toolchanges + 1).min(3);
+        if d.script.status == ScriptStatus::AwaitingToolchange {
+            d.script.status = ScriptStatus::Ready;
+        }
+    }
+
+    /// The ordering example: the registration promise is fulfilled only after every
+    /// `toolchange` it caused on the same event loop has fired.
+    fn check_toolchange_before_resolution(&mut self, call: CallId, agent: AgentId) {
+        let waiting = self.s.queues[agent as usize]
+            .iter()
+            .any(|t| matches!(t.kind, TaskKind::FireToolchange { cause } if cause == call));
+        let notifying = self.s.threads.contains_key(&ThreadKey::Register(call));
+        if waiting || notifying {
+            self.s.record(Ghost::ToolchangeOrder(call));
+        }
+    }
+
+    fn run_thread_step(&mut self, key: ThreadKey) {
+        self.at = Where::Parallel;
+        let thread = self.s.threads.remove(&key).expect("enabled");
+        let next = match thread {
+            Thread::Notify {
+                owner,
+                exposed,
+                cause,
+                resolve_registration,
+                pc,
+            } => self.notify_step(owner, exposed, cause, resolve_registration, pc),
+            Thread::GetTools {
+                requestor,
+                from_origins,
+                pc,
+            } => {
+                let ThreadKey::GetTools(call) = key else { unreachable!() };
+                self.get_tools_step(call, requestor, from_origins, pc)
+            }
+            Thread::Execute {
+                caller,
+                target,
+                expected_origin,
+                tool_name,
+                pc,
+            } => {
+                let ThreadKey::Execute(uuid) = key else { unreachable!() };
+                self.execute_step(uuid, caller, target, expected_origin, tool_name, pc)
+            }
+            Thread::Cancel(proc) => self.cancel_step(proc).map(Thread::Cancel),
+            Thread::Cleanup { doc, traversable, pc } => self.cleanup_step(doc, traversable, pc),
+        };
+        if let Some(t) = next {
+            self.s.threads.insert(key, t);
+        }
+    }
+}
+
+/// Whether document `a` is a strict ancestor of document `b` in the declared tree.
+fn is_ancestor(w: &World, a: DocId, b: DocId) -> bool {
+    let mut cur = w.navs[w.docs[b as usize].nav as usize].container;
+    while let Some(d) = cur {
+        if d == a {
+            return true;
+        }
+        cur = w.navs[w.docs[d as usize].nav as usize].container;
+    }
+    false
+}
+
+impl stateright::Model for WebMcpModel {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        vec![self.initial_state()]
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
+        self.enabled_actions(s, actions);
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        Some(self.apply(s, a, &mut ()))
+    }
+}
+
+/// Whether a document has reached the end of its life (used by properties).
+pub fn is_destroyed(s: &State, d: DocId) -> bool {
+    s.doc(d).lifecycle == Lifecycle::Destroyed
+}

@@ -1,0 +1,215 @@
+//! The scenario file format (JSON), as an editor writes it.
+//!
+//! A scenario names the documents (a navigable tree per tab), what each page's script calls in
+//! program order, and what the environment may do at any moment. `docs/scenarios.md`
+//! documents every field; [`crate::world::World::compile`] checks and lowers it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::names::JsValue;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    /// One line, shown by `webmcp-check list`.
+    pub summary: String,
+    /// One paragraph an editor can read.
+    pub description: String,
+    pub tabs: Vec<TabSpec>,
+    /// Documents a navigable may be navigated to (at most one per navigable).
+    #[serde(default)]
+    pub navigations: Vec<NavigationSpec>,
+    /// Each document's script: calls in program order.
+    #[serde(default)]
+    pub scripts: BTreeMap<String, Vec<OpSpec>>,
+    #[serde(default)]
+    pub environment: EnvironmentSpec,
+    /// Expected verdict per property name ("hold" or "violated"); checked by the test suite.
+    #[serde(default)]
+    pub expect: BTreeMap<String, String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TabSpec {
+    pub tab: String,
+    pub top: DocSpec,
+}
+
+/// A document and the iframes its markup contains.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocSpec {
+    pub doc: String,
+    pub url: String,
+    /// The agent (event loop) this document runs on; by default same-origin documents of
+    /// one tab share one.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// Whether the agent cluster is origin-keyed (`register-tool#4`); default true.
+    #[serde(default = "yes", rename = "originKeyed")]
+    pub origin_keyed: bool,
+    #[serde(default)]
+    pub iframes: Vec<IframeSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IframeSpec {
+    /// The name of the child navigable.
+    pub nav: String,
+    /// The iframe's `allow` attribute, e.g. "tools" or "tools *".
+    #[serde(default)]
+    pub allow: Option<String>,
+    #[serde(flatten)]
+    pub doc: DocSpec,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NavigationSpec {
+    pub nav: String,
+    pub doc: String,
+    pub url: String,
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default = "yes", rename = "originKeyed")]
+    pub origin_keyed: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One statement of a page script.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct OpSpec {
+    /// A name for the call's promise, so later statements can await it or use its result.
+    #[serde(default, rename = "as")]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub register_tool: Option<ToolSpec>,
+    #[serde(default)]
+    pub get_tools: Option<GetToolsSpec>,
+    #[serde(default)]
+    pub execute_tool: Option<ToolRefSpec>,
+    /// `executeTool`'s inputObject; `{}` when absent, as in the IDL.
+    #[serde(default)]
+    pub input: Option<JsValue>,
+    /// `exposedTo` of registerTool's options.
+    #[serde(default)]
+    pub exposed_to: Option<Vec<String>>,
+    /// The AbortController whose signal goes in the options.
+    #[serde(default)]
+    pub signal: Option<String>,
+    /// `controller.abort()`.
+    #[serde(default)]
+    pub abort: Option<String>,
+    /// `await` an earlier call's promise (settled either way).
+    #[serde(default, rename = "await")]
+    pub await_call: Option<String>,
+    /// Wait for the next `toolchange` event at this document.
+    #[serde(default)]
+    pub await_toolchange: Option<bool>,
+    /// Remove the iframe element of a child navigable.
+    #[serde(default)]
+    pub remove_iframe: Option<String>,
+    /// Navigate a navigable to its replacement document.
+    #[serde(default)]
+    pub navigate: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ToolSpec {
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub description: String,
+    #[serde(default)]
+    pub input_schema: Option<JsValue>,
+    #[serde(default)]
+    pub annotations: Option<AnnotationsSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AnnotationsSpec {
+    #[serde(default)]
+    pub read_only_hint: bool,
+    #[serde(default)]
+    pub untrusted_content_hint: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct GetToolsSpec {
+    #[serde(default)]
+    pub from_origins: Option<Vec<String>>,
+}
+
+/// Which `RegisteredTool` an `executeTool` call passes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ToolRefSpec {
+    /// The entry named `name` of the list an earlier getTools call (by label) fulfilled with.
+    #[serde(default)]
+    pub from: Option<String>,
+    pub name: String,
+    /// A dictionary built by hand: its `origin` string...
+    #[serde(default)]
+    pub origin: Option<String>,
+    /// ...and its `window` (a document's name).
+    #[serde(default)]
+    pub window: Option<String>,
+}
+
+/// What the environment may do, at any moment, within these bounds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EnvironmentSpec {
+    /// AbortControllers that may be aborted (once each) by a task of their owner.
+    #[serde(default)]
+    pub abort: Vec<String>,
+    /// Child navigables whose iframe may be removed.
+    #[serde(default)]
+    pub remove_iframe: Vec<String>,
+    /// Navigables that may be navigated to their replacement document.
+    #[serde(default)]
+    pub navigate: Vec<String>,
+    /// Tabs that may enter the back/forward cache once, then be restored or evicted.
+    #[serde(default)]
+    pub bfcache: Vec<String>,
+    /// How many times the browser agent may perform an observation of each tab.
+    #[serde(default)]
+    pub observe: u8,
+    /// How a running tool body may settle: "fulfil", "fulfil-unserializable", "reject".
+    /// A body may also never settle. Default: ["fulfil"].
+    #[serde(default = "default_outcomes")]
+    pub tool_outcomes: Vec<String>,
+    /// At most this many interventions (abort, remove, navigate, bfcache moves) in one run.
+    #[serde(default)]
+    pub max_interventions: Option<u8>,
+}
+
+fn default_outcomes() -> Vec<String> {
+    vec!["fulfil".to_string()]
+}
+
+impl Default for EnvironmentSpec {
+    fn default() -> Self {
+        EnvironmentSpec {
+            abort: Vec::new(),
+            remove_iframe: Vec::new(),
+            navigate: Vec::new(),
+            bfcache: Vec::new(),
+            observe: 0,
+            tool_outcomes: default_outcomes(),
+            max_interventions: None,
+        }
+    }
+}

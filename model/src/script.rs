@@ -1,0 +1,116 @@
+//! Page scripts: each document runs its statements in program order, suspending at `await`;
+//! a suspended script resumes in the microtask checkpoint after the task that settled what
+//! it awaits.
+
+use crate::cx::{Cx, Recorder, Where};
+use crate::state::{ScriptStatus, Status, Value};
+use crate::state::RegisteredTool;
+use crate::world::{AgentId, DocId, Op, ToolArg};
+
+impl<R: Recorder> Cx<'_, R> {
+    /// Runs `doc`'s script from its current statement until it suspends or ends.
+    pub fn run_script(&mut self, doc: DocId) {
+        let w = self.w;
+        let script = &w.docs[doc as usize].script;
+        loop {
+            if !self.s.is_fully_active(doc) {
+                return;
+            }
+            let pc = self.s.doc(doc).script.pc as usize;
+            let Some(op) = script.get(pc) else {
+                self.s.doc_mut(doc).script.status = ScriptStatus::Finished;
+                return;
+            };
+            let mut status = ScriptStatus::Ready;
+            match op {
+                Op::Register(r) => {
+                    let mc = self.model_context_getter(doc);
+                    self.register_tool(mc, r);
+                }
+                Op::GetTools(g) => {
+                    let mc = self.model_context_getter(doc);
+                    self.get_tools(mc, g);
+                }
+                Op::Execute(e) => match self.tool_argument(&e.tool) {
+                    Some(tool) => {
+                        let mc = self.model_context_getter(doc);
+                        self.execute_tool(mc, e, tool);
+                    }
+                    None => status = ScriptStatus::Threw,
+                },
+                Op::Abort(ctrl) => self.signal_abort(*ctrl),
+                Op::Await(call) => {
+                    if !self.s.promises[*call as usize].is_settled() {
+                        status = ScriptStatus::AwaitingCall(*call);
+                    }
+                }
+                Op::AwaitToolchange => status = ScriptStatus::AwaitingToolchange,
+                Op::RemoveIframe(nav) => self.remove_iframe(*nav),
+                Op::Navigate(nav) => self.navigate(*nav),
+            }
+            let st = &mut self.s.doc_mut(doc).script;
+            match status {
+                ScriptStatus::Ready => st.pc += 1,
+                ScriptStatus::Threw => {
+                    st.status = ScriptStatus::Threw;
+                    return;
+                }
+                suspended => {
+                    st.pc += 1;
+                    st.status = suspended;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The `RegisteredTool` a statement passes to executeTool: an entry of an earlier
+    /// getTools result, or a dictionary built by hand. `None`: the script throws (the list
+    /// is not there, or has no such entry).
+    fn tool_argument(&self, arg: &ToolArg) -> Option<RegisteredTool> {
+        match *arg {
+            ToolArg::FromList { list, name } => match &self.s.promises[list as usize].status {
+                Status::Fulfilled(Value::Tools(tools)) => tools.iter().find(|t| t.name == name).copied(),
+                _ => None,
+            },
+            ToolArg::Forged { name, origin, window } => Some(RegisteredTool {
+                name,
+                title: None,
+                description: self.w.empty_string,
+                input_schema: None,
+                window,
+                origin,
+                annotations: None,
+            }),
+        }
+    }
+
+    /// The microtask checkpoint after a task on `agent`'s event loop: resume every script
+    /// whose awaited promise has settled or whose awaited event fired, in document order,
+    /// until none is left.
+    pub fn microtask_checkpoint(&mut self, agent: AgentId) {
+        loop {
+            let ready = (0..self.w.docs.len() as DocId).find(|&d| {
+                self.w.agent_of(d) == agent
+                    && self.s.is_fully_active(d)
+                    && match self.s.doc(d).script.status {
+                        ScriptStatus::Ready => true,
+                        ScriptStatus::AwaitingCall(c) => self.s.promises[c as usize].is_settled(),
+                        _ => false,
+                    }
+            });
+            let Some(doc) = ready else { return };
+            self.s.doc_mut(doc).script.status = ScriptStatus::Ready;
+            self.run_script(doc);
+        }
+    }
+
+    /// Runs `f` as a task on `agent`'s event loop, then its microtask checkpoint.
+    pub fn as_task(&mut self, agent: AgentId, f: impl FnOnce(&mut Self)) {
+        let saved = self.at;
+        self.at = Where::EventLoop(agent);
+        f(self);
+        self.microtask_checkpoint(agent);
+        self.at = saved;
+    }
+}

@@ -1,0 +1,384 @@
+//! The dynamic state: everything a transition can change. Persistent `im` collections keep
+//! cloning cheap; every id is a small integer from [`crate::world::World`].
+
+use im::{OrdMap, OrdSet, Vector};
+
+use crate::origin::OriginSet;
+use crate::steps::StepId;
+use crate::threads::{Thread, ThreadKey};
+use crate::world::{Annotations, CallId, CtrlId, DocId, StrId, World};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct State {
+    pub docs: Vector<DocState>,
+    pub navs: Vector<NavState>,
+    /// Per agent: its event loop's webmcp task source queue, oldest first.
+    pub queues: Vector<Vector<Task>>,
+    /// Running `in parallel` blocks (and the AI agent queue's observations).
+    pub threads: OrdMap<ThreadKey, Thread>,
+    /// Per call: the promise it returned.
+    pub promises: Vector<PromiseState>,
+    /// Per named AbortController.
+    pub controllers: Vector<ControllerState>,
+    /// Per tab: its traversable's pending tool executions map (uuid -> execution).
+    pub pending: Vector<Vector<(CallId, PendingExecution)>>,
+    /// Per execution uuid: the page's tool body, once `execute` was invoked.
+    pub bodies: OrdMap<CallId, Body>,
+    pub env: EnvState,
+    /// Facts recorded by transitions for the properties (spec assertions that failed, ...).
+    pub ghost: OrdSet<Ghost>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lifecycle {
+    /// Not yet any navigable's active document (a navigation target).
+    Initial,
+    FullyActive,
+    /// In the back/forward cache, or under a document that is.
+    NotFullyActive,
+    Destroyed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DocState {
+    pub lifecycle: Lifecycle,
+    /// The ModelContext's tool map: name -> tool definition.
+    pub tools: OrdMap<StrId, ToolDefinition>,
+    /// The ModelContext's local pending tool executions map; the abort controller of each
+    /// entry is the body's signal in [`State::bodies`].
+    pub local: OrdSet<CallId>,
+    pub script: ScriptState,
+    /// How many times this document's unloading cleanup steps have started.
+    pub cleanups: u8,
+    /// `toolchange` events fired at this document (saturating).
+    pub toolchanges: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScriptState {
+    /// The next statement to run.
+    pub pc: u8,
+    pub status: ScriptStatus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScriptStatus {
+    /// The script's first task has not run yet.
+    NotStarted,
+    /// Suspended in `await` on a call's promise.
+    AwaitingCall(CallId),
+    /// Suspended until the next `toolchange` event.
+    AwaitingToolchange,
+    /// Resumable now (in the microtask checkpoint that follows).
+    Ready,
+    Finished,
+    /// Threw: the statement at `pc` could not run (e.g. no such tool in a getTools list).
+    Threw,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NavState {
+    pub active: Option<DocId>,
+    /// Whether its iframe element is still in its container document (always for a tab).
+    pub attached: bool,
+}
+
+/// A tool definition (built at `register-tool#19`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ToolDefinition {
+    pub name: StrId,
+    pub title: Option<StrId>,
+    pub description: StrId,
+    /// The stringified input schema ("" when absent).
+    pub input_schema: StrId,
+    pub annotations: Option<Annotations>,
+    pub exposed: OriginSet,
+    /// The registerTool call whose `execute` callback the execute steps invoke.
+    pub registered_by: CallId,
+}
+
+/// A `RegisteredTool` dictionary (`get-tools#9.3.8.2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegisteredTool {
+    pub name: StrId,
+    /// `None` stands for the empty string the draft substitutes for a null title.
+    pub title: Option<StrId>,
+    pub description: StrId,
+    pub input_schema: Option<StrId>,
+    pub window: DocId,
+    /// The serialized origin.
+    pub origin: StrId,
+    pub annotations: Option<Annotations>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    Undefined,
+    Tools(Vector<RegisteredTool>),
+    /// A JSON string (the tool result).
+    Text(StrId),
+}
+
+/// Why a promise was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    InvalidStateError,
+    SecurityError,
+    NotAllowedError,
+    NotSupportedError,
+    UnknownError,
+    TypeError,
+    /// An exception rethrown from `JSON.stringify` (a `toJSON` that throws).
+    Error,
+    /// The abort reason of a named controller's signal (an "AbortError" DOMException).
+    Aborted(CtrlId),
+}
+
+impl Reason {
+    /// The `DOMException` name (or error type) a page observes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::InvalidStateError => "InvalidStateError",
+            Reason::SecurityError => "SecurityError",
+            Reason::NotAllowedError => "NotAllowedError",
+            Reason::NotSupportedError => "NotSupportedError",
+            Reason::UnknownError => "UnknownError",
+            Reason::TypeError => "TypeError",
+            Reason::Error => "Error",
+            Reason::Aborted(_) => "AbortError",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    /// The call has not run.
+    NotCalled,
+    Pending,
+    Fulfilled(Value),
+    Rejected(Reason),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PromiseState {
+    pub status: Status,
+    /// Ghost: resolve/reject attempts after creation (saturating at 3).
+    pub attempts: u8,
+    pub tried_fulfil: bool,
+    pub tried_reject: bool,
+    /// Ghost: the step that settled it.
+    pub settled_at: Option<StepId>,
+}
+
+impl PromiseState {
+    pub fn is_settled(&self) -> bool {
+        matches!(self.status, Status::Fulfilled(_) | Status::Rejected(_))
+    }
+}
+
+/// What aborting a signal runs (abort steps are never removed: `1.7` of the draft).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AbortStep {
+    /// `register-tool#18.3`: unregister the tool, reject the registration promise.
+    Register { call: CallId },
+    /// `execute-tool#14.4`: reject the promise, cancel in parallel. The traversable was
+    /// captured at `execute-tool#14.3` (`None`: the target had no node navigable).
+    Execute { call: CallId, traversable: Option<u8> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ControllerState {
+    pub aborted: bool,
+    pub abort_steps: Vector<AbortStep>,
+}
+
+/// A pending tool execution (`execute-tool#15.11`); its completion steps are identified by
+/// the uuid, which is the executeTool call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PendingExecution {
+    pub caller: DocId,
+    pub target: DocId,
+    pub tool_name: StrId,
+}
+
+/// The page's `execute` callback for one execution, after it was invoked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Body {
+    pub target: DocId,
+    /// The registration whose callback ran.
+    pub registered_by: CallId,
+    pub settled: bool,
+    /// Whether the signal given to the callback has been aborted.
+    pub signal_aborted: bool,
+    /// Ghost: the signal was aborted while the body was still running.
+    pub saw_abort_while_running: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EnvState {
+    pub interventions_left: u8,
+    /// Bit per navigable: removal or navigation already done.
+    pub navs_done: u64,
+    /// Per tab (2 bits each): 0 untouched, 1 in the bfcache, 2 restored or evicted.
+    pub bfcache: u64,
+    pub observations_left: u8,
+}
+
+impl EnvState {
+    pub fn bfcache_phase(&self, tab: u8) -> u8 {
+        ((self.bfcache >> (2 * tab)) & 3) as u8
+    }
+    pub fn set_bfcache_phase(&mut self, tab: u8, phase: u8) {
+        self.bfcache = (self.bfcache & !(3 << (2 * tab))) | ((phase as u64) << (2 * tab));
+    }
+}
+
+/// Facts transitions record for the properties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ghost {
+    /// An `Assert:` step was reached and its condition was false.
+    AssertFailed(StepId),
+    /// A step read a map entry that does not exist, or a document's node navigable that is
+    /// null: the text gives no value to go on with, so the algorithm stops there.
+    MissingValue(StepId),
+    /// `imperative-execute-steps#8` invoked a tool for a caller whose promise was already
+    /// rejected (uuid).
+    InvokedAfterCallerRejected(CallId),
+    /// `cancel-pending-execution#5`: the target document was not fully active (uuid).
+    CancelTargetGone(CallId),
+    /// A getTools promise fulfilled with a list that differs from the tools visible at that
+    /// moment although nothing changed during the walk.
+    GetToolsMismatch(CallId),
+    /// `toolchange` fired at a document that may not use "tools" or is not exposed.
+    ToolchangeMisfired(DocId),
+    /// The ordering example: a registration promise fulfilled before a same-loop
+    /// `toolchange` it caused, or a child's `toolchange` before its ancestor's.
+    ToolchangeOrder(CallId),
+}
+
+/// A task on the webmcp task source, with the document whose global it was queued on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Task {
+    pub doc: DocId,
+    pub kind: TaskKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TaskKind {
+    /// `notify-tool-change#3.3`, caused by a registration (or its unregistration).
+    FireToolchange { cause: CallId },
+    /// `register-tool#21.2`.
+    ResolveRegister { call: CallId },
+    /// `get-tools#9.5`.
+    ResolveGetTools { call: CallId, tools: Vector<RegisteredTool> },
+    /// `execute-tool#15.1`, `#15.4`, `#15.7`, `#15.9`, `#15.10.5`: reject with UnknownError.
+    RejectExecute { call: CallId, at: StepId },
+    /// `execute-tool#15.10.4`.
+    ResolveExecute { call: CallId, result: StrId },
+    /// `execute-tool#15.13`: run the tool execute steps.
+    RunToolExecuteSteps { call: CallId, target: DocId, tool_name: StrId },
+    /// `cancel-pending-execution#6`.
+    CancelLocal { call: CallId, target: DocId },
+}
+
+impl State {
+    pub fn initial(w: &World) -> State {
+        let docs = w
+            .docs
+            .iter()
+            .map(|d| DocState {
+                lifecycle: if d.initially_active { Lifecycle::FullyActive } else { Lifecycle::Initial },
+                tools: OrdMap::new(),
+                local: OrdSet::new(),
+                script: ScriptState {
+                    pc: 0,
+                    status: ScriptStatus::NotStarted,
+                },
+                cleanups: 0,
+                toolchanges: 0,
+            })
+            .collect();
+        let navs = w
+            .navs
+            .iter()
+            .map(|n| NavState {
+                active: Some(n.initial),
+                attached: true,
+            })
+            .collect();
+        State {
+            docs,
+            navs,
+            queues: w.agents.iter().map(|_| Vector::new()).collect(),
+            threads: OrdMap::new(),
+            promises: w
+                .calls
+                .iter()
+                .map(|_| PromiseState {
+                    status: Status::NotCalled,
+                    attempts: 0,
+                    tried_fulfil: false,
+                    tried_reject: false,
+                    settled_at: None,
+                })
+                .collect(),
+            controllers: w
+                .controllers
+                .iter()
+                .map(|_| ControllerState {
+                    aborted: false,
+                    abort_steps: Vector::new(),
+                })
+                .collect(),
+            pending: w.tabs.iter().map(|_| Vector::new()).collect(),
+            bodies: OrdMap::new(),
+            env: EnvState {
+                interventions_left: w.env.max_interventions,
+                navs_done: 0,
+                bfcache: 0,
+                observations_left: w.env.observe,
+            },
+            ghost: OrdSet::new(),
+        }
+    }
+
+    pub fn doc(&self, d: DocId) -> &DocState {
+        &self.docs[d as usize]
+    }
+    pub fn doc_mut(&mut self, d: DocId) -> &mut DocState {
+        &mut self.docs[d as usize]
+    }
+    pub fn is_fully_active(&self, d: DocId) -> bool {
+        self.doc(d).lifecycle == Lifecycle::FullyActive
+    }
+    /// HTML's node navigable: the navigable whose active document is `d`, or null.
+    pub fn node_navigable(&self, w: &World, d: DocId) -> Option<u8> {
+        let nav = w.docs[d as usize].nav;
+        (self.navs[nav as usize].active == Some(d) && self.doc(d).lifecycle != Lifecycle::Destroyed)
+            .then_some(nav)
+    }
+    /// HTML's "allowed to use" the "tools" feature: a browsing context, fully active, and
+    /// the permissions policy enables it.
+    pub fn allowed_to_use_tools(&self, w: &World, d: DocId) -> bool {
+        self.is_fully_active(d) && w.docs[d as usize].tools_policy
+    }
+    /// The inclusive descendant navigables of a navigable, in tree order.
+    pub fn inclusive_descendants(&self, w: &World, nav: u8) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.collect_descendants(w, nav, &mut out);
+        out
+    }
+    fn collect_descendants(&self, w: &World, nav: u8, out: &mut Vec<u8>) {
+        out.push(nav);
+        if let Some(doc) = self.navs[nav as usize].active {
+            for child in w.child_navs(doc) {
+                if self.navs[child as usize].attached {
+                    self.collect_descendants(w, child, out);
+                }
+            }
+        }
+    }
+    pub fn record(&mut self, g: Ghost) {
+        self.ghost.insert(g);
+    }
+}
