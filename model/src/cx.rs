@@ -103,6 +103,7 @@ impl<R: Recorder> Cx<'_, R> {
     /// Resolves or rejects a call's promise; settling a settled promise has no effect, but
     /// the attempt is counted (ghost).
     pub fn settle(&mut self, call: CallId, outcome: Result<Value, Reason>, at: StepId) {
+        self.step(at);
         let p = &mut self.s.promises[call as usize];
         p.attempts = (p.attempts + 1).min(3);
         match outcome {

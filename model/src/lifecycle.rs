@@ -20,7 +20,9 @@ impl<R: Recorder> Cx<'_, R> {
     /// descendants (each is unloaded, then destroyed as it is not salvageable), then the
     /// replacement document becomes the navigable's active document.
     pub fn navigate(&mut self, nav: NavId) {
-        let replacement = self.w.navs[nav as usize].replacement.expect("checked by compile");
+        let replacement = self.w.navs[nav as usize]
+            .replacement
+            .expect("checked by compile");
         if let Some(old) = self.s.navs[nav as usize].active {
             for doc in self.documents_post_order(old) {
                 self.unloading_document_cleanup_steps(doc);
@@ -36,7 +38,9 @@ impl<R: Recorder> Cx<'_, R> {
     /// cleanup steps run) but kept, not fully active; the tab shows another page.
     pub fn enter_bfcache(&mut self, tab: TabId) {
         let root = self.w.tabs[tab as usize].root;
-        let Some(top) = self.s.navs[root as usize].active else { return };
+        let Some(top) = self.s.navs[root as usize].active else {
+            return;
+        };
         for doc in self.documents_post_order(top) {
             self.unloading_document_cleanup_steps(doc);
             self.s.doc_mut(doc).lifecycle = Lifecycle::NotFullyActive;
@@ -49,14 +53,17 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn bfcached_document(&self, tab: TabId) -> Option<DocId> {
         let root = self.w.tabs[tab as usize].root;
         (0..self.w.docs.len() as DocId).find(|&d| {
-            self.w.docs[d as usize].nav == root && self.s.doc(d).lifecycle == Lifecycle::NotFullyActive
+            self.w.docs[d as usize].nav == root
+                && self.s.doc(d).lifecycle == Lifecycle::NotFullyActive
         })
     }
 
     /// History traversal back to the cached page: its documents are fully active again.
     pub fn restore_from_bfcache(&mut self, tab: TabId) {
         let root = self.w.tabs[tab as usize].root;
-        let Some(top) = self.bfcached_document(tab) else { return };
+        let Some(top) = self.bfcached_document(tab) else {
+            return;
+        };
         self.s.navs[root as usize].active = Some(top);
         for doc in self.documents_post_order(top) {
             if self.s.doc(doc).lifecycle == Lifecycle::NotFullyActive {
@@ -90,7 +97,10 @@ impl<R: Recorder> Cx<'_, R> {
         d.lifecycle = Lifecycle::Destroyed;
         if matches!(
             d.script.status,
-            ScriptStatus::NotStarted | ScriptStatus::AwaitingCall(_) | ScriptStatus::AwaitingToolchange | ScriptStatus::Ready
+            ScriptStatus::NotStarted
+                | ScriptStatus::AwaitingCall(_)
+                | ScriptStatus::AwaitingToolchange
+                | ScriptStatus::Ready
         ) {
             d.script.status = ScriptStatus::Finished;
         }

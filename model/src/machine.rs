@@ -63,7 +63,10 @@ impl WebMcpModel {
             }
         }
         for a in 0..w.agents.len() as AgentId {
-            if s.queues[a as usize].iter().any(|t| s.is_fully_active(t.doc)) {
+            if s.queues[a as usize]
+                .iter()
+                .any(|t| s.is_fully_active(t.doc))
+            {
                 out.push(Action::RunTask(a));
             }
         }
@@ -88,20 +91,29 @@ impl WebMcpModel {
         }
         for &n in &w.env.remove_iframe {
             let container = w.navs[n as usize].container.expect("checked by compile");
-            if s.env.navs_done & (1 << n) == 0 && s.navs[n as usize].attached && s.is_fully_active(container) {
+            if s.env.navs_done & (1 << n) == 0
+                && s.navs[n as usize].attached
+                && s.is_fully_active(container)
+            {
                 out.push(Action::RemoveIframe(n));
             }
         }
         for &n in &w.env.navigate {
             let nav = &s.navs[n as usize];
-            if s.env.navs_done & (1 << n) == 0 && nav.attached && nav.active.is_some_and(|d| s.is_fully_active(d)) {
+            if s.env.navs_done & (1 << n) == 0
+                && nav.attached
+                && nav.active.is_some_and(|d| s.is_fully_active(d))
+            {
                 out.push(Action::Navigate(n));
             }
         }
         for &t in &w.env.bfcache {
             let root = w.tabs[t as usize].root;
             match s.env.bfcache_phase(t) {
-                0 if s.navs[root as usize].active.is_some_and(|d| s.is_fully_active(d)) => {
+                0 if s.navs[root as usize]
+                    .active
+                    .is_some_and(|d| s.is_fully_active(d)) =>
+                {
                     out.push(Action::EnterBfcache(t))
                 }
                 1 => {
@@ -152,7 +164,9 @@ impl WebMcpModel {
             Action::Step(key) => cx.run_thread_step(key),
             Action::SettleTool(uuid, outcome) => {
                 let target = cx.s.bodies[&uuid].target;
-                cx.as_task(w.agent_of(target), |cx| cx.tool_promise_settled(uuid, outcome));
+                cx.as_task(w.agent_of(target), |cx| {
+                    cx.tool_promise_settled(uuid, outcome)
+                });
             }
             Action::Abort(c) => {
                 cx.s.env.interventions_left -= 1;
@@ -205,26 +219,41 @@ impl<R: Recorder> Cx<'_, R> {
         };
         let task = self.s.queues[agent as usize].remove(i);
         match task.kind {
-            TaskKind::FireToolchange { cause } => self.fire_toolchange(task.doc, cause),
+            TaskKind::FireToolchange { cause, registered } => {
+                self.fire_toolchange(task.doc, cause, registered)
+            }
             TaskKind::ResolveRegister { call } => {
                 self.check_toolchange_before_resolution(call, agent);
-                self.settle(call, Ok(crate::state::Value::Undefined), crate::s!("register-tool#21.2"));
+                self.settle(
+                    call,
+                    Ok(crate::state::Value::Undefined),
+                    crate::s!("register-tool#21.2"),
+                );
             }
             TaskKind::ResolveGetTools { call, tools } => self.resolve_get_tools(call, tools),
             TaskKind::RejectExecute { call, at } => self.reject_execute(call, at),
             TaskKind::ResolveExecute { call, result } => self.resolve_execute(call, result),
-            TaskKind::RunToolExecuteSteps { call, target, tool_name } => {
-                self.tool_execute_steps(tool_name, target, call)
-            }
+            TaskKind::RunToolExecuteSteps {
+                call,
+                target,
+                tool_name,
+            } => self.tool_execute_steps(tool_name, target, call),
             TaskKind::CancelLocal { call, target } => self.cancel_local_execution(call, target),
         }
     }
 
     /// `notify-tool-change#3.3`'s task: fire `toolchange` at the document's ModelContext.
-    fn fire_toolchange(&mut self, doc: DocId, cause: CallId) {
+    fn fire_toolchange(&mut self, doc: DocId, cause: CallId, registered: bool) {
+        self.step(crate::s!("notify-tool-change#3.3"));
         let w = self.w;
         let owner = w.calls[cause as usize].doc;
-        let exposed = w.register_op(cause).exposed_to.iter().flatten().flatten().any(|o| *o == w.docs[doc as usize].origin);
+        let exposed = w
+            .register_op(cause)
+            .exposed_to
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|o| *o == w.docs[doc as usize].origin);
         let own = w.docs[owner as usize].origin == w.docs[doc as usize].origin;
         if !self.s.allowed_to_use_tools(w, doc) || !(own || exposed) {
             self.s.record(Ghost::ToolchangeMisfired(doc));
@@ -233,7 +262,8 @@ impl<R: Recorder> Cx<'_, R> {
         // means a child heard of the change first.
         let agent = w.agent_of(doc) as usize;
         let ancestor_waiting = self.s.queues[agent].iter().any(|t| {
-            matches!(t.kind, TaskKind::FireToolchange { cause: c } if c == cause) && is_ancestor(w, t.doc, doc)
+            matches!(t.kind, TaskKind::FireToolchange { cause: c, registered: r } if c == cause && r == registered)
+                && is_ancestor(w, t.doc, doc)
         });
         if ancestor_waiting {
             self.s.record(Ghost::ToolchangeOrder(cause));
@@ -250,7 +280,7 @@ impl<R: Recorder> Cx<'_, R> {
     fn check_toolchange_before_resolution(&mut self, call: CallId, agent: AgentId) {
         let waiting = self.s.queues[agent as usize]
             .iter()
-            .any(|t| matches!(t.kind, TaskKind::FireToolchange { cause } if cause == call));
+            .any(|t| matches!(t.kind, TaskKind::FireToolchange { cause, registered: true } if cause == call));
         let notifying = self.s.threads.contains_key(&ThreadKey::Register(call));
         if waiting || notifying {
             self.s.record(Ghost::ToolchangeOrder(call));
@@ -273,7 +303,9 @@ impl<R: Recorder> Cx<'_, R> {
                 from_origins,
                 pc,
             } => {
-                let ThreadKey::GetTools(call) = key else { unreachable!() };
+                let ThreadKey::GetTools(call) = key else {
+                    unreachable!()
+                };
                 self.get_tools_step(call, requestor, from_origins, pc)
             }
             Thread::Execute {
@@ -283,11 +315,17 @@ impl<R: Recorder> Cx<'_, R> {
                 tool_name,
                 pc,
             } => {
-                let ThreadKey::Execute(uuid) = key else { unreachable!() };
+                let ThreadKey::Execute(uuid) = key else {
+                    unreachable!()
+                };
                 self.execute_step(uuid, caller, target, expected_origin, tool_name, pc)
             }
             Thread::Cancel(proc) => self.cancel_step(proc).map(Thread::Cancel),
-            Thread::Cleanup { doc, traversable, pc } => self.cleanup_step(doc, traversable, pc),
+            Thread::Cleanup {
+                doc,
+                traversable,
+                pc,
+            } => self.cleanup_step(doc, traversable, pc),
         };
         if let Some(t) = next {
             self.s.threads.insert(key, t);

@@ -22,7 +22,10 @@ pub fn tool_name_is_valid(name: &str) -> bool {
 #[serde(untagged)]
 pub enum JsValue {
     /// A value with a special behaviour: `{"$js": "circular"}` and friends.
-    Special { #[serde(rename = "$js")] js: SpecialValue },
+    Special {
+        #[serde(rename = "$js")]
+        js: SpecialValue,
+    },
     /// A plain JSON-like value: serializes to its JSON text.
     Json(serde_json::Value),
 }

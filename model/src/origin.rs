@@ -57,7 +57,10 @@ impl OriginTable {
         if let Some(i) = self.origins.iter().position(|o| *o == origin) {
             return i as OriginId;
         }
-        assert!(self.origins.len() < 64, "a scenario may use at most 64 origins");
+        assert!(
+            self.origins.len() < 64,
+            "a scenario may use at most 64 origins"
+        );
         self.origins.push(origin);
         (self.origins.len() - 1) as OriginId
     }

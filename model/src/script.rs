@@ -3,8 +3,8 @@
 //! it awaits.
 
 use crate::cx::{Cx, Recorder, Where};
-use crate::state::{ScriptStatus, Status, Value};
 use crate::state::RegisteredTool;
+use crate::state::{ScriptStatus, Status, Value};
 use crate::world::{AgentId, DocId, Op, ToolArg};
 
 impl<R: Recorder> Cx<'_, R> {
@@ -70,10 +70,16 @@ impl<R: Recorder> Cx<'_, R> {
     fn tool_argument(&self, arg: &ToolArg) -> Option<RegisteredTool> {
         match *arg {
             ToolArg::FromList { list, name } => match &self.s.promises[list as usize].status {
-                Status::Fulfilled(Value::Tools(tools)) => tools.iter().find(|t| t.name == name).copied(),
+                Status::Fulfilled(Value::Tools(tools)) => {
+                    tools.iter().find(|t| t.name == name).copied()
+                }
                 _ => None,
             },
-            ToolArg::Forged { name, origin, window } => Some(RegisteredTool {
+            ToolArg::Forged {
+                name,
+                origin,
+                window,
+            } => Some(RegisteredTool {
                 name,
                 title: None,
                 description: self.w.empty_string,

@@ -183,7 +183,10 @@ pub enum AbortStep {
     Register { call: CallId },
     /// `execute-tool#14.4`: reject the promise, cancel in parallel. The traversable was
     /// captured at `execute-tool#14.3` (`None`: the target had no node navigable).
-    Execute { call: CallId, traversable: Option<u8> },
+    Execute {
+        call: CallId,
+        traversable: Option<u8>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -265,18 +268,26 @@ pub struct Task {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TaskKind {
-    /// `notify-tool-change#3.3`, caused by a registration (or its unregistration).
-    FireToolchange { cause: CallId },
+    /// `notify-tool-change#3.3`, caused by a registration (`registered`) or by the
+    /// unregistration its abort steps ran.
+    FireToolchange { cause: CallId, registered: bool },
     /// `register-tool#21.2`.
     ResolveRegister { call: CallId },
     /// `get-tools#9.5`.
-    ResolveGetTools { call: CallId, tools: Vector<RegisteredTool> },
+    ResolveGetTools {
+        call: CallId,
+        tools: Vector<RegisteredTool>,
+    },
     /// `execute-tool#15.1`, `#15.4`, `#15.7`, `#15.9`, `#15.10.5`: reject with UnknownError.
     RejectExecute { call: CallId, at: StepId },
     /// `execute-tool#15.10.4`.
     ResolveExecute { call: CallId, result: StrId },
     /// `execute-tool#15.13`: run the tool execute steps.
-    RunToolExecuteSteps { call: CallId, target: DocId, tool_name: StrId },
+    RunToolExecuteSteps {
+        call: CallId,
+        target: DocId,
+        tool_name: StrId,
+    },
     /// `cancel-pending-execution#6`.
     CancelLocal { call: CallId, target: DocId },
 }
@@ -287,7 +298,11 @@ impl State {
             .docs
             .iter()
             .map(|d| DocState {
-                lifecycle: if d.initially_active { Lifecycle::FullyActive } else { Lifecycle::Initial },
+                lifecycle: if d.initially_active {
+                    Lifecycle::FullyActive
+                } else {
+                    Lifecycle::Initial
+                },
                 tools: OrdMap::new(),
                 local: OrdSet::new(),
                 script: ScriptState {

@@ -33,7 +33,11 @@ impl Variant {
             Some("proposed") => Variant {
                 fixes: FIXES.iter().fold(0, |m, f| m | (1 << f.bit)),
             },
-            _ => return Err(format!("unknown variant \"{text}\": it must start with \"seed\" or \"proposed\"")),
+            _ => {
+                return Err(format!(
+                    "unknown variant \"{text}\": it must start with \"seed\" or \"proposed\""
+                ))
+            }
         };
         for name in parts {
             match FIXES.iter().find(|f| f.name == name) {

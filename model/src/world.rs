@@ -156,9 +156,13 @@ impl Outcome {
         }
     }
     pub fn parse(s: &str) -> Option<Outcome> {
-        [Outcome::Fulfil, Outcome::FulfilUnserializable, Outcome::Reject]
-            .into_iter()
-            .find(|o| o.name() == s)
+        [
+            Outcome::Fulfil,
+            Outcome::FulfilUnserializable,
+            Outcome::Reject,
+        ]
+        .into_iter()
+        .find(|o| o.name() == s)
     }
 }
 
@@ -219,13 +223,22 @@ impl World {
         &self.strings[id as usize]
     }
     pub fn doc_named(&self, name: &str) -> Option<DocId> {
-        self.docs.iter().position(|d| d.name == name).map(|i| i as DocId)
+        self.docs
+            .iter()
+            .position(|d| d.name == name)
+            .map(|i| i as DocId)
     }
     pub fn nav_named(&self, name: &str) -> Option<NavId> {
-        self.navs.iter().position(|n| n.name == name).map(|i| i as NavId)
+        self.navs
+            .iter()
+            .position(|n| n.name == name)
+            .map(|i| i as NavId)
     }
     pub fn call_named(&self, label: &str) -> Option<CallId> {
-        self.calls.iter().position(|c| c.label == label).map(|i| i as CallId)
+        self.calls
+            .iter()
+            .position(|c| c.label == label)
+            .map(|i| i as CallId)
     }
     /// The top-level traversable of a navigable (its tab's root: the tree never re-parents).
     pub fn traversable_of(&self, nav: NavId) -> NavId {
@@ -368,7 +381,15 @@ impl Compiler {
         }
         let nav = self.navs.len() as NavId;
         let src = self.origins.parse(&d.url);
-        let doc = self.add_doc(&d.doc, &d.url, nav, &d.agent, d.origin_keyed, true, (allow, src))?;
+        let doc = self.add_doc(
+            &d.doc,
+            &d.url,
+            nav,
+            &d.agent,
+            d.origin_keyed,
+            true,
+            (allow, src),
+        )?;
         self.navs.push(Nav {
             name: name.to_string(),
             tab,
@@ -402,8 +423,15 @@ impl Compiler {
                 return err(format!("navigable \"{}\" has two navigations", n.nav));
             }
             let frame = self.frame_info[self.navs[nav].initial as usize].clone();
-            let doc =
-                self.add_doc(&n.doc, &n.url, nav as NavId, &n.agent, n.origin_keyed, false, frame)?;
+            let doc = self.add_doc(
+                &n.doc,
+                &n.url,
+                nav as NavId,
+                &n.agent,
+                n.origin_keyed,
+                false,
+                frame,
+            )?;
             self.navs[nav].replacement = Some(doc);
         }
         self.assign_agents();
@@ -530,8 +558,17 @@ impl Compiler {
         Ok((self.controllers.len() - 1) as CtrlId)
     }
 
-    fn new_call(&mut self, doc: DocId, op: &OpSpec, kind: CallKind, at: &str) -> Result<CallId, ScenarioError> {
-        let label = op.label.clone().unwrap_or_else(|| format!("{}#{}", self.docs[doc as usize].name, self.calls.len()));
+    fn new_call(
+        &mut self,
+        doc: DocId,
+        op: &OpSpec,
+        kind: CallKind,
+        at: &str,
+    ) -> Result<CallId, ScenarioError> {
+        let label = op
+            .label
+            .clone()
+            .unwrap_or_else(|| format!("{}#{}", self.docs[doc as usize].name, self.calls.len()));
         if self.calls.iter().any(|c| c.label == label) {
             return err(format!("{at}: the label \"{label}\" is used twice"));
         }
@@ -545,7 +582,9 @@ impl Compiler {
     fn earlier_call(&self, doc: DocId, label: &str, at: &str) -> Result<CallId, ScenarioError> {
         match self.calls.iter().position(|c| c.label == label) {
             Some(i) if self.calls[i].doc == doc => Ok(i as CallId),
-            Some(_) => err(format!("{at}: \"{label}\" is another document's call; a script can only await its own")),
+            Some(_) => err(format!(
+                "{at}: \"{label}\" is another document's call; a script can only await its own"
+            )),
             None => err(format!("{at}: no earlier call labelled \"{label}\"")),
         }
     }
@@ -645,14 +684,19 @@ impl Compiler {
                 }
             };
             let call = self.new_call(doc, op, CallKind::Execute, at)?;
-            let input = op.input.clone().unwrap_or(JsValue::Json(serde_json::json!({})));
+            let input = op
+                .input
+                .clone()
+                .unwrap_or(JsValue::Json(serde_json::json!({})));
             let input_json = match input.serialize() {
                 Ok(s) => Ok(self.intern(&s)),
                 Err(e) => Err(e),
             };
             if let Ok(s) = input_json {
                 if json_text_is_object(&self.strings[s as usize]).is_none() {
-                    return err(format!("{at}: internal: the input serializes to invalid JSON"));
+                    return err(format!(
+                        "{at}: internal: the input serializes to invalid JSON"
+                    ));
                 }
             }
             let signal = match &op.signal {
@@ -686,7 +730,9 @@ impl Compiler {
         let n = op.navigate.as_ref().expect("one kind is set");
         let nav = self.nav(n, at)?;
         if self.navs[nav as usize].replacement.is_none() {
-            return err(format!("{at}: navigable \"{n}\" has no navigation declared"));
+            return err(format!(
+                "{at}: navigable \"{n}\" has no navigation declared"
+            ));
         }
         Ok(Op::Navigate(nav))
     }
@@ -699,20 +745,28 @@ impl Compiler {
         for a in &e.abort {
             match self.controllers.iter().position(|c| &c.name == a) {
                 Some(i) => env.abort.push(i as CtrlId),
-                None => return err(format!("environment.abort: no script uses an AbortController named \"{a}\"")),
+                None => {
+                    return err(format!(
+                        "environment.abort: no script uses an AbortController named \"{a}\""
+                    ))
+                }
             }
         }
         for n in &e.remove_iframe {
             let nav = self.nav(n, "environment.removeIframe")?;
             if self.navs[nav as usize].container.is_none() {
-                return err(format!("environment.removeIframe: \"{n}\" is a tab, not an iframe"));
+                return err(format!(
+                    "environment.removeIframe: \"{n}\" is a tab, not an iframe"
+                ));
             }
             env.remove_iframe.push(nav);
         }
         for n in &e.navigate {
             let nav = self.nav(n, "environment.navigate")?;
             if self.navs[nav as usize].replacement.is_none() {
-                return err(format!("environment.navigate: navigable \"{n}\" has no navigation declared"));
+                return err(format!(
+                    "environment.navigate: navigable \"{n}\" has no navigation declared"
+                ));
             }
             env.navigate.push(nav);
         }
@@ -732,7 +786,8 @@ impl Compiler {
                 }
             }
         }
-        let total = env.abort.len() + env.remove_iframe.len() + env.navigate.len() + 2 * env.bfcache.len();
+        let total =
+            env.abort.len() + env.remove_iframe.len() + env.navigate.len() + 2 * env.bfcache.len();
         env.max_interventions = e.max_interventions.unwrap_or(total.min(255) as u8);
         Ok(env)
     }

@@ -1,1 +1,110 @@
+//! # webmcp-traces
+//!
+//! Counterexample traces of the WebMCP model, told in the draft's terms: who acts, what the
+//! step does, and which step IDs it executes.
 
+use webmcp_model::machine::Action;
+use webmcp_model::steps::StepId;
+use webmcp_model::threads::ThreadKey;
+use webmcp_model::world::World;
+
+/// The published draft, whose anchors step IDs link to.
+pub const DRAFT_URL: &str = "https://webmachinelearning.github.io/webmcp/";
+
+/// Who performs an action: a document's event loop, a parallel thread, or the environment.
+pub fn actor(w: &World, a: &Action) -> String {
+    let doc = |d: u8| w.docs[d as usize].name.clone();
+    let call = |c: u8| w.calls[c as usize].label.clone();
+    match *a {
+        Action::RunScript(d) => format!("event loop of {}", doc(d)),
+        Action::RunTask(agent) => format!("event loop {}", w.agents[agent as usize]),
+        Action::Step(k) => match k {
+            ThreadKey::Register(c) => format!("in parallel: registerTool {}", call(c)),
+            ThreadKey::Unregister(c) => format!("in parallel: unregister {}", call(c)),
+            ThreadKey::GetTools(c) => format!("in parallel: getTools {}", call(c)),
+            ThreadKey::Execute(c) => format!("in parallel: executeTool {}", call(c)),
+            ThreadKey::CancelOnAbort(c) => format!("in parallel: cancel {}", call(c)),
+            ThreadKey::Cleanup(d, n) => {
+                format!("in parallel: unload cleanup #{} of {}", n + 1, doc(d))
+            }
+        },
+        Action::SettleTool(c, _) => format!("tool body of {}", call(c)),
+        Action::Abort(c) => format!("page script of {}", doc(w.controllers[c as usize].owner)),
+        Action::RemoveIframe(_)
+        | Action::Navigate(_)
+        | Action::EnterBfcache(_)
+        | Action::RestoreFromBfcache(_)
+        | Action::EvictFromBfcache(_) => "browser".to_string(),
+        Action::Observe(_) => "AI agent queue".to_string(),
+    }
+}
+
+/// What an action does, in words.
+pub fn describe(w: &World, a: &Action) -> String {
+    let doc = |d: u8| w.docs[d as usize].name.clone();
+    let call = |c: u8| w.calls[c as usize].label.clone();
+    match *a {
+        Action::RunScript(d) => format!("{} runs its script", doc(d)),
+        Action::RunTask(_) => "runs its oldest runnable webmcp task".to_string(),
+        Action::Step(k) => match k {
+            ThreadKey::Cleanup(..) => {
+                "takes one step of the unloading document cleanup steps".to_string()
+            }
+            _ => "takes one step".to_string(),
+        },
+        Action::SettleTool(c, o) => {
+            format!("the execute callback of {} settles: {}", call(c), o.name())
+        }
+        Action::Abort(c) => format!("{}.abort()", w.controllers[c as usize].name),
+        Action::RemoveIframe(n) => format!(
+            "removes the iframe of navigable {}",
+            w.navs[n as usize].name
+        ),
+        Action::Navigate(n) => format!("navigates {} away", w.navs[n as usize].name),
+        Action::EnterBfcache(t) => format!(
+            "tab {} enters the back/forward cache",
+            w.tabs[t as usize].name
+        ),
+        Action::RestoreFromBfcache(t) => format!(
+            "tab {} is restored from the back/forward cache",
+            w.tabs[t as usize].name
+        ),
+        Action::EvictFromBfcache(t) => format!(
+            "tab {} is evicted from the back/forward cache",
+            w.tabs[t as usize].name
+        ),
+        Action::Observe(t) => format!("performs an observation of tab {}", w.tabs[t as usize].name),
+    }
+}
+
+/// The steps of one action, compressed: consecutive steps shown once, as `id, id, ...`.
+pub fn step_list(steps: &[StepId]) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    for s in steps {
+        if ids.last() != Some(&s.id()) {
+            ids.push(s.id());
+        }
+    }
+    ids.join(", ")
+}
+
+/// A numbered narrative of a path of (action, steps).
+pub fn narrate<'a>(
+    w: &World,
+    path: impl IntoIterator<Item = (&'a Action, &'a [StepId])>,
+) -> String {
+    let mut out = String::new();
+    for (i, (a, steps)) in path.into_iter().enumerate() {
+        out.push_str(&format!(
+            "{:>3}. [{}] {}",
+            i + 1,
+            actor(w, a),
+            describe(w, a)
+        ));
+        if !steps.is_empty() {
+            out.push_str(&format!("  ({})", step_list(steps)));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -9,7 +9,11 @@ use crate::world::{CallId, DocId};
 impl<R: Recorder> Cx<'_, R> {
     /// One step; `None` when the algorithm has returned.
     pub fn cancel_step(&mut self, proc: CancelProc) -> Option<CancelProc> {
-        let CancelProc { traversable, uuid, pc } = proc;
+        let CancelProc {
+            traversable,
+            uuid,
+            pc,
+        } = proc;
         let next = |pc| Some(CancelProc { pc, ..proc });
         match pc {
             CancelPc::Check => {

@@ -26,27 +26,41 @@ impl<R: Recorder> Cx<'_, R> {
 
     /// One step of the completion steps; `None` when they have returned.
     pub fn completion_step(&mut self, proc: CompletionProc) -> Option<CompletionProc> {
-        let CompletionProc { uuid, target, result, pc } = proc;
+        let CompletionProc {
+            uuid,
+            target,
+            result,
+            pc,
+        } = proc;
         match pc {
             CompletionPc::Check => {
                 self.assert_in_parallel(s!("execute-tool#15.10.1"));
                 self.step(s!("execute-tool#15.10.2"));
                 let traversable = self.traversable_of_doc(target, s!("execute-tool#15.10.2"))?;
                 self.pending_get(traversable, uuid)?;
-                Some(CompletionProc { pc: CompletionPc::Remove, ..proc })
+                Some(CompletionProc {
+                    pc: CompletionPc::Remove,
+                    ..proc
+                })
             }
             CompletionPc::Remove => {
                 self.step(s!("execute-tool#15.10.3"));
                 let traversable = self.traversable_of_doc(target, s!("execute-tool#15.10.3"))?;
                 self.pending_remove(traversable, uuid);
-                Some(CompletionProc { pc: CompletionPc::Queue, ..proc })
+                Some(CompletionProc {
+                    pc: CompletionPc::Queue,
+                    ..proc
+                })
             }
             CompletionPc::Queue => {
                 let caller = self.w.calls[uuid as usize].doc;
                 match result {
                     Some(result) => {
                         self.step(s!("execute-tool#15.10.4"));
-                        self.queue_global_task(caller, TaskKind::ResolveExecute { call: uuid, result });
+                        self.queue_global_task(
+                            caller,
+                            TaskKind::ResolveExecute { call: uuid, result },
+                        );
                     }
                     None => {
                         self.step(s!("execute-tool#15.10.4"));

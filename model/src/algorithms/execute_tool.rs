@@ -31,11 +31,18 @@ impl<R: Recorder> Cx<'_, R> {
             return self.return_rejected(call, Reason::NotAllowedError, s!("execute-tool#4"));
         }
         self.step(s!("execute-tool#5"));
-        let parsed = self.w.origin_string_parse.get(&tool.origin).copied().flatten();
+        let parsed = self
+            .w
+            .origin_string_parse
+            .get(&tool.origin)
+            .copied()
+            .flatten();
         self.step(s!("execute-tool#6"));
         let expected = match parsed {
             Some(o) if !self.w.origins.is_opaque(o) => o,
-            _ => return self.return_rejected(call, Reason::NotSupportedError, s!("execute-tool#6")),
+            _ => {
+                return self.return_rejected(call, Reason::NotSupportedError, s!("execute-tool#6"))
+            }
         };
         self.step(s!("execute-tool#7"));
         let opaque = self.w.origins.is_opaque(expected);
@@ -163,7 +170,8 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("execute-tool#15.9"));
                 let target_origin = self.w.docs[target as usize].origin;
                 let caller_origin = self.w.docs[caller as usize].origin;
-                if !self.tool_is_exposed_to_origin(target_origin, definition.exposed, caller_origin) {
+                if !self.tool_is_exposed_to_origin(target_origin, definition.exposed, caller_origin)
+                {
                     return reject(self, s!("execute-tool#15.9"));
                 }
                 self.step(s!("execute-tool#15.10"));
@@ -205,6 +213,10 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     pub fn resolve_execute(&mut self, call: CallId, result: u16) {
-        self.settle(call, Ok(crate::state::Value::Text(result)), s!("execute-tool#15.10.4"));
+        self.settle(
+            call,
+            Ok(crate::state::Value::Text(result)),
+            s!("execute-tool#15.10.4"),
+        );
     }
 }

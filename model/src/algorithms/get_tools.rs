@@ -42,7 +42,11 @@ impl<R: Recorder> Cx<'_, R> {
                         from_origins.insert(*o);
                     }
                     _ => {
-                        return self.return_rejected(call, Reason::SecurityError, s!("get-tools#7.1.2"))
+                        return self.return_rejected(
+                            call,
+                            Reason::SecurityError,
+                            s!("get-tools#7.1.2"),
+                        )
                     }
                 }
             }
@@ -105,11 +109,16 @@ impl<R: Recorder> Cx<'_, R> {
                     }
                 }))
             }
-            GetToolsPc::Finish { mut tools, changed } => {
+            GetToolsPc::Finish { tools, changed } => {
                 self.step(s!("get-tools#9.4"));
+                // Infra's "sort in ascending order" is stable (im's sort is not).
                 let w = self.w;
-                tools.sort_by(|a, b| code_unit_cmp(w.str(a.name), w.str(b.name)));
-                if !changed && !same_tools(&tools, &visible_tools(w, self.s, requestor, from_origins)) {
+                let mut sorted: Vec<RegisteredTool> = tools.iter().copied().collect();
+                sorted.sort_by(|a, b| code_unit_cmp(w.str(a.name), w.str(b.name)));
+                let tools: Vector<RegisteredTool> = sorted.into_iter().collect();
+                if !changed
+                    && !same_tools(&tools, &visible_tools(w, self.s, requestor, from_origins))
+                {
                     self.s.record(Ghost::GetToolsMismatch(call));
                 }
                 self.step(s!("get-tools#9.5"));
@@ -181,20 +190,29 @@ pub fn code_unit_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 fn same_tools(a: &Vector<RegisteredTool>, b: &[(u16, DocId)]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(t, (n, d))| t.name == *n && t.window == *d)
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(t, (n, d))| t.name == *n && t.window == *d)
 }
 
 /// What a `getTools` call from `requestor` may see right now, written from the draft's
 /// intent rather than its steps: every tool of a fully active document in the requestor's
 /// tab that may use "tools", whose origin the requestor asked for (its own or listed), and
 /// that is exposed to the requestor's origin; ordered by name, then tree order.
-pub fn visible_tools(w: &World, s: &State, requestor: DocId, from_origins: OriginSet) -> Vec<(u16, DocId)> {
+pub fn visible_tools(
+    w: &World,
+    s: &State,
+    requestor: DocId,
+    from_origins: OriginSet,
+) -> Vec<(u16, DocId)> {
     let tab = w.navs[w.docs[requestor as usize].nav as usize].tab;
     let caller_origin = w.docs[requestor as usize].origin;
     let mut out = Vec::new();
     for (d, doc) in w.docs.iter().enumerate() {
         let d = d as DocId;
-        if w.navs[doc.nav as usize].tab != tab || !in_tree(w, s, d) || !s.allowed_to_use_tools(w, d) {
+        if w.navs[doc.nav as usize].tab != tab || !in_tree(w, s, d) || !s.allowed_to_use_tools(w, d)
+        {
             continue;
         }
         let own = doc.origin == caller_origin;

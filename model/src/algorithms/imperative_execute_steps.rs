@@ -12,7 +12,11 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn imperative_execute_steps(&mut self, registered_by: CallId, target: DocId, uuid: CallId) {
         self.assert_on_event_loop_of(s!("imperative-execute-steps#1"), target);
         self.step(s!("imperative-execute-steps#2"));
-        let input = self.w.execute_op(uuid).input_json.expect("execute-tool#9 serialized it");
+        let input = self
+            .w
+            .execute_op(uuid)
+            .input_json
+            .expect("execute-tool#9 serialized it");
         let Some(input_is_object) = json_text_is_object(self.w.str(input)) else {
             // Unreachable: inputArguments is JSON text made at execute-tool#9.
             return self.run_completion_steps(uuid, target, None);
@@ -48,7 +52,11 @@ impl<R: Recorder> Cx<'_, R> {
     /// The tool body settles `toolPromise`; the reaction of `imperative-execute-steps#9`
     /// runs in the microtask checkpoint of the same task.
     pub fn tool_promise_settled(&mut self, uuid: CallId, outcome: Outcome) {
-        let body = self.s.bodies.get_mut(&uuid).expect("only running bodies settle");
+        let body = self
+            .s
+            .bodies
+            .get_mut(&uuid)
+            .expect("only running bodies settle");
         body.settled = true;
         let target = body.target;
         match outcome {

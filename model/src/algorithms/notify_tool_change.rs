@@ -44,7 +44,7 @@ impl<R: Recorder> Cx<'_, R> {
             }
             NotifyPc::Visit(mut navs) => {
                 if let Some(nav) = navs.pop() {
-                    self.notify_one(owner, exposed, cause, nav);
+                    self.notify_one(owner, exposed, cause, resolve_registration, nav);
                 }
                 if navs.0 == 0 {
                     after_notify(self)
@@ -60,7 +60,14 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     /// `notify-tool-change#3.1`–`#3.3` for one navigable.
-    fn notify_one(&mut self, owner: DocId, exposed: OriginSet, cause: CallId, nav: u8) {
+    fn notify_one(
+        &mut self,
+        owner: DocId,
+        exposed: OriginSet,
+        cause: CallId,
+        registered: bool,
+        nav: u8,
+    ) {
         self.step(s!("notify-tool-change#3.1"));
         // A tab in the back/forward cache shows another page, which has no tools.
         let Some(target) = self.s.navs[nav as usize].active else {
@@ -74,7 +81,7 @@ impl<R: Recorder> Cx<'_, R> {
         let owner_origin = self.w.docs[owner as usize].origin;
         let target_origin = self.w.docs[target as usize].origin;
         if self.tool_is_exposed_to_origin(owner_origin, exposed, target_origin) {
-            self.queue_global_task(target, TaskKind::FireToolchange { cause });
+            self.queue_global_task(target, TaskKind::FireToolchange { cause, registered });
         }
     }
 }

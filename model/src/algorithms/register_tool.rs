@@ -2,12 +2,12 @@
 
 use crate::cx::{Cx, Recorder};
 use crate::names::tool_name_is_valid;
+use crate::names::Thrown;
 use crate::origin::OriginSet;
 use crate::s;
 use crate::state::{AbortStep, Reason, ToolDefinition};
 use crate::threads::{NotifyPc, Thread, ThreadKey};
 use crate::world::{DocId, RegisterOp};
-use crate::names::Thrown;
 
 impl<R: Recorder> Cx<'_, R> {
     /// Runs on `doc`'s event loop, from its page script.

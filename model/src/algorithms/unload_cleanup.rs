@@ -8,7 +8,9 @@ use im::Vector;
 
 use crate::cx::{Cx, Recorder, Where};
 use crate::s;
-use crate::threads::{CancelPc, CancelProc, CleanupPc, CleanupSub, CompletionPc, CompletionProc, Thread, ThreadKey};
+use crate::threads::{
+    CancelPc, CancelProc, CleanupPc, CleanupSub, CompletionPc, CompletionProc, Thread, ThreadKey,
+};
 use crate::world::DocId;
 
 impl<R: Recorder> Cx<'_, R> {
@@ -34,7 +36,13 @@ impl<R: Recorder> Cx<'_, R> {
 
     /// One step of the `unload-cleanup#2` block.
     pub fn cleanup_step(&mut self, doc: DocId, traversable: u8, pc: CleanupPc) -> Option<Thread> {
-        let next = |pc| Some(Thread::Cleanup { doc, traversable, pc });
+        let next = |pc| {
+            Some(Thread::Cleanup {
+                doc,
+                traversable,
+                pc,
+            })
+        };
         match pc {
             CleanupPc::Collect => {
                 self.step(s!("unload-cleanup#2.1"));
@@ -51,7 +59,10 @@ impl<R: Recorder> Cx<'_, R> {
                 if uuids.is_empty() {
                     return None;
                 }
-                next(CleanupPc::Each { uuids, sub: CleanupSub::Read })
+                next(CleanupPc::Each {
+                    uuids,
+                    sub: CleanupSub::Read,
+                })
             }
             CleanupPc::Each { uuids, sub } => {
                 let uuid = *uuids.front().expect("Each holds at least one uuid");
@@ -103,7 +114,10 @@ impl<R: Recorder> Cx<'_, R> {
                         if rest.is_empty() {
                             return None;
                         }
-                        return next(CleanupPc::Each { uuids: rest, sub: CleanupSub::Read });
+                        return next(CleanupPc::Each {
+                            uuids: rest,
+                            sub: CleanupSub::Read,
+                        });
                     }
                 };
                 next(CleanupPc::Each { uuids, sub })

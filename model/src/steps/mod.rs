@@ -59,7 +59,10 @@ impl StepId {
     }
     /// Looks a step up by its ID at run time (for traces read from files).
     pub fn parse(id: &str) -> Option<StepId> {
-        STEPS.iter().position(|s| s.id == id).map(|i| StepId(i as u16))
+        STEPS
+            .iter()
+            .position(|s| s.id == id)
+            .map(|i| StepId(i as u16))
     }
     /// Completion steps carry two IDs in the draft; this gives the alias, if any.
     pub fn alias(self) -> Option<String> {

@@ -1,0 +1,53 @@
+//! Every scenario in `scenarios/` compiles, and is stored under its own name.
+
+use std::path::PathBuf;
+
+fn scenario_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_scenario_compiles_under_its_own_name() {
+    let files = scenario_files();
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("a readable scenario file");
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("a UTF-8 file name");
+        match webmcp_model::World::from_json(&text) {
+            Ok(world) => {
+                if world.name != stem {
+                    failures.push(format!(
+                        "{}: the scenario is named \"{}\"",
+                        path.display(),
+                        world.name
+                    ));
+                }
+                if world.summary.trim().is_empty() || world.description.trim().is_empty() {
+                    failures.push(format!("{}: empty summary or description", path.display()));
+                }
+            }
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "scenarios that do not compile:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn there_are_at_least_twenty_scenarios() {
+    let n = scenario_files().len();
+    assert!(n >= 20, "only {n} scenario files in scenarios/");
+}

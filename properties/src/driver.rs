@@ -1,0 +1,250 @@
+//! The checking driver: runs stateright over a scenario and reports per property.
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use stateright::{Checker, Expectation, Model, Property};
+use webmcp_model::machine::{Action, WebMcpModel};
+use webmcp_model::state::State;
+use webmcp_model::steps::StepId;
+
+use crate::catalogue::{catalogue, is_terminal, Kind, PropertyDef};
+
+/// The catalogue, built once per process.
+pub fn properties() -> &'static [PropertyDef] {
+    static CATALOGUE: OnceLock<Vec<PropertyDef>> = OnceLock::new();
+    CATALOGUE.get_or_init(catalogue)
+}
+
+/// A model with the catalogue attached, as stateright checks it.
+pub struct Checked {
+    pub model: WebMcpModel,
+}
+
+fn evaluate<const I: usize>(m: &Checked, s: &State) -> bool {
+    let def = &properties()[I];
+    match def.kind {
+        Kind::Always | Kind::Sometimes => (def.holds)(&m.model, s),
+        Kind::AtTermination => (def.holds)(&m.model, s) || !is_terminal(&m.model, s),
+    }
+}
+
+macro_rules! evaluators {
+    ($($i:literal)*) => { [$(evaluate::<$i> as fn(&Checked, &State) -> bool),*] };
+}
+
+const EVALUATORS: [fn(&Checked, &State) -> bool; 64] = evaluators!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+    32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+);
+
+impl Model for Checked {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        vec![self.model.initial_state()]
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
+        self.model.enabled_actions(s, actions);
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        Some(self.model.apply(s, a, &mut ()))
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        assert!(properties().len() <= EVALUATORS.len(), "grow EVALUATORS");
+        properties()
+            .iter()
+            .enumerate()
+            .map(|(i, def)| match def.kind {
+                Kind::Always | Kind::AtTermination => Property::always(def.name, EVALUATORS[i]),
+                Kind::Sometimes => Property::sometimes(def.name, EVALUATORS[i]),
+            })
+            .collect()
+    }
+}
+
+/// Bounds and knobs of one check.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    pub threads: usize,
+    pub max_states: Option<usize>,
+    pub max_depth: Option<usize>,
+    pub timeout: Option<Duration>,
+}
+
+/// What was decided about one property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Always / at-termination: no reachable state violates it.
+    Holds,
+    /// A counterexample was found.
+    Violated,
+    /// Sometimes: an example was found.
+    Witnessed,
+    /// Sometimes: exploration was exhaustive and found no example.
+    NotWitnessed,
+    /// A bound stopped exploration before the property was decided.
+    Incomplete,
+}
+
+impl Verdict {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Holds => "hold",
+            Verdict::Violated => "violated",
+            Verdict::Witnessed => "witnessed",
+            Verdict::NotWitnessed => "not witnessed",
+            Verdict::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// One step of a counterexample: the action and the step IDs it executed.
+#[derive(Clone, Debug)]
+pub struct TraceStep {
+    pub action: Action,
+    pub steps: Vec<StepId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PropertyResult {
+    pub def: PropertyDef,
+    pub verdict: Verdict,
+    /// The path to the violation (or to the witness), shortest first under BFS on one thread.
+    pub path: Option<Vec<TraceStep>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ScenarioResult {
+    pub scenario: String,
+    pub variant: String,
+    pub total_states: usize,
+    pub unique_states: usize,
+    pub max_depth: usize,
+    pub seconds: f64,
+    /// Whether every reachable state was explored.
+    pub exhaustive: bool,
+    pub properties: Vec<PropertyResult>,
+}
+
+impl ScenarioResult {
+    pub fn violations(&self) -> impl Iterator<Item = &PropertyResult> {
+        self.properties
+            .iter()
+            .filter(|p| p.verdict == Verdict::Violated)
+    }
+    pub fn is_incomplete(&self) -> bool {
+        self.properties
+            .iter()
+            .any(|p| p.verdict == Verdict::Incomplete)
+    }
+}
+
+/// Model-checks one scenario with breadth-first search.
+pub fn check(model: WebMcpModel, options: &CheckOptions) -> ScenarioResult {
+    let scenario = model.world.name.clone();
+    let variant = model.variant.name();
+    let checked = Checked { model };
+    let mut builder = checked.checker().threads(options.threads.max(1));
+    if let Some(n) = options.max_states {
+        builder = builder.target_state_count(n);
+    }
+    if let Some(d) = options.max_depth {
+        builder = builder.target_max_depth(d);
+    }
+    if let Some(t) = options.timeout {
+        builder = builder.timeout(t);
+    }
+    let start = Instant::now();
+    let checker = builder.spawn_bfs().join();
+    let seconds = start.elapsed().as_secs_f64();
+    let unique_states = checker.unique_state_count();
+    let max_depth = checker.max_depth();
+    let bound_hit = options
+        .max_states
+        .is_some_and(|n| checker.state_count() >= n)
+        || options.max_depth.is_some_and(|d| max_depth >= d)
+        || options.timeout.is_some_and(|t| start.elapsed() >= t);
+    let discoveries = checker.discoveries();
+    let model = &checker.model().model;
+    let properties = properties()
+        .iter()
+        .map(|def| {
+            let found = discoveries.get(def.name);
+            let verdict = match (def.kind, found.is_some(), bound_hit) {
+                (Kind::Sometimes, true, _) => Verdict::Witnessed,
+                (Kind::Sometimes, false, false) => Verdict::NotWitnessed,
+                (_, true, _) => Verdict::Violated,
+                (_, false, false) => Verdict::Holds,
+                (_, false, true) => Verdict::Incomplete,
+            };
+            let path = found.map(|p| shortest_prefix(model, def, p.clone().into_actions()));
+            PropertyResult {
+                def: *def,
+                verdict,
+                path,
+            }
+        })
+        .collect();
+    ScenarioResult {
+        scenario,
+        variant,
+        total_states: checker.state_count(),
+        unique_states,
+        max_depth,
+        seconds,
+        exhaustive: !bound_hit,
+        properties,
+    }
+}
+
+/// Re-runs a discovery path and cuts it at the first state where the property's outcome
+/// shows (the violation, or the witness), recording the step IDs of each action.
+fn shortest_prefix(model: &WebMcpModel, def: &PropertyDef, actions: Vec<Action>) -> Vec<TraceStep> {
+    let decided = |s: &State| {
+        let holds = match def.kind {
+            Kind::Always | Kind::Sometimes => (def.holds)(model, s),
+            Kind::AtTermination => (def.holds)(model, s) || !is_terminal(model, s),
+        };
+        if def.kind == Kind::Sometimes {
+            holds
+        } else {
+            !holds
+        }
+    };
+    let mut path = replay_path(model, actions);
+    let mut s = model.initial_state();
+    for (i, step) in path.iter().enumerate() {
+        s = model.apply(&s, step.action, &mut ());
+        if decided(&s) {
+            path.truncate(i + 1);
+            break;
+        }
+    }
+    path
+}
+
+/// Re-runs a path's actions, recording the step IDs of each.
+pub fn replay_path(model: &WebMcpModel, actions: Vec<Action>) -> Vec<TraceStep> {
+    let mut s = model.initial_state();
+    actions
+        .into_iter()
+        .map(|action| {
+            let mut steps = Vec::new();
+            s = model.apply(&s, action, &mut steps);
+            TraceStep { action, steps }
+        })
+        .collect()
+}
+
+/// Expectation of a property, in stateright's terms (for callers that need it).
+pub fn expectation(kind: Kind) -> Expectation {
+    match kind {
+        Kind::Always | Kind::AtTermination => Expectation::Always,
+        Kind::Sometimes => Expectation::Sometimes,
+    }
+}
