@@ -25,6 +25,18 @@ enum Command {
     List,
     /// Explore every interleaving of scenarios and judge every property.
     Check(CheckArgs),
+    /// Check every embedded scenario and write the results as Markdown (docs/results.md).
+    Report(ReportArgs),
+}
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// The spec variant: seed (the text as written), proposed, or seed+FIX+...
+    #[arg(long, default_value = "seed")]
+    variant: String,
+    /// Write the report here instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -101,6 +113,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::List => list(),
         Command::Check(args) => run_check(&args),
+        Command::Report(args) => report(&args),
     };
     match result {
         Ok(code) => code,
@@ -114,6 +127,30 @@ fn main() -> ExitCode {
 fn list() -> Result<ExitCode, UsageError> {
     for world in catalog::all().map_err(UsageError)? {
         println!("{:<40} {}", world.name, world.summary);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
+    let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    let worlds = catalog::all().map_err(UsageError)?;
+    let results: Vec<ScenarioResult> = worlds
+        .iter()
+        .map(|w| {
+            check(
+                WebMcpModel::new(w.clone(), variant),
+                &CheckOptions {
+                    threads: 1,
+                    ..CheckOptions::default()
+                },
+            )
+        })
+        .collect();
+    let text = output::markdown_report(&worlds, &results);
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| UsageError(format!("{}: {e}", path.display())))?,
+        None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -58,7 +58,15 @@ impl WebMcpModel {
     pub fn enabled_actions(&self, s: &State, out: &mut Vec<Action>) {
         let w = &*self.world;
         for d in 0..w.docs.len() as DocId {
-            if s.doc(d).script.status == ScriptStatus::NotStarted && s.is_fully_active(d) {
+            // A container's script starts before its iframes' scripts (it runs while the
+            // container is parsed, before the iframe's document loads).
+            let container_started = w.navs[w.docs[d as usize].nav as usize]
+                .container
+                .is_none_or(|c| s.doc(c).script.status != ScriptStatus::NotStarted);
+            if s.doc(d).script.status == ScriptStatus::NotStarted
+                && s.is_fully_active(d)
+                && container_started
+            {
                 out.push(Action::RunScript(d));
             }
         }
@@ -270,9 +278,6 @@ impl<R: Recorder> Cx<'_, R> {
         }
         let d = self.s.doc_mut(doc);
         d.toolchanges = (d.toolchanges + 1).min(3);
-        if d.script.status == ScriptStatus::AwaitingToolchange {
-            d.script.status = ScriptStatus::Ready;
-        }
     }
 
     /// The ordering example: the registration promise is fulfilled only after every

@@ -102,6 +102,7 @@ impl<R: Recorder> Cx<'_, R> {
                     && match self.s.doc(d).script.status {
                         ScriptStatus::Ready => true,
                         ScriptStatus::AwaitingCall(c) => self.s.promises[c as usize].is_settled(),
+                        ScriptStatus::AwaitingToolchange => self.toolchange_arrived(d),
                         _ => false,
                     }
             });
@@ -109,6 +110,19 @@ impl<R: Recorder> Cx<'_, R> {
             self.s.doc_mut(doc).script.status = ScriptStatus::Ready;
             self.run_script(doc);
         }
+    }
+
+    /// `awaitToolchange`: the page counts `toolchange` events from the start of its script
+    /// (a handler installed first thing); its k-th `awaitToolchange` resumes once k events
+    /// have fired.
+    fn toolchange_arrived(&self, doc: DocId) -> bool {
+        let pc = self.s.doc(doc).script.pc as usize;
+        let script = &self.w.docs[doc as usize].script;
+        let k = script[..pc.min(script.len())]
+            .iter()
+            .filter(|op| matches!(op, Op::AwaitToolchange))
+            .count();
+        self.s.doc(doc).toolchanges as usize >= k.min(3)
     }
 
     /// Runs `f` as a task on `agent`'s event loop, then its microtask checkpoint.

@@ -1,0 +1,205 @@
+//! End-to-end tests of the `webmcp-check` binary: verdicts of the standard scenarios, exit
+//! codes, and one-line errors for bad input.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+}
+
+fn scenario_expectations() -> BTreeMap<String, BTreeMap<String, String>> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let expect = v["expect"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+            .collect();
+        out.insert(v["name"].as_str().unwrap().to_string(), expect);
+    }
+    out
+}
+
+#[test]
+fn check_all_gives_every_expected_verdict() {
+    let out = bin()
+        .args(["check", "--all", "--format", "json", "--no-timings"])
+        .output()
+        .unwrap();
+    // The draft as written violates properties: exit code 1.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let expectations = scenario_expectations();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), expectations.len());
+    let mut witnessed = BTreeMap::new();
+    for s in scenarios {
+        let name = s["scenario"].as_str().unwrap();
+        assert_eq!(
+            s["exhaustive"], true,
+            "{name} must be explored exhaustively"
+        );
+        assert!(s["unique_states"].as_u64().unwrap() > 0);
+        let expect = &expectations[name];
+        for p in s["properties"].as_array().unwrap() {
+            let prop = p["name"].as_str().unwrap();
+            let verdict = p["verdict"].as_str().unwrap();
+            if verdict == "witnessed" {
+                *witnessed.entry(prop.to_string()).or_insert(0) += 1;
+            }
+            let wanted = expect.get(prop).map(String::as_str);
+            match wanted {
+                Some(w) => assert_eq!(verdict, w, "{name}: {prop}"),
+                None => assert!(
+                    verdict == "hold" || verdict == "not witnessed",
+                    "{name}: {prop} is {verdict} but the scenario does not expect it"
+                ),
+            }
+            if verdict == "violated" {
+                let steps = p["counterexample"]
+                    .as_array()
+                    .expect("a violation carries its counterexample");
+                assert!(!steps.is_empty());
+            }
+        }
+        for prop in expect.keys() {
+            assert!(
+                s["properties"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["name"] == prop.as_str()),
+                "{name} expects unknown property {prop}"
+            );
+        }
+    }
+    // Non-vacuity: every witness is reached by some standard scenario.
+    for p in report["scenarios"][0]["properties"].as_array().unwrap() {
+        if p["kind"] == "sometimes" {
+            let name = p["name"].as_str().unwrap();
+            assert!(
+                witnessed.contains_key(name),
+                "no standard scenario witnesses {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_scenario_without_violations_exits_zero() {
+    let out = bin()
+        .args(["check", "--scenario", "register-and-discover"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("register-and-discover [seed]: "), "{text}");
+    assert!(text.contains("unique"));
+}
+
+#[test]
+fn a_bound_that_stops_exploration_is_incomplete_not_a_pass() {
+    let out = bin()
+        .args([
+            "check",
+            "--scenario",
+            "register-and-discover",
+            "--max-depth",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("INCOMPLETE"));
+}
+
+#[test]
+fn list_names_every_scenario_first_on_its_line() {
+    let out = bin().arg("list").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let names: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let expected: Vec<String> = scenario_expectations().into_keys().collect();
+    assert_eq!(names, expected);
+    assert!(names.len() >= 18);
+}
+
+fn one_line_error(args: &[&str]) -> String {
+    let out = bin().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?} printed: {err}");
+    assert!(!err.contains("panicked"));
+    err
+}
+
+#[test]
+fn bad_input_gets_one_line_and_exit_two() {
+    assert!(one_line_error(&["check", "--scenario", "no-such"])
+        .contains("unknown scenario \"no-such\""));
+    assert!(one_line_error(&["check", "--frobnicate"]).contains("--frobnicate"));
+    assert!(one_line_error(&["check", "--all", "--variant", "bogus"]).contains("unknown variant"));
+    assert!(one_line_error(&["check"]).contains("nothing to check"));
+    let dir = std::env::temp_dir().join(format!("webmcp-check-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad_json = dir.join("bad.json");
+    std::fs::write(&bad_json, "{\"name\": \"x\",\n \"summary\": 3}").unwrap();
+    let err = one_line_error(&["check", "--scenario-file", bad_json.to_str().unwrap()]);
+    assert!(err.contains("line 2"), "{err}");
+    let bad_ref = dir.join("bad-ref.json");
+    std::fs::write(
+        &bad_ref,
+        r#"{"name":"x","summary":"s","description":"d",
+            "tabs":[{"tab":"main","top":{"doc":"top","url":"https://a.example/"}}],
+            "scripts":{"top":[{"await":"nothing"}]}}"#,
+    )
+    .unwrap();
+    let err = one_line_error(&["check", "--scenario-file", bad_ref.to_str().unwrap()]);
+    assert!(
+        err.contains("scripts.top[0]") && err.contains("nothing"),
+        "{err}"
+    );
+    let missing = dir.join("missing.json");
+    assert!(
+        one_line_error(&["check", "--scenario-file", missing.to_str().unwrap()])
+            .contains("missing.json")
+    );
+}
+
+#[test]
+fn a_user_scenario_file_is_checked() {
+    let dir = std::env::temp_dir().join(format!("webmcp-check-user-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.json");
+    std::fs::write(
+        &file,
+        r#"{"name":"mine","summary":"s","description":"d",
+            "tabs":[{"tab":"main","top":{"doc":"top","url":"https://a.example/"}}],
+            "scripts":{"top":[{"as":"r","registerTool":{"name":"bad name!","description":"d"}}]}}"#,
+    )
+    .unwrap();
+    let out = bin()
+        .args(["check", "--scenario-file", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .starts_with("mine [seed]"));
+}
