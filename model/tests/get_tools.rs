@@ -110,12 +110,15 @@ fn same_origin_iframe_tool_is_listed() {
         json!({
             "child": [{"registerTool": {"name": "t1", "title": "T", "description": "d",
                 "inputSchema": {"type": "object"}}}],
-            "top": [{"as": "list", "getTools": {}}, {"await": "list"}]
+            "top": [{"awaitToolchange": true}, {"as": "list", "getTools": {}}, {"await": "list"}]
         }),
     );
     let m = model(&text);
+    // The parent's script starts first and waits for the iframe's toolchange.
     let (s, _) = run_script(&m, &m.initial_state(), "child");
+    assert_eq!(status(&m, &s, "list"), Status::NotCalled);
     let end = run_to_end(&m, &s);
+    assert_eq!(end.doc(doc(&m, "top")).toolchanges, 1);
     assert_eq!(
         listed(&m, &end, "list"),
         vec![triple("t1", "child", "https://a.example")]
@@ -168,10 +171,18 @@ fn cross_origin(
     let text = scenario(
         json!([{"tab": "main", "top": {"doc": "top", "url": "https://a.example/",
             "iframes": [{"nav": "frame", "allow": "tools", "doc": "child", "url": "https://b.example/"}]}}]),
-        json!({"child": [reg], "top": [{"registerTool": {"name": "own", "description": "d"}}, get, {"await": "list"}]}),
+        json!({"child": [reg], "top": [
+            {"as": "own", "registerTool": {"name": "own", "description": "d"}},
+            {"await": "own"},
+            get,
+            {"await": "list"}
+        ]}),
     );
     let m = model(&text);
+    // The parent starts first and waits for its own registration; the iframe registers
+    // before the parent's getTools call, whatever the schedule.
     let (s, _) = run_script(&m, &m.initial_state(), "child");
+    assert_eq!(status(&m, &s, "list"), Status::NotCalled);
     assert_eq!(
         s.doc(doc(&m, "child")).tools.len(),
         1,
@@ -245,13 +256,14 @@ fn equal_names_keep_tree_order() {
             "c2": [{"registerTool": {"name": "t1", "description": "d"}}],
             "c1": [{"registerTool": {"name": "t1", "description": "d"}},
                    {"registerTool": {"name": "a", "description": "d"}}],
-            "top": [{"registerTool": {"name": "t1", "description": "d"}},
+            "top": [{"as": "own", "registerTool": {"name": "t1", "description": "d"}},
+                    {"await": "own"},
                     {"as": "list", "getTools": {}}, {"await": "list"}]
         }),
     );
     let m = model(&text);
     let mut s = m.initial_state();
-    for d in ["c2", "c1"] {
+    for d in ["top", "c2", "c1"] {
         s = run_script(&m, &s, d).0;
     }
     let end = run_to_end(&m, &s);

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value as Json};
 use webmcp_model::machine::Action;
-use webmcp_model::state::{PromiseState, Reason, State, Status};
+use webmcp_model::state::{PromiseState, Reason, ScriptStatus, State, Status};
 use webmcp_model::world::{CallId, CtrlId, DocId};
 use webmcp_model::{StepId, Variant, WebMcpModel, World};
 
@@ -84,9 +84,25 @@ pub fn apply(m: &WebMcpModel, s: &State, a: Action) -> State {
     apply_recorded(m, s, a).0
 }
 
-/// Starts the script of document `name` (its first task) from `s`.
+/// Starts the script of document `name` (its first task) from `s`. A container's script
+/// starts before its iframes' scripts, so the scripts of `name`'s ancestors that have not
+/// started yet are started first (outermost first). The steps returned are those of
+/// `name`'s own first task only.
 pub fn run_script(m: &WebMcpModel, s: &State, name: &str) -> (State, Vec<StepId>) {
-    apply_recorded(m, s, Action::RunScript(doc(m, name)))
+    let d = doc(m, name);
+    let mut chain = Vec::new();
+    let mut cur = m.world.navs[m.world.docs[d as usize].nav as usize].container;
+    while let Some(c) = cur {
+        chain.push(c);
+        cur = m.world.navs[m.world.docs[c as usize].nav as usize].container;
+    }
+    let mut s = s.clone();
+    for c in chain.into_iter().rev() {
+        if s.doc(c).script.status == ScriptStatus::NotStarted {
+            s = apply(m, &s, Action::RunScript(c));
+        }
+    }
+    apply_recorded(m, &s, Action::RunScript(d))
 }
 
 /// Repeatedly applies the first enabled action accepted by `keep` until none is left: one
