@@ -303,6 +303,18 @@ fn strip_serde_position(msg: &str) -> String {
     }
 }
 
+/// A document to declare: its name, URL, navigable, agent, whether its agent cluster is
+/// origin-keyed, whether it starts active, and its iframe's `allow` and src origin.
+struct NewDoc<'a> {
+    name: &'a str,
+    url: &'a str,
+    nav: NavId,
+    agent: &'a Option<String>,
+    keyed: bool,
+    active: bool,
+    frame: (Option<String>, Option<OriginId>),
+}
+
 #[derive(Default)]
 struct Compiler {
     strings: Vec<String>,
@@ -329,16 +341,16 @@ impl Compiler {
         (self.strings.len() - 1) as StrId
     }
 
-    fn add_doc(
-        &mut self,
-        spec_doc: &str,
-        url: &str,
-        nav: NavId,
-        agent: &Option<String>,
-        keyed: bool,
-        active: bool,
-        frame: (Option<String>, Option<OriginId>),
-    ) -> Result<DocId, ScenarioError> {
+    fn add_doc(&mut self, d: NewDoc<'_>) -> Result<DocId, ScenarioError> {
+        let NewDoc {
+            name: spec_doc,
+            url,
+            nav,
+            agent,
+            keyed,
+            active,
+            frame,
+        } = d;
         if self.docs.iter().any(|d| d.name == spec_doc) {
             return err(format!("document \"{spec_doc}\" is declared twice"));
         }
@@ -381,15 +393,15 @@ impl Compiler {
         }
         let nav = self.navs.len() as NavId;
         let src = self.origins.parse(&d.url);
-        let doc = self.add_doc(
-            &d.doc,
-            &d.url,
+        let doc = self.add_doc(NewDoc {
+            name: &d.doc,
+            url: &d.url,
             nav,
-            &d.agent,
-            d.origin_keyed,
-            true,
-            (allow, src),
-        )?;
+            agent: &d.agent,
+            keyed: d.origin_keyed,
+            active: true,
+            frame: (allow, src),
+        })?;
         self.navs.push(Nav {
             name: name.to_string(),
             tab,
@@ -423,15 +435,15 @@ impl Compiler {
                 return err(format!("navigable \"{}\" has two navigations", n.nav));
             }
             let frame = self.frame_info[self.navs[nav].initial as usize].clone();
-            let doc = self.add_doc(
-                &n.doc,
-                &n.url,
-                nav as NavId,
-                &n.agent,
-                n.origin_keyed,
-                false,
+            let doc = self.add_doc(NewDoc {
+                name: &n.doc,
+                url: &n.url,
+                nav: nav as NavId,
+                agent: &n.agent,
+                keyed: n.origin_keyed,
+                active: false,
                 frame,
-            )?;
+            })?;
             self.navs[nav].replacement = Some(doc);
         }
         self.assign_agents();
@@ -617,13 +629,10 @@ impl Compiler {
             let name = self.intern(&t.name);
             let title = t.title.as_deref().map(|x| self.intern(x));
             let description = self.intern(&t.description);
-            let schema = match &t.input_schema {
-                None => None,
-                Some(v) => Some(match v.serialize() {
-                    Ok(s) => Ok(self.intern(&s)),
-                    Err(e) => Err(e),
-                }),
-            };
+            let schema = t
+                .input_schema
+                .as_ref()
+                .map(|v| v.serialize().map(|text| self.intern(&text)));
             let annotations = t.annotations.as_ref().map(|a| Annotations {
                 read_only: a.read_only_hint,
                 untrusted_content: a.untrusted_content_hint,

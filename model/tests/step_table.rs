@@ -21,10 +21,9 @@ fn spec_ids() -> Vec<String> {
         let after = &rest[end + 1..];
         let is_step_id = id.contains('#') || id.ends_with(".example") || id.ends_with(".issue");
         let introduces = after.starts_with(':') || after.starts_with(" ≡");
-        if is_step_id && introduces && id.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
-            if !ids.contains(&id.to_string()) {
-                ids.push(id.to_string());
-            }
+        let lowercase = id.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+        if is_step_id && introduces && lowercase && !ids.contains(&id.to_string()) {
+            ids.push(id.to_string());
         }
     }
     ids
@@ -38,23 +37,42 @@ fn step_table_matches_the_spec() {
     let table_set: BTreeSet<_> = table.iter().collect();
     let missing: Vec<_> = spec_set.difference(&table_set).collect();
     let extra: Vec<_> = table_set.difference(&spec_set).collect();
-    assert!(missing.is_empty(), "steps in the spec but not in STEPS: {missing:?}");
-    assert!(extra.is_empty(), "steps in STEPS but not in the spec: {extra:?}");
+    assert!(
+        missing.is_empty(),
+        "steps in the spec but not in STEPS: {missing:?}"
+    );
+    assert!(
+        extra.is_empty(),
+        "steps in STEPS but not in the spec: {extra:?}"
+    );
     assert_eq!(spec, table, "STEPS must follow the spec's order");
 }
 
 #[test]
 fn every_assert_of_the_spec_is_an_assert_row() {
     let text = include_str!("../../spec/webmcp-algorithms.md");
-    let asserts = text.lines().filter(|l| l.contains("**ASSERT:**") && l.trim_start().starts_with("- `")).count();
-    assert_eq!(STEPS.iter().filter(|s| s.kind == StepKind::Assert).count(), asserts);
+    let asserts = text
+        .lines()
+        .filter(|l| l.contains("**ASSERT:**") && l.trim_start().starts_with("- `"))
+        .count();
+    assert_eq!(
+        STEPS.iter().filter(|s| s.kind == StepKind::Assert).count(),
+        asserts
+    );
     assert_eq!(asserts, 10);
 }
 
 #[test]
 fn the_vendored_spec_is_the_shared_one_when_present() {
-    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec/webmcp-algorithms.md");
+    let shared = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/spec/webmcp-algorithms.md"
+    );
     if let Ok(text) = std::fs::read_to_string(shared) {
-        assert_eq!(text, include_str!("../../spec/webmcp-algorithms.md"), "spec/ is out of date: copy ../shared/spec/");
+        assert_eq!(
+            text,
+            include_str!("../../spec/webmcp-algorithms.md"),
+            "spec/ is out of date: copy ../shared/spec/"
+        );
     }
 }
