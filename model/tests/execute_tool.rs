@@ -89,7 +89,12 @@ fn run_pending(m: &WebMcpModel) -> webmcp_model::State {
     let (s, rec) = run_script(m, &m.initial_state(), "top");
     assert_eq!(status(m, &s, "exec"), Status::Pending);
     assert_eq!(last_step(&rec), "execute-tool#16");
-    run_while(m, &s, |_| true, |st| assert!(st.bodies.is_empty(), "a tool body ran"))
+    run_while(
+        m,
+        &s,
+        |_| true,
+        |st| assert!(st.bodies.is_empty(), "a tool body ran"),
+    )
 }
 
 #[test]
@@ -182,11 +187,21 @@ fn primitive_json_input_runs_the_body_and_fulfils() {
     assert_eq!(body.target, top);
     assert!(!body.settled);
     assert!(s.doc(top).local.contains(&exec));
-    assert_eq!(s.pending[0].len(), 1, "the pending execution is in the tab's map");
-    assert_eq!(enabled(&m, &s), vec![Action::SettleTool(exec, Outcome::Fulfil)]);
+    assert_eq!(
+        s.pending[0].len(),
+        1,
+        "the pending execution is in the tab's map"
+    );
+    assert_eq!(
+        enabled(&m, &s),
+        vec![Action::SettleTool(exec, Outcome::Fulfil)]
+    );
     let (s, rec) = apply_recorded(&m, &s, Action::SettleTool(exec, Outcome::Fulfil));
     let ids: Vec<&str> = rec.iter().map(|st| st.id()).collect();
-    assert!(ids.contains(&"imperative-execute-steps#9.fulfilled.5"), "{ids:?}");
+    assert!(
+        ids.contains(&"imperative-execute-steps#9.fulfilled.5"),
+        "{ids:?}"
+    );
     assert!(s.bodies[&exec].settled);
     assert!(s.doc(top).local.is_empty());
     let end = run_to_end(&m, &s);
@@ -224,6 +239,12 @@ fn body_rejection_rejects_with_unknown_error() {
         );
         let s = apply(&m, &s, Action::SettleTool(exec, outcome));
         let end = run_to_end(&m, &s);
-        assert_rejected(&m, &end, "exec", Reason::UnknownError, "execute-tool#15.10.5");
+        assert_rejected(
+            &m,
+            &end,
+            "exec",
+            Reason::UnknownError,
+            "execute-tool#15.10.5",
+        );
     }
 }
