@@ -83,7 +83,7 @@ fn name_strategy() -> impl Strategy<Value = String> {
         prop::collection::vec(name_char(), 0..=140).prop_map(|v| v.into_iter().collect()),
         // Exactly around the length limit, optionally with one odd character.
         (120usize..=135, prop::option::of((0usize..135, name_char()))).prop_map(|(n, odd)| {
-            let mut v: Vec<char> = std::iter::repeat('a').take(n).collect();
+            let mut v: Vec<char> = vec!['a'; n];
             if let Some((i, c)) = odd {
                 if n > 0 {
                     v[i % n] = c;
