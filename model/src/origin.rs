@@ -35,7 +35,7 @@ pub fn is_potentially_trustworthy(origin: &url::Origin) -> bool {
                 url::Host::Ipv6(ip) => ip.is_loopback(),
                 // Step 4: "localhost" and its subdomains (let-localhost-be-localhost).
                 url::Host::Domain(d) => {
-                    let d = d.trim_end_matches('.');
+                    let d = d.strip_suffix('.').unwrap_or(d);
                     d == "localhost" || d.ends_with(".localhost")
                 }
             }
@@ -49,6 +49,9 @@ pub fn is_potentially_trustworthy(origin: &url::Origin) -> bool {
 #[derive(Clone, Debug, Default)]
 pub struct OriginTable {
     origins: Vec<url::Origin>,
+    /// Set when a scenario needs more than [`OriginTable::CAPACITY`] origins; compiling it
+    /// then fails with an error instead of mixing ids up.
+    overflowed: bool,
 }
 
 impl OriginTable {
@@ -57,12 +60,20 @@ impl OriginTable {
         if let Some(i) = self.origins.iter().position(|o| *o == origin) {
             return i as OriginId;
         }
-        assert!(
-            self.origins.len() < 64,
-            "a scenario may use at most 64 origins"
-        );
+        if self.origins.len() >= Self::CAPACITY {
+            self.overflowed = true;
+            return 0;
+        }
         self.origins.push(origin);
         (self.origins.len() - 1) as OriginId
+    }
+
+    /// Origin sets are 64-bit masks.
+    pub const CAPACITY: usize = 64;
+
+    /// Whether some origin could not be interned (see [`OriginTable::CAPACITY`]).
+    pub fn overflowed(&self) -> bool {
+        self.overflowed
     }
 
     /// Parses `input` and interns its origin; `None` when the URL parser returns failure.
@@ -153,6 +164,9 @@ mod tests {
         assert!(trust("http://[::1]:80"));
         assert!(!trust("http://evil.example"));
         assert!(!trust("http://localhost.evil.example"));
+        assert!(trust("http://localhost./"));
+        assert!(!trust("http://localhost../"));
+        assert!(!trust("http://sub.localhost../"));
         assert!(!trust("file:///etc/passwd"));
         assert!(!trust("data:text/html,hi"));
         assert!(!trust("ftp://a.example"));

@@ -465,6 +465,12 @@ impl Compiler {
             let parsed = self.origins.parse(&self.strings[s as usize].clone());
             self.origin_string_parse.insert(s, parsed);
         }
+        if self.origins.overflowed() {
+            return err(format!(
+                "the scenario uses more than {} distinct origins (each opaque origin counts once per use)",
+                OriginTable::CAPACITY
+            ));
+        }
         let tool_result = self.intern("\"done\"");
         let empty_string = self.intern("");
         Ok(World {

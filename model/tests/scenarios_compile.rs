@@ -51,3 +51,16 @@ fn there_are_at_least_twenty_scenarios() {
     let n = scenario_files().len();
     assert!(n >= 20, "only {n} scenario files in scenarios/");
 }
+
+#[test]
+fn too_many_origins_is_an_error_not_a_panic() {
+    let exposed: Vec<String> = (0..70).map(|i| format!("data:text/plain,{i}")).collect();
+    let text = serde_json::json!({
+        "name": "many", "summary": "s", "description": "d",
+        "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}],
+        "scripts": {"top": [{"registerTool": {"name": "t", "description": "d"}, "exposedTo": exposed}]}
+    })
+    .to_string();
+    let err = webmcp_model::World::from_json(&text).unwrap_err();
+    assert!(err.0.contains("more than 64 distinct origins"), "{err}");
+}
