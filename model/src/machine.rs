@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::cx::{Cx, Recorder, Where};
-use crate::state::{Ghost, Lifecycle, ScriptStatus, State, TaskKind};
+use crate::state::{Ghost, ScriptStatus, State, TaskKind};
 use crate::threads::{Thread, ThreadKey};
 use crate::variant::Variant;
 use crate::world::{AgentId, CallId, CtrlId, DocId, NavId, Outcome, TabId, World};
@@ -365,9 +365,4 @@ impl stateright::Model for WebMcpModel {
     fn next_state(&self, s: &State, a: Action) -> Option<State> {
         Some(self.apply(s, a, &mut ()))
     }
-}
-
-/// Whether a document has reached the end of its life (used by properties).
-pub fn is_destroyed(s: &State, d: DocId) -> bool {
-    s.doc(d).lifecycle == Lifecycle::Destroyed
 }

@@ -134,6 +134,16 @@ pub enum Reason {
     Aborted(CtrlId),
 }
 
+impl From<crate::names::Thrown> for Reason {
+    /// The exception serialization threw, as the rejection reason.
+    fn from(t: crate::names::Thrown) -> Reason {
+        match t {
+            crate::names::Thrown::TypeError => Reason::TypeError,
+            crate::names::Thrown::Error => Reason::Error,
+        }
+    }
+}
+
 impl Reason {
     /// The `DOMException` name (or error type) a page observes.
     pub fn name(self) -> &'static str {

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::names::{json_text_is_object, tool_name_is_valid, JsValue, Thrown};
+use crate::names::{json_text_is_object, JsValue, Thrown};
 use crate::origin::{OriginId, OriginTable, ParsedOrigin};
 use crate::scenario::{DocSpec, EnvironmentSpec, OpSpec, Scenario};
 
@@ -651,8 +651,6 @@ impl Compiler {
                 Some(s) => Some(self.ctrl(doc, s, at)?),
                 None => None,
             };
-            // Keep the real string: the grammar is checked by the transition, not here.
-            let _ = tool_name_is_valid;
             return Ok(Op::Register(RegisterOp {
                 call,
                 name,

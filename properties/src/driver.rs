@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use stateright::{Checker, Expectation, Model, Property};
+use stateright::{Checker, Model, Property};
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 use webmcp_model::steps::StepId;
@@ -239,12 +239,4 @@ pub fn replay_path(model: &WebMcpModel, actions: Vec<Action>) -> Vec<TraceStep> 
             TraceStep { action, steps }
         })
         .collect()
-}
-
-/// Expectation of a property, in stateright's terms (for callers that need it).
-pub fn expectation(kind: Kind) -> Expectation {
-    match kind {
-        Kind::Always | Kind::AtTermination => Expectation::Always,
-        Kind::Sometimes => Expectation::Sometimes,
-    }
 }

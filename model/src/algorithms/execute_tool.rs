@@ -1,7 +1,6 @@
 //! The `executeTool(tool, inputObject, options)` method steps (`execute-tool`).
 
 use crate::cx::{Cx, Recorder};
-use crate::names::Thrown;
 use crate::s;
 use crate::state::{AbortStep, PendingExecution, Reason, RegisteredTool, TaskKind};
 use crate::threads::{CancelPc, CancelProc, ExecutePc, Thread, ThreadKey};
@@ -49,11 +48,7 @@ impl<R: Recorder> Cx<'_, R> {
         self.assert_that(s!("execute-tool#8"), !opaque);
         self.step(s!("execute-tool#9"));
         if let Err(thrown) = op.input_json {
-            let reason = match thrown {
-                Thrown::TypeError => Reason::TypeError,
-                Thrown::Error => Reason::Error,
-            };
-            return self.return_rejected(call, reason, s!("execute-tool#9"));
+            return self.return_rejected(call, thrown.into(), s!("execute-tool#9"));
         }
         self.step(s!("execute-tool#10"));
         self.new_promise(call);

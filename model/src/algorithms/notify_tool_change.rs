@@ -25,14 +25,6 @@ impl<R: Recorder> Cx<'_, R> {
             resolve_registration,
             pc,
         };
-        let after_notify = |cx: &Self| {
-            let _ = cx;
-            if resolve_registration {
-                Some(next(NotifyPc::ResolveRegistration))
-            } else {
-                None
-            }
-        };
         match pc {
             NotifyPc::Start => {
                 self.assert_in_parallel(s!("notify-tool-change#1"));
@@ -47,7 +39,8 @@ impl<R: Recorder> Cx<'_, R> {
                     self.notify_one(owner, exposed, cause, resolve_registration, nav);
                 }
                 if navs.0 == 0 {
-                    after_notify(self)
+                    // A registration goes on to register-tool#21.2; an unregistration is done.
+                    resolve_registration.then(|| next(NotifyPc::ResolveRegistration))
                 } else {
                     Some(next(NotifyPc::Visit(navs)))
                 }

@@ -2,7 +2,6 @@
 
 use crate::cx::{Cx, Recorder};
 use crate::names::tool_name_is_valid;
-use crate::names::Thrown;
 use crate::origin::OriginSet;
 use crate::s;
 use crate::state::{AbortStep, Reason, ToolDefinition};
@@ -51,11 +50,7 @@ impl<R: Recorder> Cx<'_, R> {
             match schema {
                 Ok(text) => stringified = Some(text),
                 Err(thrown) => {
-                    let reason = match thrown {
-                        Thrown::TypeError => Reason::TypeError,
-                        Thrown::Error => Reason::Error,
-                    };
-                    return self.return_rejected(call, reason, s!("register-tool#13"));
+                    return self.return_rejected(call, thrown.into(), s!("register-tool#13"));
                 }
             }
         }
