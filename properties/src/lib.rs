@@ -5,6 +5,7 @@
 //! scenario with stateright's breadth-first search ([`driver`]).
 
 pub mod catalogue;
+pub mod coverage;
 pub mod driver;
 
 pub use catalogue::{Kind, PropertyDef};
