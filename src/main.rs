@@ -2,15 +2,17 @@
 
 #![recursion_limit = "512"]
 
+mod baseline;
 mod catalog;
 mod output;
+mod progress;
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, CheckOptions, ScenarioResult, Verdict};
+use webmcp_properties::{check, check_with_progress, CheckOptions, Mode, ScenarioResult, Verdict};
 
 #[derive(Parser)]
 #[command(name = "webmcp-check", version, about = "Model-check the W3C WebMCP draft", long_about = None)]
@@ -27,6 +29,30 @@ enum Command {
     Check(CheckArgs),
     /// Check every embedded scenario and write the results as Markdown (docs/results.md).
     Report(ReportArgs),
+    /// Which spec steps the scenario suite executes, and which it never reaches and why.
+    Coverage(CoverageArgs),
+}
+
+#[derive(clap::Args)]
+struct CoverageArgs {
+    /// Cover the whole standard suite (the default when no --scenario is given).
+    #[arg(long)]
+    all: bool,
+    /// Restrict to these embedded scenarios (repeatable).
+    #[arg(long = "scenario", value_name = "NAME")]
+    scenarios: Vec<String>,
+    /// The spec variant: seed (the text as written), proposed, or seed+FIX+...
+    #[arg(long, default_value = "seed")]
+    variant: String,
+    #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
+    format: CoverageFormat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CoverageFormat {
+    Human,
+    Json,
+    Markdown,
 }
 
 #[derive(clap::Args)]
@@ -53,7 +79,17 @@ struct CheckArgs {
     /// The spec variant: seed (the text as written), proposed, or seed+FIX+...
     #[arg(long, default_value = "seed")]
     variant: String,
-    /// Checker threads (1 guarantees shortest counterexamples).
+    /// How to explore: bfs (exhaustive, shortest counterexamples), dfs (exhaustive), sim
+    /// (random walks; never exhaustive).
+    #[arg(long, value_enum, default_value_t = ModeArg::Bfs)]
+    mode: ModeArg,
+    /// The seed of --mode sim (the same seed gives the same walks).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// How many random walks --mode sim takes per scenario.
+    #[arg(long, default_value_t = 1000)]
+    runs: u64,
+    /// Checker threads (1 guarantees shortest counterexamples under bfs).
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Stop after generating this many states (the verdict is then incomplete).
@@ -67,6 +103,12 @@ struct CheckArgs {
     timeout: Option<u64>,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// A known-findings file: listed violations do not fail the run; unlisted ones do.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<std::path::PathBuf>,
+    /// No progress display on stderr.
+    #[arg(long, short)]
+    quiet: bool,
     /// Show every property, not only violations and witnesses.
     #[arg(long)]
     verbose: bool,
@@ -75,10 +117,20 @@ struct CheckArgs {
     no_timings: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
     Human,
     Json,
+    Junit,
+    Markdown,
+    Github,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Bfs,
+    Dfs,
+    Sim,
 }
 
 /// An error that ends the run with exit code 2 and one line on stderr.
@@ -114,6 +166,7 @@ fn main() -> ExitCode {
         Command::List => list(),
         Command::Check(args) => run_check(&args),
         Command::Report(args) => report(&args),
+        Command::Coverage(args) => coverage(&args),
     };
     match result {
         Ok(code) => code,
@@ -129,6 +182,44 @@ fn list() -> Result<ExitCode, UsageError> {
         println!("{:<40} {}", world.name, world.summary);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Exit 1 when some executable step is reached by no scenario and is not unreachable by
+/// construction: the suite needs a scenario for it.
+fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
+    use webmcp_properties::coverage::{Coverage, Unreached};
+    let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    let worlds = if args.scenarios.is_empty() || args.all {
+        catalog::all().map_err(UsageError)?
+    } else {
+        args.scenarios
+            .iter()
+            .map(|n| catalog::named(n))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(UsageError)?
+    };
+    let models: Vec<WebMcpModel> = worlds
+        .into_iter()
+        .map(|w| WebMcpModel::new(w, variant))
+        .collect();
+    let cov = Coverage::of(&models);
+    match args.format {
+        CoverageFormat::Human => print!("{}", cov.render_text()),
+        CoverageFormat::Markdown => print!("{}", cov.render_markdown()),
+        CoverageFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&cov.render_json()).expect("JSON")
+        ),
+    }
+    let gaps = cov
+        .unreached()
+        .iter()
+        .any(|(_, u)| *u == Unreached::NotExercised);
+    Ok(if gaps {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
@@ -175,33 +266,82 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     if args.threads == 0 {
         return Err(UsageError("--threads must be at least 1".into()));
     }
+    if args.runs == 0 {
+        return Err(UsageError("--runs must be at least 1".into()));
+    }
+    let baseline = match &args.baseline {
+        Some(path) => Some(baseline::Baseline::load(path).map_err(UsageError)?),
+        None => None,
+    };
     let options = CheckOptions {
+        mode: match args.mode {
+            ModeArg::Bfs => Mode::Bfs,
+            ModeArg::Dfs => Mode::Dfs,
+            ModeArg::Sim => Mode::Sim {
+                seed: args.seed,
+                runs: args.runs,
+            },
+        },
         threads: args.threads,
         max_states: args.max_states,
         max_depth: args.max_depth,
         timeout: args.timeout.map(Duration::from_secs),
     };
     let mut results: Vec<ScenarioResult> = Vec::new();
-    for world in worlds {
-        let result = check(WebMcpModel::new(world.clone(), variant), &options);
-        if let Format::Human = args.format {
+    for world in &worlds {
+        let model = WebMcpModel::new(world.clone(), variant);
+        let result = if args.quiet {
+            check(model, &options)
+        } else {
+            let mut bar = progress::Bar::new(&world.name);
+            let r = check_with_progress(model, &options, &mut |p| bar.update(p));
+            bar.finish();
+            r
+        };
+        if args.format == Format::Human {
             print!(
                 "{}",
-                output::human(&world, &result, args.verbose, !args.no_timings)
+                output::human(
+                    world,
+                    &result,
+                    args.verbose,
+                    !args.no_timings,
+                    baseline.as_ref()
+                )
             );
         }
         results.push(result);
     }
-    if let Format::Json = args.format {
-        println!("{}", output::json(&results, !args.no_timings));
+    let judgement = baseline::judge(&results, baseline.as_ref());
+    match args.format {
+        Format::Human => print!(
+            "{}",
+            output::baseline_summary(&judgement, baseline.is_some())
+        ),
+        Format::Json => println!(
+            "{}",
+            output::json(
+                &results,
+                !args.no_timings,
+                baseline.as_ref().map(|_| &judgement)
+            )
+        ),
+        Format::Junit => print!(
+            "{}",
+            output::junit(&results, !args.no_timings, baseline.as_ref())
+        ),
+        Format::Markdown => print!(
+            "{}",
+            output::markdown_summary(&results, &judgement, baseline.is_some(), !args.no_timings)
+        ),
+        Format::Github => print!("{}", output::github(&worlds, &results, &judgement)),
     }
-    let violated = results.iter().any(|r| r.violations().next().is_some());
     let incomplete = results.iter().any(|r| {
         r.properties
             .iter()
             .any(|p| p.verdict == Verdict::Incomplete)
     });
-    Ok(if violated {
+    Ok(if !judgement.new.is_empty() {
         ExitCode::from(1)
     } else if incomplete {
         ExitCode::from(3)

@@ -2,7 +2,9 @@
 
 use serde_json::json;
 use webmcp_model::World;
-use webmcp_properties::{Kind, ScenarioResult, Verdict};
+use webmcp_properties::{Kind, PropertyResult, ScenarioResult, Verdict};
+
+use crate::baseline::{Baseline, Judgement};
 
 fn thousands(n: usize) -> String {
     let s = n.to_string();
@@ -16,7 +18,17 @@ fn thousands(n: usize) -> String {
     out
 }
 
-pub fn human(world: &World, r: &ScenarioResult, verbose: bool, timings: bool) -> String {
+fn is_known(baseline: Option<&Baseline>, r: &ScenarioResult, p: &PropertyResult) -> bool {
+    baseline.is_some_and(|b| b.lists(&r.scenario, p.def.name, &r.variant).is_some())
+}
+
+pub fn human(
+    world: &World,
+    r: &ScenarioResult,
+    verbose: bool,
+    timings: bool,
+    baseline: Option<&Baseline>,
+) -> String {
     let mut out = format!(
         "{} [{}]: {} states generated, {} unique, max depth {}{}{}\n",
         r.scenario,
@@ -32,16 +44,12 @@ pub fn human(world: &World, r: &ScenarioResult, verbose: bool, timings: bool) ->
         if r.exhaustive {
             ""
         } else {
-            ", INCOMPLETE (a bound stopped exploration)"
+            ", INCOMPLETE (not exhaustive: a bound stopped exploration, or random walks)"
         },
     );
     let mut held = 0;
     for p in &r.properties {
-        let show = verbose
-            || matches!(
-                p.verdict,
-                Verdict::Violated | Verdict::Incomplete | Verdict::Witnessed
-            );
+        let show = verbose || matches!(p.verdict, Verdict::Violated | Verdict::Witnessed);
         if !show {
             if p.verdict == Verdict::Holds {
                 held += 1;
@@ -49,6 +57,7 @@ pub fn human(world: &World, r: &ScenarioResult, verbose: bool, timings: bool) ->
             continue;
         }
         let label = match p.verdict {
+            Verdict::Violated if is_known(baseline, r, p) => "known",
             Verdict::Violated => "VIOLATED",
             v => v.as_str(),
         };
@@ -83,14 +92,23 @@ pub fn human(world: &World, r: &ScenarioResult, verbose: bool, timings: bool) ->
             .iter()
             .filter(|p| p.verdict == Verdict::NotWitnessed)
             .count();
+        let undecided = r
+            .properties
+            .iter()
+            .filter(|p| p.verdict == Verdict::Incomplete)
+            .count();
         out.push_str(&format!(
-            "  {held} properties hold; {unwitnessed} witnesses not reachable in this scenario\n"
+            "  {held} properties hold; {unwitnessed} witnesses not reachable in this scenario"
         ));
+        if undecided > 0 {
+            out.push_str(&format!("; {undecided} undecided (incomplete)"));
+        }
+        out.push('\n');
     }
     out
 }
 
-pub fn json(results: &[ScenarioResult], timings: bool) -> String {
+pub fn json(results: &[ScenarioResult], timings: bool, judgement: Option<&Judgement>) -> String {
     let scenarios: Vec<_> = results
         .iter()
         .map(|r| {
@@ -125,7 +143,20 @@ pub fn json(results: &[ScenarioResult], timings: bool) -> String {
             o
         })
         .collect();
-    serde_json::to_string_pretty(&json!({ "scenarios": scenarios })).expect("JSON values serialize")
+    let mut doc = json!({ "scenarios": scenarios });
+    if let Some(j) = judgement {
+        let pairs = |v: &[(String, String)]| {
+            v.iter()
+                .map(|(s, p)| json!({"scenario": s, "property": p}))
+                .collect::<Vec<_>>()
+        };
+        doc["baseline"] = json!({
+            "new": pairs(&j.new),
+            "known": pairs(&j.known),
+            "no_longer_occurring": j.stale.iter().map(|f| json!({"scenario": f.scenario, "property": f.property, "variant": f.variant})).collect::<Vec<_>>(),
+        });
+    }
+    serde_json::to_string_pretty(&doc).expect("JSON values serialize")
 }
 
 /// The step IDs of a counterexample's last action: where the property broke.
@@ -215,6 +246,230 @@ pub fn markdown_report(worlds: &[World], results: &[ScenarioResult]) -> String {
             .collect();
         if !witnessed.is_empty() {
             out.push_str(&format!("\nWitnessed: {}.\n", witnessed.join(", ")));
+        }
+    }
+    out
+}
+
+/// The closing lines of human output when a baseline was given.
+pub fn baseline_summary(j: &Judgement, with_baseline: bool) -> String {
+    if !with_baseline {
+        return String::new();
+    }
+    let mut out = format!(
+        "baseline: {} new violation(s), {} known, {} listed finding(s) no longer occur\n",
+        j.new.len(),
+        j.known.len(),
+        j.stale.len()
+    );
+    for (s, p) in &j.new {
+        out.push_str(&format!("  new: {s}: {p}\n"));
+    }
+    for f in &j.stale {
+        out.push_str(&format!(
+            "  no longer occurs (remove it from the baseline): {}: {} [{}]\n",
+            f.scenario, f.property, f.variant
+        ));
+    }
+    out
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn counterexample_text(p: &PropertyResult) -> String {
+    p.path
+        .as_ref()
+        .map(|path| {
+            path.iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    format!(
+                        "{}. {:?} ({})",
+                        i + 1,
+                        s.action,
+                        webmcp_traces::step_list(&s.steps)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// JUnit XML: one testsuite per scenario, one testcase per property. A new violation is a
+/// failure; a known finding and an undecided property are skipped.
+pub fn junit(results: &[ScenarioResult], timings: bool, baseline: Option<&Baseline>) -> String {
+    let mut suites = String::new();
+    let (mut total, mut failures, mut skipped) = (0, 0, 0);
+    for r in results {
+        let mut cases = String::new();
+        let (mut f, mut sk) = (0, 0);
+        for p in &r.properties {
+            let name = xml_escape(p.def.name);
+            let body = match p.verdict {
+                Verdict::Violated if is_known(baseline, r, p) => {
+                    sk += 1;
+                    "<skipped message=\"known finding (listed in the baseline)\"/>".to_string()
+                }
+                Verdict::Violated => {
+                    f += 1;
+                    format!(
+                        "<failure message=\"{} violated; steps: {}\">{}</failure>",
+                        name,
+                        xml_escape(&p.def.about.join(", ")),
+                        xml_escape(&counterexample_text(p))
+                    )
+                }
+                Verdict::Incomplete => {
+                    sk += 1;
+                    "<skipped message=\"incomplete: a bound stopped exploration\"/>".to_string()
+                }
+                _ => String::new(),
+            };
+            cases.push_str(&format!(
+                "    <testcase classname=\"webmcp-check.{}\" name=\"{}\">{}</testcase>\n",
+                xml_escape(&r.scenario),
+                name,
+                body
+            ));
+        }
+        let time = if timings {
+            format!(" time=\"{:.3}\"", r.seconds)
+        } else {
+            String::new()
+        };
+        suites.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\"{}>\n{}  </testsuite>\n",
+            xml_escape(&r.scenario),
+            r.properties.len(),
+            f,
+            sk,
+            time,
+            cases
+        ));
+        total += r.properties.len();
+        failures += f;
+        skipped += sk;
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{total}\" failures=\"{failures}\" skipped=\"{skipped}\">\n{suites}</testsuites>\n"
+    )
+}
+
+/// A Markdown summary for a CI step summary.
+pub fn markdown_summary(
+    results: &[ScenarioResult],
+    j: &Judgement,
+    with_baseline: bool,
+    timings: bool,
+) -> String {
+    let mut out = String::from("## webmcp-check\n\n");
+    let new = j.new.len();
+    out.push_str(&if with_baseline {
+        format!("**{new} new violation(s)**, {} known finding(s), {} listed finding(s) no longer occur.\n\n", j.known.len(), j.stale.len())
+    } else {
+        format!("**{new} violation(s)** in {} scenario(s).\n\n", results.len())
+    });
+    out.push_str(if timings {
+        "| scenario | variant | unique states | max depth | seconds | violated | verdict |\n|---|---|---:|---:|---:|---:|---|\n"
+    } else {
+        "| scenario | variant | unique states | max depth | violated | verdict |\n|---|---|---:|---:|---:|---|\n"
+    });
+    for r in results {
+        let violated = r.violations().count();
+        let verdict = if !r.exhaustive {
+            "incomplete"
+        } else if violated > 0 {
+            "violations"
+        } else {
+            "pass"
+        };
+        let time = if timings {
+            format!(" {:.2} |", r.seconds)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |{} {} | {} |\n",
+            r.scenario, r.variant, r.unique_states, r.max_depth, time, violated, verdict
+        ));
+    }
+    if !j.new.is_empty() {
+        out.push_str("\n### New violations\n\n");
+        for (s, p) in &j.new {
+            let about = results
+                .iter()
+                .find(|r| &r.scenario == s)
+                .and_then(|r| r.properties.iter().find(|x| x.def.name == p))
+                .map(|x| x.def.about.join(", "))
+                .unwrap_or_default();
+            out.push_str(&format!("- `{s}`: `{p}` (steps: {about})\n"));
+        }
+    }
+    if !j.stale.is_empty() {
+        out.push_str("\n### Listed findings that no longer occur\n\n");
+        for f in &j.stale {
+            out.push_str(&format!(
+                "- `{}`: `{}` under `{}`: remove it from the baseline\n",
+                f.scenario, f.property, f.variant
+            ));
+        }
+    }
+    out
+}
+
+/// GitHub workflow commands: an error per new violation, a warning per stale finding or
+/// incomplete property, each pointing at the scenario file.
+pub fn github(worlds: &[World], results: &[ScenarioResult], j: &Judgement) -> String {
+    let esc = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let mut out = String::new();
+    for (s, p) in &j.new {
+        let r = results.iter().find(|r| &r.scenario == s);
+        let prop = r.and_then(|r| r.properties.iter().find(|x| x.def.name == p));
+        let steps = prop.map(|x| x.def.about.join(", ")).unwrap_or_default();
+        let last = prop
+            .and_then(|x| x.path.as_ref())
+            .and_then(|path| path.last())
+            .map(|st| webmcp_traces::step_list(&st.steps))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "::error file=scenarios/{s}.json,title=webmcp-check {p}::{}\n",
+            esc(&format!("scenario {s} violates {p} (about {steps}); the shortest counterexample ends at: {last}"))
+        ));
+    }
+    for f in &j.stale {
+        out.push_str(&format!(
+            "::warning file=scenarios/{}.json,title=webmcp-check baseline::{}\n",
+            f.scenario,
+            esc(&format!(
+                "{} no longer violates {} under {}: remove it from the known findings",
+                f.scenario, f.property, f.variant
+            ))
+        ));
+    }
+    for (w, r) in worlds.iter().zip(results) {
+        for p in r
+            .properties
+            .iter()
+            .filter(|p| p.verdict == Verdict::Incomplete)
+        {
+            out.push_str(&format!(
+                "::warning file=scenarios/{}.json,title=webmcp-check incomplete::{}\n",
+                w.name,
+                esc(&format!(
+                    "{} was not decided for {}: a bound stopped exploration",
+                    p.def.name, w.name
+                ))
+            ));
         }
     }
     out

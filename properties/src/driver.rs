@@ -67,13 +67,35 @@ impl Model for Checked {
     }
 }
 
+/// How the state space is explored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Breadth-first: exhaustive, and on one thread every counterexample is a shortest one.
+    #[default]
+    Bfs,
+    /// Depth-first: exhaustive, less memory, counterexamples are not shortest.
+    Dfs,
+    /// Random walks from the initial state; never exhaustive.
+    Sim { seed: u64, runs: u64 },
+}
+
 /// Bounds and knobs of one check.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
+    pub mode: Mode,
     pub threads: usize,
     pub max_states: Option<usize>,
     pub max_depth: Option<usize>,
     pub timeout: Option<Duration>,
+}
+
+/// A snapshot of a running check, for progress displays.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub total_states: usize,
+    pub unique_states: usize,
+    pub max_depth: usize,
+    pub elapsed: Duration,
 }
 
 /// What was decided about one property.
@@ -144,10 +166,73 @@ impl ScenarioResult {
     }
 }
 
-/// Model-checks one scenario with breadth-first search.
+/// Model-checks one scenario.
 pub fn check(model: WebMcpModel, options: &CheckOptions) -> ScenarioResult {
+    check_with_progress(model, options, &mut |_| {})
+}
+
+/// What an exploration found, before verdicts are drawn.
+pub(crate) struct Exploration {
+    pub(crate) total_states: usize,
+    pub(crate) unique_states: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) bound_hit: bool,
+    pub(crate) exhaustive: bool,
+    pub(crate) discoveries: std::collections::HashMap<&'static str, Vec<Action>>,
+}
+
+/// Model-checks one scenario, calling `progress` about five times a second.
+pub fn check_with_progress(
+    model: WebMcpModel,
+    options: &CheckOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> ScenarioResult {
     let scenario = model.world.name.clone();
     let variant = model.variant.name();
+    let start = Instant::now();
+    let found = match options.mode {
+        Mode::Bfs if options.threads <= 1 => crate::bfs::explore(&model, options, start, progress),
+        Mode::Bfs | Mode::Dfs => explore_exhaustively(model.clone(), options, start, progress),
+        Mode::Sim { seed, runs } => crate::simulation::simulate(&model, options, seed, runs, start),
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let properties = properties()
+        .iter()
+        .map(|def| {
+            let path = found.discoveries.get(def.name);
+            let verdict = match (def.kind, path.is_some(), found.exhaustive) {
+                (Kind::Sometimes, true, _) => Verdict::Witnessed,
+                (Kind::Sometimes, false, true) => Verdict::NotWitnessed,
+                (_, true, _) => Verdict::Violated,
+                (_, false, true) => Verdict::Holds,
+                (_, false, false) => Verdict::Incomplete,
+            };
+            let path = path.map(|p| shortest_prefix(&model, def, p.clone()));
+            PropertyResult {
+                def: *def,
+                verdict,
+                path,
+            }
+        })
+        .collect();
+    ScenarioResult {
+        scenario,
+        variant,
+        total_states: found.total_states,
+        unique_states: found.unique_states,
+        max_depth: found.max_depth,
+        seconds,
+        exhaustive: found.exhaustive && !found.bound_hit,
+        properties,
+    }
+}
+
+fn explore_exhaustively(
+    model: WebMcpModel,
+    options: &CheckOptions,
+    start: Instant,
+    progress: &mut dyn FnMut(Progress),
+) -> Exploration {
     let checked = Checked { model };
     let mut builder = checked.checker().threads(options.threads.max(1));
     if let Some(n) = options.max_states {
@@ -159,68 +244,66 @@ pub fn check(model: WebMcpModel, options: &CheckOptions) -> ScenarioResult {
     if let Some(t) = options.timeout {
         builder = builder.timeout(t);
     }
-    let start = Instant::now();
-    let checker = builder.spawn_bfs().join();
-    let seconds = start.elapsed().as_secs_f64();
-    let unique_states = checker.unique_state_count();
+    let checker = match options.mode {
+        Mode::Dfs => Box::new(builder.spawn_dfs()) as Box<dyn Checker<Checked>>,
+        _ => Box::new(builder.spawn_bfs()),
+    };
+    while !checker.is_done() {
+        progress(Progress {
+            total_states: checker.state_count(),
+            unique_states: checker.unique_state_count(),
+            max_depth: checker.max_depth(),
+            elapsed: start.elapsed(),
+        });
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut checker = checker;
+    for h in checker.handles() {
+        h.join().expect("checker thread panicked");
+    }
     let max_depth = checker.max_depth();
     let bound_hit = options
         .max_states
         .is_some_and(|n| checker.state_count() >= n)
         || options.max_depth.is_some_and(|d| max_depth >= d)
         || options.timeout.is_some_and(|t| start.elapsed() >= t);
-    let discoveries = checker.discoveries();
-    let model = &checker.model().model;
-    let properties = properties()
-        .iter()
-        .map(|def| {
-            let found = discoveries.get(def.name);
-            let verdict = match (def.kind, found.is_some(), bound_hit) {
-                (Kind::Sometimes, true, _) => Verdict::Witnessed,
-                (Kind::Sometimes, false, false) => Verdict::NotWitnessed,
-                (_, true, _) => Verdict::Violated,
-                (_, false, false) => Verdict::Holds,
-                (_, false, true) => Verdict::Incomplete,
-            };
-            let path = found.map(|p| shortest_prefix(model, def, p.clone().into_actions()));
-            PropertyResult {
-                def: *def,
-                verdict,
-                path,
-            }
-        })
+    let discoveries = checker
+        .discoveries()
+        .into_iter()
+        .map(|(name, path)| (name, path.into_actions()))
         .collect();
-    ScenarioResult {
-        scenario,
-        variant,
+    Exploration {
         total_states: checker.state_count(),
-        unique_states,
+        unique_states: checker.unique_state_count(),
         max_depth,
-        seconds,
+        bound_hit,
         exhaustive: !bound_hit,
-        properties,
+        discoveries,
+    }
+}
+
+/// Whether `s` shows the property's outcome: a violation (always, at termination) or an
+/// example (sometimes).
+pub(crate) fn outcome_shows(model: &WebMcpModel, def: &PropertyDef, s: &State) -> bool {
+    let holds = match def.kind {
+        Kind::Always | Kind::Sometimes => (def.holds)(model, s),
+        Kind::AtTermination => (def.holds)(model, s) || !is_terminal(model, s),
+    };
+    if def.kind == Kind::Sometimes {
+        holds
+    } else {
+        !holds
     }
 }
 
 /// Re-runs a discovery path and cuts it at the first state where the property's outcome
 /// shows (the violation, or the witness), recording the step IDs of each action.
 fn shortest_prefix(model: &WebMcpModel, def: &PropertyDef, actions: Vec<Action>) -> Vec<TraceStep> {
-    let decided = |s: &State| {
-        let holds = match def.kind {
-            Kind::Always | Kind::Sometimes => (def.holds)(model, s),
-            Kind::AtTermination => (def.holds)(model, s) || !is_terminal(model, s),
-        };
-        if def.kind == Kind::Sometimes {
-            holds
-        } else {
-            !holds
-        }
-    };
     let mut path = replay_path(model, actions);
     let mut s = model.initial_state();
     for (i, step) in path.iter().enumerate() {
         s = model.apply(&s, step.action, &mut ());
-        if decided(&s) {
+        if outcome_shows(model, def, &s) {
             path.truncate(i + 1);
             break;
         }

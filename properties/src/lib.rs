@@ -4,11 +4,14 @@
 //! The property catalogue of webmcp-check ([`catalogue`]) and the driver that checks a
 //! scenario with stateright's breadth-first search ([`driver`]).
 
+mod bfs;
 pub mod catalogue;
 pub mod coverage;
 pub mod driver;
+mod simulation;
 
 pub use catalogue::{Kind, PropertyDef};
 pub use driver::{
-    check, properties, CheckOptions, PropertyResult, ScenarioResult, TraceStep, Verdict,
+    check, check_with_progress, properties, CheckOptions, Mode, Progress, PropertyResult,
+    ScenarioResult, TraceStep, Verdict,
 };

@@ -27,6 +27,9 @@ impl<R: Recorder> Cx<'_, R> {
         };
         match pc {
             NotifyPc::Start => {
+                if resolve_registration {
+                    self.step(s!("register-tool#21.1"));
+                }
                 self.assert_in_parallel(s!("notify-tool-change#1"));
                 self.step(s!("notify-tool-change#2"));
                 let traversable = self.traversable_of_doc(owner, s!("notify-tool-change#2"))?;
