@@ -21,6 +21,7 @@ pub mod scenario;
 pub mod script;
 pub mod state;
 pub mod steps;
+pub mod symmetry;
 pub mod threads;
 pub mod variant;
 pub mod world;

@@ -1,0 +1,487 @@
+//! Symmetry reduction (`webmcp_model::symmetry`): the groups found in each scenario, the
+//! reduction being exact (the reduced exploration reaches exactly the equivalence classes of
+//! the full one, so every verdict is unchanged), renaming commuting with the transition
+//! function, and why sibling iframes are not grouped.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::path::PathBuf;
+
+use webmcp_model::machine::Action;
+use webmcp_model::state::{Ghost, State, Status, Value};
+use webmcp_model::symmetry::{Perm, Rename, Symmetry};
+use webmcp_model::{Variant, WebMcpModel, World};
+
+/// The scenarios written to exercise symmetry reduction: their groups (tab names), and the
+/// least reduction factor (unique states without / with reduction) to expect. Swapping two
+/// members can at best halve the count: with `n` classes of which `f` are fixed by the swap,
+/// `2n - f` states become `n`, a factor below 2 (Burnside's lemma, checked below).
+const SYMMETRIC: &[(&str, &str, f64)] = &[
+    ("identical-tabs-register", "{one, two, three}", 5.0),
+    ("identical-tabs-execute", "{one, two}", 1.95),
+];
+
+fn scenario_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn load(path: &PathBuf) -> World {
+    let text = std::fs::read_to_string(path).expect("a readable scenario file");
+    World::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn scenario(name: &str) -> World {
+    let path = PathBuf::from(format!(
+        "{}/../scenarios/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    load(&path)
+}
+
+fn actions(m: &WebMcpModel, s: &State) -> Vec<Action> {
+    let mut v = Vec::new();
+    m.enabled_actions(s, &mut v);
+    v
+}
+
+fn successors(m: &WebMcpModel, s: &State) -> Vec<State> {
+    actions(m, s)
+        .into_iter()
+        .map(|a| m.apply(s, a, &mut ()))
+        .collect()
+}
+
+/// Breadth-first exploration in which every state reached is replaced by `canon(state)`
+/// before it is stored and expanded.
+fn explore(m: &WebMcpModel, canon: impl Fn(&State) -> State) -> HashSet<State> {
+    let init = canon(&m.initial_state());
+    let mut seen = HashSet::from([init.clone()]);
+    let mut queue = VecDeque::from([init]);
+    while let Some(s) = queue.pop_front() {
+        for t in successors(m, &s) {
+            let t = canon(&t);
+            if seen.insert(t.clone()) {
+                queue.push_back(t);
+            }
+        }
+    }
+    seen
+}
+
+/// Breadth-first exploration that stores `canon(state)` but expands the state actually
+/// reached (as stateright's DFS does with `symmetry_fn`): the classes it reaches.
+fn explore_real(m: &WebMcpModel, canon: impl Fn(&State) -> State) -> HashSet<State> {
+    let init = m.initial_state();
+    let mut seen = HashSet::from([canon(&init)]);
+    let mut queue = VecDeque::from([init]);
+    while let Some(s) = queue.pop_front() {
+        for t in successors(m, &s) {
+            if seen.insert(canon(&t)) {
+                queue.push_back(t);
+            }
+        }
+    }
+    seen
+}
+
+/// What the properties look at, with entity ids erased: the ghost facts (kind and step), and
+/// per call its kind and how its promise stands.
+fn facts(w: &World, states: &HashSet<State>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in states {
+        for g in s.ghost.iter() {
+            out.insert(match g {
+                Ghost::AssertFailed(step) => format!("assert-failed {step:?}"),
+                Ghost::MissingValue(step) => format!("missing {step:?}"),
+                Ghost::InvokedAfterCallerRejected(_) => "invoked-after-rejected".into(),
+                Ghost::CancelTargetGone(_) => "cancel-target-gone".into(),
+                Ghost::GetToolsMismatch(_) => "get-tools-mismatch".into(),
+                Ghost::ToolchangeMisfired(_) => "toolchange-misfired".into(),
+                Ghost::ToolchangeOrder(_) => "toolchange-order".into(),
+            });
+        }
+        for (c, p) in s.promises.iter().enumerate() {
+            let status = match &p.status {
+                Status::NotCalled => "not-called".to_string(),
+                Status::Pending => "pending".to_string(),
+                Status::Fulfilled(Value::Undefined) => "fulfilled undefined".to_string(),
+                Status::Fulfilled(Value::Tools(t)) => format!("fulfilled {} tools", t.len()),
+                Status::Fulfilled(Value::Text(_)) => "fulfilled text".to_string(),
+                Status::Rejected(r) => format!("rejected {}", r.name()),
+            };
+            out.insert(format!(
+                "{:?} {status} attempts={} settled_at={:?}",
+                w.calls[c].kind, p.attempts, p.settled_at
+            ));
+        }
+    }
+    out
+}
+
+struct Counts {
+    plain: usize,
+    reduced: usize,
+}
+
+/// The text as written, and with every proposed fix (the fixes change the transition
+/// function, so renaming must commute with each).
+fn variants() -> [(&'static str, Variant); 2] {
+    [
+        ("seed", Variant::SEED),
+        (
+            "proposed",
+            Variant::parse("proposed").expect("the proposed variant"),
+        ),
+    ]
+}
+
+/// Explores `w` under `variant` with and without reduction and checks that the reduction is
+/// exact.
+fn check_exact(name: &str, w: &World, sym: &Symmetry, (label, variant): (&str, Variant)) -> Counts {
+    let name = &format!("{name} ({label})");
+    let m = WebMcpModel::new(w.clone(), variant);
+    let plain = explore(&m, State::clone);
+    let reduced = explore(&m, |s| sym.representative(s));
+    for s in &reduced {
+        assert_eq!(
+            &sym.representative(s),
+            s,
+            "{name}: a stored state is not its own representative"
+        );
+    }
+    let mut classes = HashSet::new();
+    for s in &plain {
+        let r = sym.representative(s);
+        assert_eq!(
+            sym.representative(&r),
+            r,
+            "{name}: the representative is not idempotent"
+        );
+        classes.insert(r);
+    }
+    assert!(
+        classes == reduced,
+        "{name}: the reduced exploration reaches {} classes, the full one {} (of which {} are missed)",
+        reduced.len(),
+        classes.len(),
+        classes.difference(&reduced).count()
+    );
+    assert!(
+        explore_real(&m, |s| sym.representative(s)) == reduced,
+        "{name}: expanding the states reached, not their representatives, reaches other classes"
+    );
+    assert_eq!(
+        facts(w, &plain),
+        facts(w, &reduced),
+        "{name}: the facts properties judge differ"
+    );
+    assert!(reduced.len() <= plain.len());
+    if !sym.is_trivial() {
+        check_equivariant(name, &m, sym, &plain);
+        // The reachable states are closed under the group, and the classes are counted by
+        // Burnside's lemma: the average number of states each renaming fixes.
+        let mut fixed = plain.len();
+        for p in sym.perms() {
+            for s in &plain {
+                let r = s.rename(p);
+                assert!(plain.contains(&r), "{name}: a renamed state is unreachable");
+                fixed += usize::from(r == *s);
+            }
+        }
+        assert_eq!(
+            fixed % sym.order(),
+            0,
+            "{name}: Burnside's count is not whole"
+        );
+        assert_eq!(
+            fixed / sym.order(),
+            reduced.len(),
+            "{name}: Burnside's count"
+        );
+    }
+    Counts {
+        plain: plain.len(),
+        reduced: reduced.len(),
+    }
+}
+
+/// Renaming commutes with the transition function on every reachable state: the actions
+/// enabled in `π s` are the renamed actions of `s`, and each leads to the renamed successor.
+fn check_equivariant(name: &str, m: &WebMcpModel, sym: &Symmetry, states: &HashSet<State>) {
+    for s in states {
+        let acts = actions(m, s);
+        for p in sym.perms() {
+            let ps = s.rename(p);
+            let mut expected: Vec<Action> = acts.iter().map(|a| a.rename(p)).collect();
+            let mut got = actions(m, &ps);
+            expected.sort();
+            got.sort();
+            assert_eq!(
+                got, expected,
+                "{name}: enabled actions do not commute with {p:?}"
+            );
+            for a in &acts {
+                assert_eq!(
+                    m.apply(&ps, a.rename(p), &mut ()),
+                    m.apply(s, *a, &mut ()).rename(p),
+                    "{name}: {a:?} does not commute with {p:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_scenario_explores_the_same_classes_with_and_without_reduction() {
+    let files = scenario_files();
+    let reports: Vec<String> = std::thread::scope(|scope| {
+        let jobs: Vec<_> = files
+            .iter()
+            .map(|path| scope.spawn(move || check_scenario(path)))
+            .collect();
+        jobs.into_iter()
+            .map(|j| j.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    eprintln!("{}", reports.join("\n"));
+}
+
+/// One scenario of the test above: its groups are the expected ones, and under each variant
+/// the reduction is exact. Returns the report lines.
+fn check_scenario(path: &PathBuf) -> String {
+    let w = load(path);
+    let sym = Symmetry::of(&w);
+    let expected = SYMMETRIC
+        .iter()
+        .find(|(n, ..)| *n == w.name)
+        .map(|(_, g, _)| *g);
+    match expected {
+        Some(groups) => assert_eq!(sym.describe(&w), groups, "{}: groups", w.name),
+        None => assert!(
+            sym.is_trivial(),
+            "{}: unexpected groups {}",
+            w.name,
+            sym.describe(&w)
+        ),
+    }
+    let mut report = Vec::new();
+    for variant in variants() {
+        let c = check_exact(&w.name, &w, &sym, variant);
+        report.push(format!(
+            "{:40} {:8} groups: {:20} order {:3}  unique states {:6} -> {:6} (x{:.2})",
+            w.name,
+            variant.0,
+            if sym.is_trivial() {
+                "-".to_string()
+            } else {
+                sym.describe(&w)
+            },
+            sym.order(),
+            c.plain,
+            c.reduced,
+            c.plain as f64 / c.reduced as f64
+        ));
+    }
+    report.join("\n")
+}
+
+#[test]
+fn symmetric_scenarios_reduce_as_expected() {
+    for (name, _, least) in SYMMETRIC {
+        let w = scenario(name);
+        let sym = Symmetry::of(&w);
+        assert!(!sym.is_trivial(), "{name}: no symmetry found");
+        let m = WebMcpModel::new(w.clone(), Variant::SEED);
+        let plain = explore(&m, State::clone).len();
+        let reduced = explore(&m, |s| sym.representative(s)).len();
+        eprintln!(
+            "{name}: {plain} unique states, {reduced} with symmetry reduction (factor {:.2})",
+            plain as f64 / reduced as f64
+        );
+        assert!(
+            plain as f64 >= least * reduced as f64,
+            "{name}: {plain} -> {reduced} is less than a {least}-fold reduction"
+        );
+    }
+}
+
+#[test]
+fn renaming_then_renaming_back_is_the_identity() {
+    for (name, ..) in SYMMETRIC {
+        let w = scenario(name);
+        let sym = Symmetry::of(&w);
+        let m = WebMcpModel::new(w.clone(), Variant::SEED);
+        let states = explore(&m, State::clone);
+        for p in sym.perms() {
+            let inv = p.inverse();
+            assert_eq!(&inv.inverse(), p);
+            assert!(!p.is_identity());
+            for s in &states {
+                let there = s.rename(p);
+                assert_eq!(&there.rename(&inv), s, "{name}: {p:?} then its inverse");
+                assert_eq!(&s.rename(&inv).rename(p), s, "{name}: inverse then {p:?}");
+            }
+        }
+    }
+}
+
+/// Renaming really moves things: some reachable state is not fixed by a swap of tabs, and the
+/// renamed state differs in the places ids live (documents, queues, promises, controllers).
+#[test]
+fn renaming_moves_every_kind_of_id() {
+    let w = scenario("identical-tabs-execute");
+    let sym = Symmetry::of(&w);
+    let [p] = sym.perms() else {
+        panic!("two tabs give one swap")
+    };
+    for (kind, table) in [
+        ("doc", &p.doc),
+        ("nav", &p.nav),
+        ("call", &p.call),
+        ("tab", &p.tab),
+        ("agent", &p.agent),
+    ] {
+        assert!(
+            table.fwd.iter().enumerate().all(|(i, &j)| i as u8 != j),
+            "every {kind} of the two tabs moves"
+        );
+    }
+    let m = WebMcpModel::new(w.clone(), Variant::SEED);
+    let states = explore(&m, State::clone);
+    let moved = states.iter().filter(|s| s.rename(p) != **s).count();
+    let fixed = states.len() - moved;
+    assert!(moved > 0 && fixed > 0, "{moved} moved, {fixed} fixed");
+    // A state where tab one has settled an execution and tab two has not: the renamed state
+    // has it the other way round.
+    let exec1 = w.call_named("exec1").unwrap() as usize;
+    let exec2 = w.call_named("exec2").unwrap() as usize;
+    let s = states
+        .iter()
+        .find(|s| {
+            matches!(s.promises[exec1].status, Status::Fulfilled(_))
+                && s.promises[exec2].status == Status::NotCalled
+                && !s.bodies.is_empty()
+        })
+        .expect("tab one can finish before tab two starts");
+    let r = s.rename(p);
+    assert!(matches!(r.promises[exec2].status, Status::Fulfilled(_)));
+    assert_eq!(r.promises[exec1].status, Status::NotCalled);
+    assert!(r.bodies.keys().all(|c| *c as usize == exec2));
+}
+
+/// Three identical same-origin iframes, each registering "t1", under a top document that
+/// waits for toolchange and lists its tools.
+fn identical_iframes() -> World {
+    let frame = |i: u8| serde_json::json!({"nav": format!("frame{i}"), "doc": format!("child{i}"), "url": "https://a.example/child"});
+    let register = |i: u8| serde_json::json!([{"as": format!("reg{i}"), "registerTool": {"name": "t1", "description": "a test tool"}}]);
+    let text = serde_json::json!({
+        "name": "identical-iframes",
+        "summary": "s",
+        "description": "d",
+        "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/",
+            "iframes": [frame(1), frame(2)]}}],
+        "scripts": {
+            "child1": register(1),
+            "child2": register(2),
+            "top": [{"awaitToolchange": true}, {"as": "list", "getTools": {}}, {"await": "list"}]
+        }
+    })
+    .to_string();
+    World::from_json(&text).expect("the inline scenario compiles")
+}
+
+/// Identical sibling iframes are not grouped: the swap pairs them, but reverses their tree
+/// order, and the transition function does not commute with it (the getTools walk visits the
+/// earlier sibling first).
+#[test]
+fn identical_sibling_iframes_are_not_interchangeable() {
+    let w = identical_iframes();
+    assert!(Symmetry::of(&w).is_trivial());
+    let (f1, f2) = (
+        w.nav_named("frame1").unwrap(),
+        w.nav_named("frame2").unwrap(),
+    );
+    let swap = Perm::swap_subtrees(&w, f1, f2).expect("the two iframes have the same shape");
+    let why = swap.check_automorphism(&w).unwrap_err();
+    assert!(why.starts_with("tree order"), "{why}");
+
+    let m = WebMcpModel::new(w.clone(), Variant::SEED);
+    let states = explore(&m, State::clone);
+    let broken = states.iter().find(|s| {
+        let ps = s.rename(&swap);
+        actions(&m, s)
+            .into_iter()
+            .any(|a| m.apply(&ps, a.rename(&swap), &mut ()) != m.apply(s, a, &mut ()).rename(&swap))
+    });
+    let s = broken.expect("some reachable state where swapping the siblings does not commute");
+    assert!(
+        s.threads.keys().any(|k| matches!(
+            k,
+            webmcp_model::threads::ThreadKey::GetTools(_)
+                | webmcp_model::threads::ThreadKey::Register(_)
+        )),
+        "the difference comes from a tree-order walk"
+    );
+    // The reachable states are not even closed under the swap: a list with both tools is
+    // always in tree order.
+    let list = w.call_named("list").unwrap() as usize;
+    let c1 = w.doc_named("child1").unwrap();
+    let both = states
+        .iter()
+        .find(|s| matches!(&s.promises[list].status, Status::Fulfilled(Value::Tools(t)) if t.len() == 2))
+        .expect("the list can hold both tools");
+    let Status::Fulfilled(Value::Tools(t)) = &both.promises[list].status else {
+        unreachable!()
+    };
+    assert_eq!(
+        t[0].window, c1,
+        "tree order: the first sibling's tool comes first"
+    );
+    assert!(!states.contains(&both.rename(&swap)));
+}
+
+/// Tabs that differ in anything the model reads are not grouped.
+#[test]
+fn tabs_that_differ_are_not_grouped() {
+    let base = std::fs::read_to_string(format!(
+        "{}/../scenarios/identical-tabs-execute.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    type Edit = fn(&mut serde_json::Value);
+    let variants: [(&str, Edit); 5] = [
+        ("another origin", |v| {
+            v["tabs"][1]["top"]["iframes"][0]["url"] = "https://c.example/".into()
+        }),
+        ("another allow attribute", |v| {
+            v["tabs"][1]["top"]["iframes"][0]["allow"] = "tools 'none'".into()
+        }),
+        ("another tool name", |v| {
+            v["scripts"]["top2"][0]["registerTool"]["name"] = "t2".into()
+        }),
+        ("a shared event loop", |v| {
+            v["tabs"][0]["top"]["agent"] = "shared".into();
+            v["tabs"][1]["top"]["agent"] = "shared".into();
+        }),
+        ("an environment naming one tab", |v| {
+            v["environment"]["bfcache"] = serde_json::json!(["one"])
+        }),
+    ];
+    for (what, edit) in variants {
+        let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+        edit(&mut v);
+        let w = World::from_json(&v.to_string()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(Symmetry::of(&w).is_trivial(), "{what}: grouped anyway");
+    }
+    // Naming both tabs keeps them interchangeable.
+    let mut v: serde_json::Value = serde_json::from_str(&base).unwrap();
+    v["environment"]["bfcache"] = serde_json::json!(["two", "one"]);
+    let w = World::from_json(&v.to_string()).unwrap();
+    assert_eq!(Symmetry::of(&w).describe(&w), "{one, two}");
+}
