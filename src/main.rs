@@ -3,6 +3,7 @@
 #![recursion_limit = "512"]
 
 mod baseline;
+mod bench_cmd;
 mod catalog;
 mod output;
 mod progress;
@@ -31,6 +32,12 @@ enum Command {
     Report(ReportArgs),
     /// Which spec steps the scenario suite executes, and which it never reaches and why.
     Coverage(CoverageArgs),
+    /// Measure the checker: states, time, states/s and memory per scenario (medians), or the
+    /// scaling series (--scaling).
+    Bench(bench_cmd::BenchArgs),
+    /// Measure one run in this process (used by bench; prints JSON).
+    #[command(hide = true, name = "bench-child")]
+    BenchChild(bench_cmd::BenchChildArgs),
 }
 
 #[derive(clap::Args)]
@@ -167,6 +174,8 @@ fn main() -> ExitCode {
         Command::Check(args) => run_check(&args),
         Command::Report(args) => report(&args),
         Command::Coverage(args) => coverage(&args),
+        Command::Bench(args) => bench_cmd::bench(&args),
+        Command::BenchChild(args) => bench_cmd::bench_child(&args),
     };
     match result {
         Ok(code) => code,

@@ -42,7 +42,7 @@ pub(crate) fn explore(
     let mut actions = Vec::new();
     let mut popped = 0u64;
     while let Some((s, fp, depth)) = queue.pop_front() {
-        if popped % 256 == 0 {
+        if popped & 255 == 0 {
             progress(Progress {
                 total_states: total,
                 unique_states: parents.len(),

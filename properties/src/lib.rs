@@ -4,6 +4,7 @@
 //! The property catalogue of webmcp-check ([`catalogue`]) and the driver that checks a
 //! scenario with stateright's breadth-first search ([`driver`]).
 
+pub mod bench;
 mod bfs;
 pub mod catalogue;
 pub mod coverage;

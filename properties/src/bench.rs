@@ -1,0 +1,1063 @@
+//! Measuring the checker: what `webmcp-check bench` runs and prints.
+//!
+//! Every measurement runs in a **child process** (the `webmcp-check` executable re-invoked with
+//! the hidden [`CHILD_SUBCOMMAND`]), because the peak resident set size the kernel reports
+//! (`VmHWM` in `/proc/self/status`) is process-wide and never goes down: in one process the
+//! second scenario would inherit the first one's peak. The child records `VmHWM` once before
+//! exploring (the idle baseline: executable, property catalogue, compiled scenario) and once
+//! after, runs the exhaustive check through the public API ([`crate::check`]) and prints one
+//! [`Measurement`] as JSON. The parent takes medians over repeated children ([`Row`]) and
+//! renders them as Markdown or JSON.
+//!
+//! [`Family`] generates scenarios with a size knob (tabs, iframes, script length, concurrent
+//! executions) for the scaling series; [`scaling_svg`] plots it.
+//!
+//! Nothing here judges wall time: timings are reported, never asserted.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use webmcp_model::{Variant, WebMcpModel, World};
+
+use crate::driver::{check, properties, CheckOptions, Mode, ScenarioResult, Verdict};
+
+/// The hidden subcommand that measures one run in a fresh process.
+pub const CHILD_SUBCOMMAND: &str = "bench-child";
+
+/// Whether [`CheckOptions`] has a symmetry-reduction switch the bench can turn on.
+pub const SYMMETRY_AVAILABLE: bool = false;
+
+/// The options of one measured run: exhaustive BFS, on `threads` threads.
+pub fn options(threads: usize, symmetry: bool, timeout: Option<Duration>) -> CheckOptions {
+    debug_assert!(!symmetry || SYMMETRY_AVAILABLE, "no symmetry option yet");
+    CheckOptions {
+        mode: Mode::Bfs,
+        threads: threads.max(1),
+        timeout,
+        ..CheckOptions::default()
+    }
+}
+
+/// The peak resident set size of this process so far, in KiB (`VmHWM`), where Linux says.
+pub fn peak_rss_kib() -> Option<u64> {
+    proc_status_kib("VmHWM:")
+}
+
+/// CPU time (user + system) this process has used so far, all threads, in seconds.
+pub fn cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getrusage only writes the struct we hand it.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+            return None;
+        }
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        Some(secs(usage.ru_utime) + secs(usage.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+fn proc_status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The machine a measurement ran on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Machine {
+    /// What `nproc` says (the CPUs this process may use).
+    pub nproc: usize,
+    /// `model name` of `/proc/cpuinfo`.
+    pub cpu: String,
+}
+
+impl Machine {
+    pub fn this() -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown".to_string());
+        Machine {
+            nproc: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpu,
+        }
+    }
+}
+
+/// A scenario family with a size knob, generated in code for the scaling series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// n identical tabs; the top-level document of each registers one tool. The tabs are
+    /// interchangeable (the symmetric family).
+    Tabs,
+    /// One tab: a top-level document and n same-origin iframes, each registering its own tool.
+    Iframes,
+    /// One document whose script registers n tools in a row (the script budget).
+    Registrations,
+    /// One document registers a tool, lists it and executes it n times without awaiting
+    /// (n concurrent executions; each body may fulfil or reject).
+    Executions,
+}
+
+impl Family {
+    pub const ALL: [Family; 4] = [
+        Family::Tabs,
+        Family::Iframes,
+        Family::Registrations,
+        Family::Executions,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Tabs => "tabs",
+            Family::Iframes => "iframes",
+            Family::Registrations => "registrations",
+            Family::Executions => "executions",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// What the size knob counts.
+    pub fn knob(self) -> &'static str {
+        match self {
+            Family::Tabs => "tabs (documents in separate tabs)",
+            Family::Iframes => "same-origin iframes (documents in one tab)",
+            Family::Registrations => "registerTool statements in one script (script budget)",
+            Family::Executions => "concurrent executeTool calls",
+        }
+    }
+
+    /// The scenario of size `n` (at least 1), in the scenario file format.
+    pub fn scenario(self, n: usize) -> serde_json::Value {
+        use serde_json::{json, Map, Value};
+        let n = n.max(1);
+        let register =
+            |name: String| json!({"registerTool": {"name": name, "description": "a test tool"}});
+        let mut scripts = Map::new();
+        let (summary, tabs, environment) = match self {
+            Family::Tabs => {
+                let tabs: Vec<Value> = (1..=n)
+                    .map(|i| {
+                        scripts.insert(format!("top{i}"), json!([register("t1".into())]));
+                        json!({"tab": format!("tab{i}"), "top": {"doc": format!("top{i}"), "url": "https://a.example/"}})
+                    })
+                    .collect();
+                (
+                    format!("{n} identical tabs, each registering one tool."),
+                    tabs,
+                    json!({}),
+                )
+            }
+            Family::Iframes => {
+                let iframes: Vec<Value> = (1..=n)
+                    .map(|i| {
+                        scripts.insert(format!("child{i}"), json!([register(format!("t{i}"))]));
+                        json!({"nav": format!("frame{i}"), "doc": format!("child{i}"), "url": format!("https://a.example/{i}")})
+                    })
+                    .collect();
+                (
+                    format!("A top-level document and {n} same-origin iframes, each registering a tool."),
+                    vec![json!({"tab": "main", "top": {"doc": "top", "url": "https://a.example/", "iframes": iframes}})],
+                    json!({}),
+                )
+            }
+            Family::Registrations => {
+                let ops: Vec<Value> = (1..=n).map(|i| register(format!("t{i}"))).collect();
+                scripts.insert("top".into(), Value::Array(ops));
+                (
+                    format!("One document registers {n} tools in a row."),
+                    vec![
+                        json!({"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}),
+                    ],
+                    json!({}),
+                )
+            }
+            Family::Executions => {
+                let mut ops = vec![
+                    register("t1".into()),
+                    json!({"as": "list", "getTools": {}}),
+                    json!({"await": "list"}),
+                ];
+                ops.extend((1..=n).map(|i| {
+                    json!({"as": format!("exec{i}"), "executeTool": {"from": "list", "name": "t1"}, "input": {"$js": "to-json-primitive"}})
+                }));
+                scripts.insert("top".into(), Value::Array(ops));
+                (
+                    format!("One document executes its tool {n} times without awaiting."),
+                    vec![
+                        json!({"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}),
+                    ],
+                    json!({"toolOutcomes": ["fulfil", "reject"]}),
+                )
+            }
+        };
+        json!({
+            "name": format!("family-{}-{n}", self.name()),
+            "summary": summary,
+            "description": format!("Generated by webmcp-check bench --scaling: size {n} of the {} family ({}).", self.name(), self.knob()),
+            "tabs": tabs,
+            "scripts": scripts,
+            "environment": environment,
+        })
+    }
+
+    /// The compiled scenario of size `n`.
+    pub fn world(self, n: usize) -> Result<World, String> {
+        World::from_json(&self.scenario(n).to_string())
+            .map_err(|e| format!("family {} size {n}: {e}", self.name()))
+    }
+}
+
+/// What one child process measures.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Target {
+    /// A standard (embedded) scenario, by name.
+    Scenario(String),
+    /// A generated scenario: a family at a size.
+    Family(Family, usize),
+}
+
+/// One measured run, as a child process asks for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChildSpec {
+    pub target: Target,
+    pub threads: usize,
+    pub symmetry: bool,
+    /// Also time, for each violated property, a BFS bounded at its counterexample's depth.
+    pub first_counterexamples: bool,
+    /// Stop the run after this many seconds (the measurement is then not exhaustive).
+    pub timeout: Option<u64>,
+}
+
+impl ChildSpec {
+    /// The command line arguments of the child (after the executable).
+    pub fn args(&self) -> Vec<String> {
+        let mut args = vec![CHILD_SUBCOMMAND.to_string()];
+        match &self.target {
+            Target::Scenario(name) => args.extend(["--scenario".into(), name.clone()]),
+            Target::Family(f, n) => args.extend([
+                "--family".into(),
+                f.name().into(),
+                "--size".into(),
+                n.to_string(),
+            ]),
+        }
+        args.extend(["--threads".into(), self.threads.to_string()]);
+        if self.symmetry {
+            args.push("--symmetry".into());
+        }
+        if self.first_counterexamples {
+            args.push("--first-counterexamples".into());
+        }
+        if let Some(t) = self.timeout {
+            args.extend(["--timeout".into(), t.to_string()]);
+        }
+        args
+    }
+}
+
+/// How soon breadth-first search reaches one finding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FirstCounterexample {
+    pub property: String,
+    /// Actions of the shortest counterexample.
+    pub length: usize,
+    /// Wall time of a one-thread BFS bounded at the counterexample's depth: an upper bound on
+    /// the time the exhaustive check needs to find it.
+    pub seconds: f64,
+    /// Whether the bounded search found it (it must).
+    pub found: bool,
+}
+
+/// One run of one scenario, measured in its own process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub scenario: String,
+    pub threads: usize,
+    pub symmetry: bool,
+    pub unique_states: usize,
+    pub total_states: usize,
+    pub max_depth: usize,
+    pub seconds: f64,
+    /// CPU time of the check (user + system, every thread): less sensitive than wall time to
+    /// other processes competing for the cores.
+    pub cpu_seconds: Option<f64>,
+    pub exhaustive: bool,
+    pub violations: usize,
+    /// `VmHWM` before exploring, KiB.
+    pub baseline_rss_kib: Option<u64>,
+    /// `VmHWM` after exploring, KiB.
+    pub peak_rss_kib: Option<u64>,
+    pub first_counterexamples: Vec<FirstCounterexample>,
+}
+
+/// Runs one measurement in this process: call it only from a fresh child process, so that
+/// the peak RSS belongs to this run alone.
+pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
+    properties();
+    let baseline_rss_kib = peak_rss_kib();
+    let opts = options(
+        spec.threads,
+        spec.symmetry,
+        spec.timeout.map(Duration::from_secs),
+    );
+    let cpu_before = cpu_seconds();
+    let result = check(model.clone(), &opts);
+    let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
+    let peak = peak_rss_kib();
+    let first_counterexamples = if spec.first_counterexamples {
+        first_counterexamples(&model, &result, spec.threads, spec.symmetry)
+    } else {
+        Vec::new()
+    };
+    Measurement {
+        scenario: result.scenario.clone(),
+        threads: spec.threads,
+        symmetry: spec.symmetry,
+        unique_states: result.unique_states,
+        total_states: result.total_states,
+        max_depth: result.max_depth,
+        seconds: result.seconds,
+        cpu_seconds: cpu,
+        exhaustive: result.exhaustive,
+        violations: result.violations().count(),
+        baseline_rss_kib,
+        peak_rss_kib: peak,
+        first_counterexamples,
+    }
+}
+
+/// For each violated property, the time a one-thread BFS bounded at the depth of its shortest
+/// counterexample takes (it stops expanding there, so it does at most the work the unbounded
+/// search does before its first discovery of that property, plus the rest of that layer).
+fn first_counterexamples(
+    model: &WebMcpModel,
+    result: &ScenarioResult,
+    threads: usize,
+    symmetry: bool,
+) -> Vec<FirstCounterexample> {
+    // Paths are shortest only from our one-thread BFS.
+    let shortest;
+    let result = if threads <= 1 {
+        result
+    } else {
+        shortest = check(model.clone(), &options(1, symmetry, None));
+        &shortest
+    };
+    result
+        .violations()
+        .map(|p| {
+            let length = p.path.as_ref().map_or(0, Vec::len);
+            let bounded = check(
+                model.clone(),
+                &CheckOptions {
+                    // Depth counts states: the violating state is at depth length + 1.
+                    max_depth: Some(length + 1),
+                    ..options(1, symmetry, None)
+                },
+            );
+            let found = bounded
+                .properties
+                .iter()
+                .any(|q| q.def.name == p.def.name && q.verdict == Verdict::Violated);
+            FirstCounterexample {
+                property: p.def.name.to_string(),
+                length,
+                seconds: bounded.seconds,
+                found,
+            }
+        })
+        .collect()
+}
+
+/// The model of a scenario under the seed variant.
+pub fn model_of(world: World) -> WebMcpModel {
+    WebMcpModel::new(world, Variant::parse("seed").expect("the seed variant"))
+}
+
+/// Runs `exe` (the `webmcp-check` executable) as a measuring child and reads its answer.
+pub fn run_child(exe: &Path, spec: &ChildSpec) -> Result<Measurement, String> {
+    let out = Command::new(exe)
+        .args(spec.args())
+        .output()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} {} failed ({}): {}",
+            exe.display(),
+            spec.args().join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "{} {}: unreadable answer ({e}): {}",
+            exe.display(),
+            spec.args().join(" "),
+            String::from_utf8_lossy(&out.stdout).trim()
+        )
+    })
+}
+
+/// Medians over repeated runs of one configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub scenario: String,
+    pub threads: usize,
+    pub symmetry: bool,
+    pub runs: usize,
+    pub unique_states: usize,
+    pub total_states: usize,
+    pub max_depth: usize,
+    /// Wall time of the check, seconds.
+    pub seconds: f64,
+    /// CPU time of the check (all threads), seconds.
+    pub cpu_seconds: Option<f64>,
+    /// Unique states per second of wall time.
+    pub unique_per_second: f64,
+    pub baseline_rss_kib: Option<u64>,
+    pub peak_rss_kib: Option<u64>,
+    /// (peak RSS - baseline RSS) / unique states.
+    pub bytes_per_state: Option<f64>,
+    pub exhaustive: bool,
+    pub violations: usize,
+    /// Per finding, the median over runs.
+    pub first_counterexamples: Vec<FirstCounterexample>,
+}
+
+impl Row {
+    /// The slowest finding's time to first counterexample, if the scenario has findings.
+    pub fn worst_first_counterexample(&self) -> Option<&FirstCounterexample> {
+        self.first_counterexamples
+            .iter()
+            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+    }
+}
+
+fn median_f64(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+fn median_u<T: Ord + Copy>(mut v: Vec<T>) -> T {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn median_opt_u64(v: Vec<Option<u64>>) -> Option<u64> {
+    let v: Option<Vec<u64>> = v.into_iter().collect();
+    v.filter(|v| !v.is_empty()).map(median_u)
+}
+
+/// The medians of repeated measurements of one configuration (`runs` must not be empty).
+pub fn median_row(runs: &[Measurement]) -> Row {
+    assert!(!runs.is_empty(), "no runs to take a median of");
+    let first = &runs[0];
+    let col = |f: fn(&Measurement) -> usize| median_u(runs.iter().map(f).collect());
+    let seconds = median_f64(runs.iter().map(|m| m.seconds).collect());
+    let unique_states = col(|m| m.unique_states);
+    let bytes: Option<Vec<f64>> = runs
+        .iter()
+        .map(|m| match (m.peak_rss_kib, m.baseline_rss_kib) {
+            (Some(p), Some(b)) if m.unique_states > 0 => {
+                Some(p.saturating_sub(b) as f64 * 1024.0 / m.unique_states as f64)
+            }
+            _ => None,
+        })
+        .collect();
+    let first_counterexamples = first
+        .first_counterexamples
+        .iter()
+        .map(|fc| {
+            let times: Vec<f64> = runs
+                .iter()
+                .filter_map(|m| {
+                    m.first_counterexamples
+                        .iter()
+                        .find(|x| x.property == fc.property)
+                        .map(|x| x.seconds)
+                })
+                .collect();
+            FirstCounterexample {
+                seconds: median_f64(times),
+                found: runs.iter().all(|m| {
+                    m.first_counterexamples
+                        .iter()
+                        .any(|x| x.property == fc.property && x.found)
+                }),
+                ..fc.clone()
+            }
+        })
+        .collect();
+    Row {
+        scenario: first.scenario.clone(),
+        threads: first.threads,
+        symmetry: first.symmetry,
+        runs: runs.len(),
+        unique_states,
+        total_states: col(|m| m.total_states),
+        max_depth: col(|m| m.max_depth),
+        seconds,
+        cpu_seconds: runs
+            .iter()
+            .map(|m| m.cpu_seconds)
+            .collect::<Option<Vec<f64>>>()
+            .map(median_f64),
+        unique_per_second: median_f64(
+            runs.iter()
+                .map(|m| m.unique_states as f64 / m.seconds.max(1e-9))
+                .collect(),
+        ),
+        baseline_rss_kib: median_opt_u64(runs.iter().map(|m| m.baseline_rss_kib).collect()),
+        peak_rss_kib: median_opt_u64(runs.iter().map(|m| m.peak_rss_kib).collect()),
+        bytes_per_state: bytes.filter(|b| !b.is_empty()).map(median_f64),
+        exhaustive: runs.iter().all(|m| m.exhaustive),
+        violations: col(|m| m.violations),
+        first_counterexamples,
+    }
+}
+
+/// Runs `spec` in `repeat` fresh children and takes the medians.
+pub fn measure_repeated(exe: &Path, spec: &ChildSpec, repeat: usize) -> Result<Row, String> {
+    let runs = (0..repeat.max(1))
+        .map(|_| run_child(exe, spec))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(median_row(&runs))
+}
+
+/// A number with thousands separators.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let head = digits.len() % 3;
+    let mut groups: Vec<&str> = Vec::new();
+    if head > 0 {
+        groups.push(&digits[..head]);
+    }
+    groups.extend(
+        digits.as_bytes()[head..]
+            .chunks(3)
+            .map(|c| std::str::from_utf8(c).expect("ASCII digits")),
+    );
+    groups.join(",")
+}
+
+fn seconds_text(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.1} ms", s * 1000.0)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or("?".into(), |k| format!("{:.1}", k as f64 / 1024.0))
+}
+
+/// Below this many unique states, bytes per state is page and allocator noise.
+pub const MIN_STATES_FOR_BYTES: usize = 1000;
+
+fn bytes_text(r: &Row) -> String {
+    match r.bytes_per_state {
+        _ if r.unique_states < MIN_STATES_FOR_BYTES => "—".into(),
+        Some(b) => thousands(b.round() as u64),
+        None => "?".into(),
+    }
+}
+
+fn cpu_text(r: &Row) -> String {
+    r.cpu_seconds.map_or("?".into(), seconds_text)
+}
+
+/// The per-scenario table, with a totals line and the machine it ran on.
+pub fn markdown_table(rows: &[Row], machine: &Machine, command: &str) -> String {
+    let mut out = String::new();
+    let runs = rows.first().map_or(0, |r| r.runs);
+    let threads = rows.first().map_or(1, |r| r.threads);
+    let _ = writeln!(out, "Command: `{command}`  ");
+    let _ = writeln!(
+        out,
+        "Machine: `nproc` = {}, CPU: {}  ",
+        machine.nproc, machine.cpu
+    );
+    let _ = writeln!(
+        out,
+        "Medians of {runs} runs per scenario, each in a fresh process; exhaustive BFS, seed variant, {threads} thread(s)."
+    );
+    out.push('\n');
+    out.push_str("| scenario | unique states | total states | max depth | wall time | CPU time | unique states/s | peak RSS (MiB) | bytes/state | findings | first counterexample (worst) |\n");
+    out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for r in rows {
+        let first = r.worst_first_counterexample().map_or("—".into(), |f| {
+            format!("{} ({} actions)", seconds_text(f.seconds), f.length)
+        });
+        let _ = writeln!(
+            out,
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.scenario,
+            if r.exhaustive { "" } else { " (incomplete)" },
+            thousands(r.unique_states as u64),
+            thousands(r.total_states as u64),
+            r.max_depth,
+            seconds_text(r.seconds),
+            cpu_text(r),
+            thousands(r.unique_per_second.round() as u64),
+            mib(r.peak_rss_kib),
+            bytes_text(r),
+            r.violations,
+            first
+        );
+    }
+    let unique: usize = rows.iter().map(|r| r.unique_states).sum();
+    let total: usize = rows.iter().map(|r| r.total_states).sum();
+    let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
+    let cpu: Option<f64> = rows.iter().map(|r| r.cpu_seconds).sum();
+    let peak = rows.iter().filter_map(|r| r.peak_rss_kib).max();
+    let worst = rows
+        .iter()
+        .filter_map(|r| r.worst_first_counterexample())
+        .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+        .map_or("—".into(), |f| seconds_text(f.seconds));
+    let _ = writeln!(
+        out,
+        "| **all {} scenarios** | {} | {} | | {} | {} | {} | {} (max) | | {} | {} |",
+        rows.len(),
+        thousands(unique as u64),
+        thousands(total as u64),
+        seconds_text(seconds),
+        cpu.map_or("?".into(), seconds_text),
+        thousands((unique as f64 / seconds.max(1e-9)).round() as u64),
+        mib(peak),
+        rows.iter().map(|r| r.violations).sum::<usize>(),
+        worst
+    );
+    if let Some(b) = rows.iter().filter_map(|r| r.baseline_rss_kib).min() {
+        let _ = writeln!(
+            out,
+            "\nIdle baseline (a child's peak RSS before it explores): {} MiB. Bytes/state = (peak RSS − baseline) / unique states, shown from {} unique states up (below that it is allocator and page granularity).",
+            mib(Some(b)),
+            thousands(MIN_STATES_FOR_BYTES as u64)
+        );
+    }
+    out
+}
+
+/// The bench's JSON document.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub command: String,
+    pub machine: Machine,
+    pub rows: Vec<Row>,
+    pub scaling: Vec<ScalingPoint>,
+}
+
+/// One point of a scaling series.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScalingPoint {
+    pub family: Family,
+    pub size: usize,
+    pub row: Row,
+}
+
+/// What the scaling series runs.
+#[derive(Clone, Debug)]
+pub struct ScalingConfig {
+    pub families: Vec<Family>,
+    pub threads: Vec<usize>,
+    pub symmetry: Vec<bool>,
+    /// A size whose run takes longer than this is the family's last.
+    pub limit_seconds: f64,
+    pub max_size: usize,
+    /// Every run stops after this many seconds.
+    pub timeout: u64,
+    pub repeat: usize,
+}
+
+/// Runs each family at sizes 1, 2, ... for each thread count (and symmetry setting), until a
+/// size takes longer than `limit_seconds`, times out, or reaches `max_size`.
+pub fn run_scaling(
+    exe: &Path,
+    config: &ScalingConfig,
+    progress: &mut dyn FnMut(&ScalingPoint),
+) -> Result<Vec<ScalingPoint>, String> {
+    let mut points = Vec::new();
+    for &family in &config.families {
+        for &threads in &config.threads {
+            for &symmetry in &config.symmetry {
+                for size in 1..=config.max_size {
+                    let spec = ChildSpec {
+                        target: Target::Family(family, size),
+                        threads,
+                        symmetry,
+                        first_counterexamples: false,
+                        timeout: Some(config.timeout),
+                    };
+                    let row = measure_repeated(exe, &spec, config.repeat)?;
+                    let stop = !row.exhaustive || row.seconds > config.limit_seconds;
+                    let point = ScalingPoint { family, size, row };
+                    progress(&point);
+                    points.push(point);
+                    if stop {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    Ok(points)
+}
+
+/// The scaling series as Markdown: one table per family.
+pub fn scaling_markdown(points: &[ScalingPoint], machine: &Machine, command: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Command: `{command}`  ");
+    let _ = writeln!(
+        out,
+        "Machine: `nproc` = {}, CPU: {}",
+        machine.nproc, machine.cpu
+    );
+    let with_symmetry = points.iter().any(|p| p.row.symmetry);
+    for family in Family::ALL {
+        let rows: Vec<&ScalingPoint> = points.iter().filter(|p| p.family == family).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n**{}**: n = {}.\n", family.name(), family.knob());
+        out.push_str("| n | threads |");
+        if with_symmetry {
+            out.push_str(" symmetry |");
+        }
+        out.push_str(" unique states | total states | max depth | wall time | CPU time | unique states/s | peak RSS (MiB) | bytes/state |\n|--:|--:|");
+        if with_symmetry {
+            out.push_str("---|");
+        }
+        out.push_str("--:|--:|--:|--:|--:|--:|--:|--:|\n");
+        for p in rows {
+            let r = &p.row;
+            let _ = write!(out, "| {} | {} |", p.size, r.threads);
+            if with_symmetry {
+                let _ = write!(out, " {} |", if r.symmetry { "on" } else { "off" });
+            }
+            let _ = writeln!(
+                out,
+                " {}{} | {} | {} | {} | {} | {} | {} | {} |",
+                thousands(r.unique_states as u64),
+                if r.exhaustive { "" } else { " (timed out)" },
+                thousands(r.total_states as u64),
+                r.max_depth,
+                seconds_text(r.seconds),
+                cpu_text(r),
+                thousands(r.unique_per_second.round() as u64),
+                mib(r.peak_rss_kib),
+                bytes_text(r)
+            );
+        }
+    }
+    out
+}
+
+const COLORS: [plotters::style::RGBColor; 6] = [
+    plotters::style::RGBColor(31, 119, 180),
+    plotters::style::RGBColor(214, 39, 40),
+    plotters::style::RGBColor(44, 160, 44),
+    plotters::style::RGBColor(148, 103, 189),
+    plotters::style::RGBColor(255, 127, 14),
+    plotters::style::RGBColor(23, 190, 207),
+];
+
+/// Writes the scaling plot: unique states (left) and wall time (right) against size, one
+/// colour per family; one thread solid, two threads dashed (symmetry: dotted, thinner).
+pub fn scaling_svg(points: &[ScalingPoint], path: &Path) -> Result<(), String> {
+    use plotters::prelude::*;
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let exhaustive: Vec<&ScalingPoint> = points.iter().filter(|p| p.row.exhaustive).collect();
+    if exhaustive.is_empty() {
+        return Err("no exhaustive scaling point to plot".into());
+    }
+    let max_size = exhaustive.iter().map(|p| p.size).max().unwrap_or(1) as f64;
+    let max_states = exhaustive
+        .iter()
+        .map(|p| p.row.unique_states)
+        .max()
+        .unwrap_or(1) as f64;
+    let (min_s, max_s) = exhaustive.iter().fold((f64::MAX, 0f64), |(lo, hi), p| {
+        (lo.min(p.row.seconds.max(1e-5)), hi.max(p.row.seconds))
+    });
+    let root = SVGBackend::new(path, (1200, 520)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let (left, right) = root.split_horizontally(600);
+    let configs: Vec<(usize, bool)> = {
+        let mut c: Vec<(usize, bool)> = exhaustive
+            .iter()
+            .map(|p| (p.row.threads, p.row.symmetry))
+            .collect();
+        c.sort();
+        c.dedup();
+        c
+    };
+    let style_of = |family: Family, threads: usize, symmetry: bool| {
+        let i = Family::ALL.iter().position(|f| *f == family).unwrap_or(0);
+        let color = COLORS[i % COLORS.len()];
+        ShapeStyle {
+            color: color.to_rgba(),
+            filled: false,
+            stroke_width: if threads > 1 || symmetry { 1 } else { 2 },
+        }
+    };
+    let series = |family: Family, threads: usize, symmetry: bool| -> Vec<&ScalingPoint> {
+        exhaustive
+            .iter()
+            .copied()
+            .filter(|p| {
+                p.family == family && p.row.threads == threads && p.row.symmetry == symmetry
+            })
+            .collect()
+    };
+    // Left: unique states, one thread (the counts do not depend on the thread count).
+    {
+        let mut chart = ChartBuilder::on(&left)
+            .caption("Unique states by size", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.5f64..max_size + 0.5, (1f64..max_states * 2.0).log_scale())
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("size n")
+            .y_desc("unique states")
+            .x_labels(max_size as usize + 1)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()
+            .map_err(|e| fail(&e))?;
+        for family in Family::ALL {
+            for &(threads, symmetry) in configs.iter().filter(|(t, _)| *t == configs[0].0) {
+                let pts: Vec<(f64, f64)> = series(family, threads, symmetry)
+                    .iter()
+                    .map(|p| (p.size as f64, p.row.unique_states.max(1) as f64))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let style = style_of(family, 1, symmetry);
+                let label = if symmetry {
+                    format!("{} (symmetry)", family.name())
+                } else {
+                    family.name().to_string()
+                };
+                if symmetry {
+                    chart
+                        .draw_series(DashedLineSeries::new(pts.clone(), 3, 4, style))
+                        .map_err(|e| fail(&e))?
+                } else {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), style))
+                        .map_err(|e| fail(&e))?
+                }
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))
+                    .map_err(|e| fail(&e))?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| fail(&e))?;
+    }
+    // Right: wall time, every configuration.
+    {
+        let mut chart = ChartBuilder::on(&right)
+            .caption(
+                "Wall time by size (solid: 1 thread, dashed: 2)",
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(
+                0.5f64..max_size + 0.5,
+                (min_s / 2.0..max_s * 2.0).log_scale(),
+            )
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("size n")
+            .y_desc("seconds")
+            .x_labels(max_size as usize + 1)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()
+            .map_err(|e| fail(&e))?;
+        for family in Family::ALL {
+            for &(threads, symmetry) in &configs {
+                let pts: Vec<(f64, f64)> = series(family, threads, symmetry)
+                    .iter()
+                    .map(|p| (p.size as f64, p.row.seconds.max(1e-5)))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let style = style_of(family, threads, symmetry);
+                let label = format!(
+                    "{}, {threads} thread{}{}",
+                    family.name(),
+                    if threads == 1 { "" } else { "s" },
+                    if symmetry { ", symmetry" } else { "" }
+                );
+                if threads > 1 || symmetry {
+                    chart
+                        .draw_series(DashedLineSeries::new(
+                            pts.clone(),
+                            if symmetry { 2 } else { 6 },
+                            4,
+                            style,
+                        ))
+                        .map_err(|e| fail(&e))?
+                } else {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), style))
+                        .map_err(|e| fail(&e))?
+                }
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 2, style.filled())))
+                    .map_err(|e| fail(&e))?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 11))
+            .draw()
+            .map_err(|e| fail(&e))?;
+    }
+    root.present().map_err(|e| fail(&e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(seconds: f64, peak: u64) -> Measurement {
+        Measurement {
+            scenario: "s".into(),
+            threads: 1,
+            symmetry: false,
+            unique_states: 1000,
+            total_states: 2000,
+            max_depth: 7,
+            seconds,
+            cpu_seconds: Some(seconds),
+            exhaustive: true,
+            violations: 1,
+            baseline_rss_kib: Some(1000),
+            peak_rss_kib: Some(peak),
+            first_counterexamples: vec![FirstCounterexample {
+                property: "p".into(),
+                length: 3,
+                seconds: seconds / 10.0,
+                found: true,
+            }],
+        }
+    }
+
+    #[test]
+    fn medians_of_odd_and_even_runs() {
+        let row = median_row(&[m(3.0, 1100), m(1.0, 1300), m(2.0, 1200)]);
+        assert_eq!(row.seconds, 2.0);
+        assert_eq!(row.peak_rss_kib, Some(1200));
+        assert_eq!(row.bytes_per_state, Some(200.0 * 1024.0 / 1000.0));
+        assert_eq!(row.first_counterexamples[0].seconds, 0.2);
+        assert_eq!(median_row(&[m(1.0, 1100), m(2.0, 1200)]).seconds, 1.5);
+    }
+
+    #[test]
+    fn child_arguments_round_trip_the_target() {
+        let spec = ChildSpec {
+            target: Target::Family(Family::Tabs, 3),
+            threads: 2,
+            symmetry: false,
+            first_counterexamples: true,
+            timeout: Some(60),
+        };
+        assert_eq!(
+            spec.args().join(" "),
+            "bench-child --family tabs --size 3 --threads 2 --first-counterexamples --timeout 60"
+        );
+    }
+
+    #[test]
+    fn every_family_compiles_at_several_sizes() {
+        for f in Family::ALL {
+            assert_eq!(Family::parse(f.name()), Some(f));
+            for n in 1..=6 {
+                let w = f.world(n).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(w.name, format!("family-{}-{n}", f.name()));
+            }
+        }
+    }
+
+    #[test]
+    fn tabs_family_grows_as_a_product_of_independent_tabs() {
+        // Each tab alone has 8 states and the tabs never interact, so n tabs have 8^n.
+        for n in 1..=3 {
+            let r = check(
+                model_of(Family::Tabs.world(n).unwrap()),
+                &options(1, false, None),
+            );
+            assert_eq!(r.unique_states, 8usize.pow(n as u32), "size {n}");
+        }
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn peak_rss_is_readable_on_linux() {
+        if cfg!(target_os = "linux") {
+            assert!(peak_rss_kib().is_some_and(|k| k > 0));
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `webmcp-check bench`: measure the checker (docs/performance.md), and the hidden
+//! `bench-child` that measures one run in a fresh process.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use webmcp_properties::bench::{
+    self, ChildSpec, Family, Machine, Report, Row, ScalingConfig, Target,
+};
+
+use crate::{catalog, UsageError};
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Runs per measurement, each in a fresh process; the table shows medians (default: 5,
+    /// or 1 with --scaling).
+    #[arg(long, value_name = "N")]
+    repeat: Option<usize>,
+    /// Measure only these embedded scenarios (repeatable; default: all).
+    #[arg(long = "scenario", value_name = "NAME")]
+    scenarios: Vec<String>,
+    /// Checker threads for the per-scenario table.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    #[arg(long, value_enum, default_value_t = BenchFormat::Markdown)]
+    format: BenchFormat,
+    /// Run the scaling families (1 and 2 threads) instead of the standard scenarios.
+    #[arg(long)]
+    scaling: bool,
+    /// With --scaling: only these families (tabs, iframes, registrations, executions).
+    #[arg(long = "family", value_name = "NAME")]
+    families: Vec<String>,
+    /// With --scaling: a size whose run takes longer than this many seconds is the last.
+    #[arg(long, default_value_t = 20.0, value_name = "SECONDS")]
+    limit_seconds: f64,
+    /// With --scaling: the largest size tried.
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    max_size: usize,
+    /// With --scaling: stop any one run after this many seconds.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
+    timeout: u64,
+    /// With --scaling: write the plot here (SVG).
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchFormat {
+    Markdown,
+    Json,
+}
+
+/// Measures one run in this (fresh) process and prints it as JSON.
+#[derive(clap::Args)]
+pub struct BenchChildArgs {
+    #[arg(long, value_name = "NAME")]
+    scenario: Option<String>,
+    #[arg(long, value_name = "NAME", requires = "size")]
+    family: Option<String>,
+    #[arg(long, value_name = "N")]
+    size: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    #[arg(long)]
+    symmetry: bool,
+    #[arg(long)]
+    first_counterexamples: bool,
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<u64>,
+}
+
+pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
+    let (target, world) = match (&args.scenario, &args.family, args.size) {
+        (Some(name), None, _) => (
+            Target::Scenario(name.clone()),
+            catalog::named(name).map_err(UsageError)?,
+        ),
+        (None, Some(family), Some(size)) => {
+            let f = family_named(family)?;
+            (Target::Family(f, size), f.world(size).map_err(UsageError)?)
+        }
+        _ => {
+            return Err(UsageError(
+                "bench-child needs --scenario NAME or --family NAME --size N".into(),
+            ))
+        }
+    };
+    if args.symmetry && !bench::SYMMETRY_AVAILABLE {
+        return Err(UsageError("this build has no symmetry reduction".into()));
+    }
+    let spec = ChildSpec {
+        target,
+        threads: args.threads.max(1),
+        symmetry: args.symmetry,
+        first_counterexamples: args.first_counterexamples,
+        timeout: args.timeout,
+    };
+    let m = bench::measure(bench::model_of(world), &spec);
+    println!("{}", serde_json::to_string(&m).expect("JSON"));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn family_named(name: &str) -> Result<Family, UsageError> {
+    Family::parse(name).ok_or_else(|| {
+        let known: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+        UsageError(format!(
+            "unknown family \"{name}\" (one of {})",
+            known.join(", ")
+        ))
+    })
+}
+
+pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
+    if args.threads == 0 {
+        return Err(UsageError("--threads must be at least 1".into()));
+    }
+    if args.repeat == Some(0) {
+        return Err(UsageError("--repeat must be at least 1".into()));
+    }
+    if args.svg.is_some() && !args.scaling {
+        return Err(UsageError(
+            "--svg plots the scaling series: add --scaling".into(),
+        ));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| UsageError(format!("cannot find this executable: {e}")))?;
+    let machine = Machine::this();
+    let command = std::iter::once("webmcp-check".to_string())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let (rows, scaling) = if args.scaling {
+        let families = if args.families.is_empty() {
+            Family::ALL.to_vec()
+        } else {
+            args.families
+                .iter()
+                .map(|n| family_named(n))
+                .collect::<Result<_, _>>()?
+        };
+        let config = ScalingConfig {
+            families,
+            threads: vec![1, 2],
+            symmetry: if bench::SYMMETRY_AVAILABLE {
+                vec![false, true]
+            } else {
+                vec![false]
+            },
+            limit_seconds: args.limit_seconds,
+            max_size: args.max_size.max(1),
+            timeout: args.timeout,
+            repeat: args.repeat.unwrap_or(1),
+        };
+        let points = bench::run_scaling(&exe, &config, &mut |p| {
+            eprintln!(
+                "bench: {} n={} threads={}{}: {} unique states in {:.3} s",
+                p.family.name(),
+                p.size,
+                p.row.threads,
+                if p.row.symmetry { " symmetry" } else { "" },
+                p.row.unique_states,
+                p.row.seconds
+            )
+        })
+        .map_err(UsageError)?;
+        if let Some(path) = &args.svg {
+            bench::scaling_svg(&points, path).map_err(UsageError)?;
+        }
+        (Vec::new(), points)
+    } else {
+        let names: Vec<String> = if args.scenarios.is_empty() {
+            catalog::all()
+                .map_err(UsageError)?
+                .into_iter()
+                .map(|w| w.name)
+                .collect()
+        } else {
+            for n in &args.scenarios {
+                catalog::named(n).map_err(UsageError)?;
+            }
+            args.scenarios.clone()
+        };
+        let repeat = args.repeat.unwrap_or(5);
+        let mut rows: Vec<Row> = Vec::new();
+        for name in names {
+            let spec = ChildSpec {
+                target: Target::Scenario(name.clone()),
+                threads: args.threads,
+                symmetry: false,
+                first_counterexamples: true,
+                timeout: None,
+            };
+            let row = bench::measure_repeated(&exe, &spec, repeat).map_err(UsageError)?;
+            eprintln!(
+                "bench: {name}: {} unique states, median {:.3} s over {repeat} runs",
+                row.unique_states, row.seconds
+            );
+            rows.push(row);
+        }
+        (rows, Vec::new())
+    };
+    match args.format {
+        BenchFormat::Markdown if args.scaling => {
+            print!("{}", bench::scaling_markdown(&scaling, &machine, &command))
+        }
+        BenchFormat::Markdown => print!("{}", bench::markdown_table(&rows, &machine, &command)),
+        BenchFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&Report {
+                command,
+                machine,
+                rows,
+                scaling,
+            })
+            .expect("JSON")
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
