@@ -40,6 +40,9 @@ pub struct BenchArgs {
     /// With --scaling: stop any one run after this many seconds.
     #[arg(long, default_value_t = 120, value_name = "SECONDS")]
     timeout: u64,
+    /// Stop any one run when its resident memory exceeds this many MiB.
+    #[arg(long, default_value_t = 4096, value_name = "MIB")]
+    memory_limit: u64,
     /// With --scaling: write the plot here (SVG).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
@@ -68,6 +71,8 @@ pub struct BenchChildArgs {
     first_counterexamples: bool,
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
+    #[arg(long, value_name = "MIB")]
+    memory_limit: Option<u64>,
 }
 
 pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
@@ -95,6 +100,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
         symmetry: args.symmetry,
         first_counterexamples: args.first_counterexamples,
         timeout: args.timeout,
+        memory_limit_mib: args.memory_limit,
     };
     let m = bench::measure(bench::model_of(world), &spec);
     println!("{}", serde_json::to_string(&m).expect("JSON"));
@@ -150,6 +156,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             limit_seconds: args.limit_seconds,
             max_size: args.max_size.max(1),
             timeout: args.timeout,
+            memory_limit_mib: args.memory_limit,
             repeat: args.repeat.unwrap_or(1),
         };
         let points = bench::run_scaling(&exe, &config, &mut |p| {
@@ -190,6 +197,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 symmetry: false,
                 first_counterexamples: true,
                 timeout: None,
+                memory_limit_mib: Some(args.memory_limit),
             };
             let row = bench::measure_repeated(&exe, &spec, repeat).map_err(UsageError)?;
             eprintln!(

@@ -17,12 +17,16 @@
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use webmcp_model::{Variant, WebMcpModel, World};
 
-use crate::driver::{check, properties, CheckOptions, Mode, ScenarioResult, Verdict};
+use crate::driver::{
+    check, check_with_progress, properties, CheckOptions, Mode, Progress, ScenarioResult, Verdict,
+};
 
 /// The hidden subcommand that measures one run in a fresh process.
 pub const CHILD_SUBCOMMAND: &str = "bench-child";
@@ -246,6 +250,9 @@ pub struct ChildSpec {
     pub first_counterexamples: bool,
     /// Stop the run after this many seconds (the measurement is then not exhaustive).
     pub timeout: Option<u64>,
+    /// Stop the run when the process's resident set exceeds this many MiB (the measurement
+    /// is then not exhaustive): a run that outgrows the machine stops alone.
+    pub memory_limit_mib: Option<u64>,
 }
 
 impl ChildSpec {
@@ -270,6 +277,9 @@ impl ChildSpec {
         }
         if let Some(t) = self.timeout {
             args.extend(["--timeout".into(), t.to_string()]);
+        }
+        if let Some(m) = self.memory_limit_mib {
+            args.extend(["--memory-limit".into(), m.to_string()]);
         }
         args
     }
@@ -308,6 +318,9 @@ pub struct Measurement {
     /// `VmHWM` after exploring, KiB.
     pub peak_rss_kib: Option<u64>,
     pub first_counterexamples: Vec<FirstCounterexample>,
+    /// Why a run that is not exhaustive stopped ("timeout", "memory limit").
+    #[serde(default)]
+    pub stopped: Option<String>,
 }
 
 /// Runs one measurement in this process: call it only from a fresh child process, so that
@@ -321,7 +334,27 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         spec.timeout.map(Duration::from_secs),
     );
     let cpu_before = cpu_seconds();
-    let result = check(model.clone(), &opts);
+    let last = Arc::new(Mutex::new(None::<Progress>));
+    let done = Arc::new(AtomicBool::new(false));
+    if let Some(limit) = spec.memory_limit_mib {
+        let (last, done, spec) = (Arc::clone(&last), Arc::clone(&done), spec.clone());
+        let scenario = model.world.name.clone();
+        std::thread::spawn(move || {
+            memory_watchdog(
+                limit,
+                &last,
+                &done,
+                &spec,
+                scenario,
+                baseline_rss_kib,
+                cpu_before,
+            )
+        });
+    }
+    let result = check_with_progress(model.clone(), &opts, &mut |p| {
+        *last.lock().expect("progress") = Some(p);
+    });
+    done.store(true, Ordering::SeqCst);
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let peak = peak_rss_kib();
     let first_counterexamples = if spec.first_counterexamples {
@@ -343,6 +376,53 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         baseline_rss_kib,
         peak_rss_kib: peak,
         first_counterexamples,
+        stopped: (!result.exhaustive).then(|| "timeout".to_string()),
+    }
+}
+
+/// Polls this process's resident set; past `limit_mib`, prints what the run reached (as a
+/// measurement that is not exhaustive) and exits the process.
+fn memory_watchdog(
+    limit_mib: u64,
+    last: &Mutex<Option<Progress>>,
+    done: &AtomicBool,
+    spec: &ChildSpec,
+    scenario: String,
+    baseline_rss_kib: Option<u64>,
+    cpu_before: Option<f64>,
+) {
+    use std::io::Write as _;
+    while !done.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(25));
+        if proc_status_kib("VmRSS:").is_none_or(|rss| rss <= limit_mib * 1024) {
+            continue;
+        }
+        let p = (*last.lock().expect("progress")).unwrap_or(Progress {
+            total_states: 0,
+            unique_states: 0,
+            max_depth: 0,
+            elapsed: Duration::ZERO,
+        });
+        let m = Measurement {
+            scenario,
+            threads: spec.threads,
+            symmetry: spec.symmetry,
+            unique_states: p.unique_states,
+            total_states: p.total_states,
+            max_depth: p.max_depth,
+            seconds: p.elapsed.as_secs_f64(),
+            cpu_seconds: cpu_seconds().zip(cpu_before).map(|(a, b)| a - b),
+            exhaustive: false,
+            violations: 0,
+            baseline_rss_kib,
+            peak_rss_kib: peak_rss_kib(),
+            first_counterexamples: Vec::new(),
+            stopped: Some(format!("memory limit ({limit_mib} MiB)")),
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", serde_json::to_string(&m).expect("JSON"));
+        let _ = out.flush();
+        std::process::exit(0);
     }
 }
 
@@ -440,6 +520,8 @@ pub struct Row {
     /// (peak RSS - baseline RSS) / unique states.
     pub bytes_per_state: Option<f64>,
     pub exhaustive: bool,
+    /// Why a run stopped before it was exhaustive.
+    pub stopped: Option<String>,
     pub violations: usize,
     /// Per finding, the median over runs.
     pub first_counterexamples: Vec<FirstCounterexample>,
@@ -540,6 +622,7 @@ pub fn median_row(runs: &[Measurement]) -> Row {
         peak_rss_kib: median_opt_u64(runs.iter().map(|m| m.peak_rss_kib).collect()),
         bytes_per_state: bytes.filter(|b| !b.is_empty()).map(median_f64),
         exhaustive: runs.iter().all(|m| m.exhaustive),
+        stopped: runs.iter().find_map(|m| m.stopped.clone()),
         violations: col(|m| m.violations),
         first_counterexamples,
     }
@@ -592,6 +675,14 @@ fn bytes_text(r: &Row) -> String {
     }
 }
 
+fn stopped_text(r: &Row) -> String {
+    match (&r.stopped, r.exhaustive) {
+        (_, true) => String::new(),
+        (Some(why), false) => format!(" (stopped: {why})"),
+        (None, false) => " (incomplete)".into(),
+    }
+}
+
 fn cpu_text(r: &Row) -> String {
     r.cpu_seconds.map_or("?".into(), seconds_text)
 }
@@ -622,7 +713,7 @@ pub fn markdown_table(rows: &[Row], machine: &Machine, command: &str) -> String 
             out,
             "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.scenario,
-            if r.exhaustive { "" } else { " (incomplete)" },
+            stopped_text(r),
             thousands(r.unique_states as u64),
             thousands(r.total_states as u64),
             r.max_depth,
@@ -697,6 +788,8 @@ pub struct ScalingConfig {
     pub max_size: usize,
     /// Every run stops after this many seconds.
     pub timeout: u64,
+    /// Every run stops when its resident set exceeds this many MiB.
+    pub memory_limit_mib: u64,
     pub repeat: usize,
 }
 
@@ -718,6 +811,7 @@ pub fn run_scaling(
                         symmetry,
                         first_counterexamples: false,
                         timeout: Some(config.timeout),
+                        memory_limit_mib: Some(config.memory_limit_mib),
                     };
                     let row = measure_repeated(exe, &spec, config.repeat)?;
                     let stop = !row.exhaustive || row.seconds > config.limit_seconds;
@@ -769,7 +863,7 @@ pub fn scaling_markdown(points: &[ScalingPoint], machine: &Machine, command: &st
                 out,
                 " {}{} | {} | {} | {} | {} | {} | {} | {} |",
                 thousands(r.unique_states as u64),
-                if r.exhaustive { "" } else { " (timed out)" },
+                stopped_text(r),
                 thousands(r.total_states as u64),
                 r.max_depth,
                 seconds_text(r.seconds),
@@ -995,6 +1089,7 @@ mod tests {
                 seconds: seconds / 10.0,
                 found: true,
             }],
+            stopped: None,
         }
     }
 
@@ -1016,10 +1111,11 @@ mod tests {
             symmetry: false,
             first_counterexamples: true,
             timeout: Some(60),
+            memory_limit_mib: Some(4096),
         };
         assert_eq!(
             spec.args().join(" "),
-            "bench-child --family tabs --size 3 --threads 2 --first-counterexamples --timeout 60"
+            "bench-child --family tabs --size 3 --threads 2 --first-counterexamples --timeout 60 --memory-limit 4096"
         );
     }
 
