@@ -2,6 +2,29 @@
 //!
 //! Counterexample traces of the WebMCP model, told in the draft's terms: who acts, what the
 //! step does, and which step IDs it executes.
+//!
+//! - [`trace`], [`encode`], [`itf`]: traces as ITF (`.itf.json`) files, written by `check`
+//!   ([`export`]);
+//! - [`reader`], [`replay`]: reading a trace back and re-executing it against the model;
+//! - [`minimize`]: delta debugging over a trace's actions;
+//! - [`explain`], [`anchors`]: narratives (text, Markdown, Mermaid, HTML) linked to the draft;
+//! - [`corpus`]: the corpus of findings in `traces/corpus/`;
+//! - [`commands`]: the `replay`, `minimize`, `explain` commands of the CLI.
+//!
+//! `docs/traces.md` documents the format and the commands.
+
+pub mod anchors;
+pub mod commands;
+pub mod corpus;
+pub mod diff;
+pub mod encode;
+pub mod explain;
+pub mod export;
+pub mod itf;
+pub mod minimize;
+pub mod reader;
+pub mod replay;
+pub mod trace;
 
 use webmcp_model::machine::Action;
 use webmcp_model::steps::StepId;

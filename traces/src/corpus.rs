@@ -1,0 +1,154 @@
+//! The corpus of findings (`traces/corpus/`): one minimised trace per root cause, replayed by
+//! a test on every run.
+//!
+//! A finding is a property the draft as written (`seed`) violates in some scenario. Findings
+//! are grouped by property: `docs/known-findings.json` gives every (scenario, property) pair of
+//! one property the same reason, so a property is one root cause. The corpus keeps, for each
+//! violated property, the shortest counterexample over all scenarios (the first scenario in
+//! name order on a tie), and `INDEX.md` lists the other scenarios that violate it too.
+
+use std::path::Path;
+
+use webmcp_model::machine::WebMcpModel;
+use webmcp_model::{Variant, World};
+use webmcp_properties::{check, CheckOptions};
+
+use crate::export::{file_name, write_atomically};
+use crate::minimize::minimize;
+use crate::reader::Loaded;
+use crate::trace::{Expect, Meta, Trace, TOOL};
+
+/// One trace of the corpus.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub file: String,
+    pub scenario: String,
+    pub property: String,
+    /// Actions of the checker's counterexample, and of the minimised trace.
+    pub found: usize,
+    pub kept: usize,
+    pub bytes: usize,
+    /// Every scenario that violates the property.
+    pub also: Vec<String>,
+}
+
+/// A scenario to put in the corpus: the compiled world, where it came from, and its text.
+pub struct Source {
+    pub world: World,
+    pub source: String,
+    pub text: String,
+}
+
+/// Checks every scenario under `seed` (breadth-first, one thread), minimises each
+/// counterexample, writes one trace per violated (scenario, property) into `dir`, removes
+/// traces of findings that no longer occur, and writes `INDEX.md`.
+pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Per property: the scenarios that violate it, and the shortest counterexample so far.
+    let mut best: Vec<(&'static str, Vec<String>, Loaded)> = Vec::new();
+    for src in sources {
+        let model = WebMcpModel::new(src.world.clone(), Variant::SEED);
+        let result = check(
+            model.clone(),
+            &CheckOptions {
+                threads: 1,
+                ..CheckOptions::default()
+            },
+        );
+        if !result.exhaustive {
+            return Err(format!("{}: the check was not exhaustive", src.world.name));
+        }
+        for p in result.violations() {
+            let Some(path) = &p.path else { continue };
+            let actions: Vec<_> = path.iter().map(|s| s.action).collect();
+            let meta = Meta {
+                scenario: src.world.name.clone(),
+                scenario_json: src.text.clone(),
+                source: src.source.clone(),
+                variant: "seed".into(),
+                property: Some(p.def.name.to_string()),
+                expect: Some(Expect::Violated),
+                tool: TOOL.into(),
+            };
+            let trace = Trace::record(&model, meta, &actions)
+                .map_err(|i| format!("internal: action {i} is not enabled"))?;
+            let loaded = Loaded {
+                trace,
+                model: model.clone(),
+                property: Some(p.def),
+            };
+            match best.iter_mut().find(|(name, _, _)| *name == p.def.name) {
+                Some((_, also, l)) => {
+                    also.push(src.world.name.clone());
+                    if actions.len() < l.trace.actions.len() {
+                        *l = loaded;
+                    }
+                }
+                None => best.push((p.def.name, vec![src.world.name.clone()], loaded)),
+            }
+        }
+    }
+    let mut entries = Vec::new();
+    for (property, also, loaded) in best {
+        let min = minimize(&loaded)?;
+        let scenario = loaded.trace.meta.scenario.clone();
+        let file = file_name(&scenario, "seed", property);
+        let text = min.trace.to_json_text();
+        write_atomically(&dir.join(&file), &text)?;
+        entries.push(Entry {
+            file,
+            scenario,
+            property: property.to_string(),
+            found: loaded.trace.actions.len(),
+            kept: min.after,
+            bytes: text.len(),
+            also,
+        });
+    }
+    entries.sort_by(|a, b| a.property.cmp(&b.property));
+    let keep: Vec<&str> = entries.iter().map(|e| e.file.as_str()).collect();
+    let listing = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for f in listing.flatten() {
+        let name = f.file_name().to_string_lossy().to_string();
+        if name.ends_with(".itf.json") && !keep.contains(&name.as_str()) {
+            std::fs::remove_file(f.path()).map_err(|e| format!("{name}: {e}"))?;
+        }
+    }
+    write_atomically(&dir.join("INDEX.md"), &index(&entries))?;
+    Ok(entries)
+}
+
+fn index(entries: &[Entry]) -> String {
+    let mut out = String::from(
+        "# Corpus of findings\n\n\
+         One minimised ITF trace per root cause: for every property the draft as written (`seed`)\n\
+         violates, the shortest counterexample over all standard scenarios. `traces/tests/corpus.rs`\n\
+         replays every trace on each test run and checks its verdict. Regenerate with\n\
+         `cargo run --release -- corpus` (see `docs/traces.md`); do not edit by hand. Read one with\n\
+         `webmcp-check explain FILE --format markdown`.\n\n\
+         | property | actions | trace | violated in |\n|---|---:|---|---|\n",
+    );
+    for e in entries {
+        out.push_str(&format!(
+            "| `{}` | {} | [{}]({}) | {} |\n",
+            e.property,
+            e.kept,
+            e.scenario,
+            e.file,
+            e.also.join(", ")
+        ));
+    }
+    out
+}
+
+/// Every `.itf.json` file of a corpus directory, sorted.
+pub fn files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".itf.json"))
+        .collect();
+    out.sort();
+    Ok(out)
+}

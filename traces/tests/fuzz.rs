@@ -1,0 +1,246 @@
+//! Fuzzing the trace reader: truncated, corrupted and wrong-scenario files give a one-line
+//! error, never a panic; whatever still reads replays, minimises and explains without a
+//! panic. 10,000 cases on small traces (a few seconds).
+
+mod common;
+
+use std::sync::OnceLock;
+
+use common::*;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+use serde_json::{json, Value};
+use webmcp_traces::explain::{explain, Format};
+use webmcp_traces::reader::read_trace;
+use webmcp_traces::replay::replay;
+use webmcp_traces::trace::Expect;
+
+/// Valid traces to corrupt: short ones, so each case stays cheap.
+fn bases() -> &'static [String] {
+    static B: OnceLock<Vec<String>> = OnceLock::new();
+    B.get_or_init(|| {
+        let abort = "abort-before-dispatch";
+        let shortest = webmcp_properties::check(scenario(abort).2.clone(), &Default::default());
+        let p = shortest
+            .properties
+            .iter()
+            .find(|p| p.def.name == "no-ghost-run")
+            .unwrap();
+        let actions: Vec<_> = p.path.as_ref().unwrap().iter().map(|s| s.action).collect();
+        vec![
+            record(
+                "not-origin-keyed",
+                &walk(&scenario("not-origin-keyed").2, 1, 3),
+                None,
+            )
+            .to_json_text(),
+            record(abort, &actions[..3], None).to_json_text(),
+            record(abort, &actions, Some(("no-ghost-run", Expect::Violated))).to_json_text(),
+        ]
+    })
+}
+
+fn any_json(depth: u32) -> BoxedStrategy<Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        Just(json!(1.5)),
+        "[a-z#:\"\\\\]{0,6}".prop_map(Value::String),
+        "-?[0-9]{0,45}x?".prop_map(|s| json!({"#bigint": s})),
+        Just(json!({"#tup": []})),
+        Just(json!({"tag": "None", "value": {"#tup": []}})),
+        Just(
+            json!({"tag": "Step", "value": {"thread": {"tag": "Cleanup", "value": {"#tup": ["top", {"#bigint": "300"}]}}}})
+        ),
+        Just(json!({"tag": "RunTask", "value": {"agent": "nobody"}})),
+    ];
+    if depth == 0 {
+        return leaf.boxed();
+    }
+    prop_oneof![
+        3 => leaf,
+        1 => prop::collection::vec(any_json(depth - 1), 0..3).prop_map(Value::Array),
+        1 => prop::collection::vec(any_json(depth - 1), 0..3).prop_map(|v| json!({"#set": v})),
+        1 => prop::collection::vec((any_json(depth - 1), any_json(depth - 1)), 0..2)
+            .prop_map(|v| json!({"#map": v.into_iter().map(|(a, b)| json!([a, b])).collect::<Vec<_>>()})),
+        1 => ("[a-z#]{1,5}", any_json(depth - 1)).prop_map(|(k, v)| json!({ k: v })),
+    ]
+    .boxed()
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Truncate(usize),
+    SetByte(usize, u8),
+    Delete(usize, usize),
+    Duplicate(usize, usize),
+    /// Replace the value at a random path of the JSON tree.
+    Replace(Vec<usize>, Value),
+    /// Remove an object key or array element at a random path.
+    Remove(Vec<usize>),
+    /// Put another scenario's text in #meta (`rehash`: with a matching sha256).
+    OtherScenario(usize, bool),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        3 => any::<usize>().prop_map(Mutation::Truncate),
+        3 => (any::<usize>(), any::<u8>()).prop_map(|(i, b)| Mutation::SetByte(i, b)),
+        1 => (any::<usize>(), 0usize..40).prop_map(|(i, n)| Mutation::Delete(i, n)),
+        1 => (any::<usize>(), 0usize..40).prop_map(|(i, n)| Mutation::Duplicate(i, n)),
+        5 => (prop::collection::vec(any::<usize>(), 1..7), any_json(2))
+            .prop_map(|(p, v)| Mutation::Replace(p, v)),
+        2 => prop::collection::vec(any::<usize>(), 1..7).prop_map(Mutation::Remove),
+        1 => (any::<usize>(), any::<bool>()).prop_map(|(i, r)| Mutation::OtherScenario(i, r)),
+    ]
+}
+
+fn at_path<'a>(v: &'a mut Value, path: &[usize]) -> &'a mut Value {
+    let mut cur = v;
+    for &i in path {
+        let next_is_leaf = match &*cur {
+            Value::Object(o) => o.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            _ => true,
+        };
+        if next_is_leaf {
+            break;
+        }
+        cur = match cur {
+            Value::Object(o) => {
+                let k = o.keys().nth(i % o.len()).unwrap().clone();
+                o.get_mut(&k).unwrap()
+            }
+            Value::Array(a) => {
+                let n = a.len();
+                &mut a[i % n]
+            }
+            _ => unreachable!(),
+        };
+    }
+    cur
+}
+
+fn apply(text: &str, m: &Mutation) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    let n = bytes.len();
+    match m {
+        Mutation::Truncate(i) => bytes.truncate(i % n),
+        Mutation::SetByte(i, b) => bytes[i % n] = *b,
+        Mutation::Delete(i, k) => {
+            let s = i % n;
+            bytes.drain(s..(s + k).min(n));
+        }
+        Mutation::Duplicate(i, k) => {
+            let s = i % n;
+            let chunk = bytes[s..(s + k).min(n)].to_vec();
+            bytes.splice(s..s, chunk);
+        }
+        Mutation::Replace(path, new) => {
+            let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
+                return text.to_string();
+            };
+            *at_path(&mut doc, path) = new.clone();
+            return doc.to_string();
+        }
+        Mutation::Remove(path) => {
+            let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
+                return text.to_string();
+            };
+            let (last, parent) = path.split_last().unwrap();
+            match at_path(&mut doc, parent) {
+                Value::Object(o) if !o.is_empty() => {
+                    let k = o.keys().nth(last % o.len()).unwrap().clone();
+                    o.remove(&k);
+                }
+                Value::Array(a) if !a.is_empty() => {
+                    let n = a.len();
+                    a.remove(last % n);
+                }
+                _ => {}
+            }
+            return doc.to_string();
+        }
+        Mutation::OtherScenario(i, rehash) => {
+            let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
+                return text.to_string();
+            };
+            let all = scenarios();
+            let other = &all[i % all.len()].1;
+            if let Some(meta) = doc.get_mut("#meta").and_then(Value::as_object_mut) {
+                meta.insert("scenario-json".into(), json!(other));
+                if *rehash {
+                    meta.insert(
+                        "scenario-sha256".into(),
+                        json!(webmcp_traces::trace::sha256_hex(other)),
+                    );
+                }
+            }
+            return doc.to_string();
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+proptest! {
+    #![proptest_config(Config {
+        cases: 10_000,
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(0xF0_22ED),
+        ..Config::default()
+    })]
+
+    #[test]
+    fn the_reader_never_panics_and_errors_are_one_line(
+        base in prop_oneof![5 => Just(0usize), 3 => Just(1usize), 2 => Just(2usize)],
+        mutations in prop::collection::vec(mutation(), 1..3),
+    ) {
+        let mut text = bases()[base].clone();
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        match read_trace(&text) {
+            Err(e) => {
+                prop_assert!(!e.0.is_empty());
+                prop_assert!(!e.0.contains('\n'), "{}", e.0);
+            }
+            Ok(l) => {
+                let _ = replay(&l);
+                let _ = explain(&l, Format::Text);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_bases_are_valid_traces() {
+    for b in bases() {
+        let l = read_trace(b).unwrap();
+        assert!(matches!(
+            replay(&l),
+            webmcp_traces::replay::Replayed::Reproduced { .. }
+        ));
+    }
+}
+
+#[test]
+fn specific_corruptions_have_specific_messages() {
+    let b = &bases()[2];
+    let e = read_trace(&b[..b.len() / 2]).err().unwrap().0;
+    assert!(e.contains("invalid JSON"), "{e}");
+    let other = &scenario("register-and-discover").1;
+    let e = read_trace(&apply(b, &Mutation::OtherScenario(0, false)))
+        .err()
+        .map(|e| e.0)
+        .unwrap_or_default();
+    assert!(
+        e.contains("does not match scenario-sha256") || e.is_empty(),
+        "{e}"
+    );
+    let mut doc: Value = serde_json::from_str(b).unwrap();
+    doc["#meta"]["scenario-json"] = json!(other);
+    doc["#meta"]["scenario-sha256"] = json!(webmcp_traces::trace::sha256_hex(other));
+    let e = read_trace(&doc.to_string()).err().unwrap().0;
+    assert!(e.contains("wrong scenario"), "{e}");
+}
