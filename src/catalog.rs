@@ -28,6 +28,14 @@ pub fn named(name: &str) -> Result<World, String> {
     }
 }
 
+/// The JSON text of the embedded scenario called `name`.
+pub fn text(name: &str) -> Option<&'static str> {
+    SCENARIOS
+        .iter()
+        .find(|(stem, _)| *stem == name)
+        .map(|(_, text)| *text)
+}
+
 /// A scenario file written by a user.
 pub fn from_file(path: &Path) -> Result<World, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;

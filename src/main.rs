@@ -38,6 +38,55 @@ enum Command {
     /// Measure one run in this process (used by bench; prints JSON).
     #[command(hide = true, name = "bench-child")]
     BenchChild(bench_cmd::BenchChildArgs),
+    /// Re-execute an ITF trace (.itf.json) and check it reproduces every state and its verdict.
+    Replay(ReplayArgs),
+    /// Shrink an ITF trace to a shortest one that still shows the same verdict.
+    Minimize(MinimizeArgs),
+    /// Tell an ITF trace as a numbered story citing the draft's steps.
+    Explain(ExplainArgs),
+    /// Regenerate traces/corpus/: one minimised trace per finding of the seed variant.
+    Corpus(CorpusArgs),
+}
+
+#[derive(clap::Args)]
+struct ReplayArgs {
+    /// The trace file.
+    file: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+struct MinimizeArgs {
+    /// The trace file.
+    file: std::path::PathBuf,
+    /// Where to write the minimised trace.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: std::path::PathBuf,
+}
+
+#[derive(clap::Args)]
+struct ExplainArgs {
+    /// The trace file.
+    file: std::path::PathBuf,
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    format: ExplainFormat,
+    /// Write the story here instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExplainFormat {
+    Text,
+    Markdown,
+    Mermaid,
+    Html,
+}
+
+#[derive(clap::Args)]
+struct CorpusArgs {
+    /// The corpus directory.
+    #[arg(long, default_value = "traces/corpus")]
+    dir: std::path::PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -122,6 +171,9 @@ struct CheckArgs {
     /// Leave wall-clock times out of the output (for byte-identical comparisons).
     #[arg(long)]
     no_timings: bool,
+    /// Write every counterexample and witness here as an ITF trace (.itf.json).
+    #[arg(long, value_name = "DIR", default_value = webmcp_traces::export::DEFAULT_TRACE_DIR)]
+    trace_dir: std::path::PathBuf,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -176,6 +228,21 @@ fn main() -> ExitCode {
         Command::Coverage(args) => coverage(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::BenchChild(args) => bench_cmd::bench_child(&args),
+        Command::Replay(a) => traces_cmd(webmcp_traces::commands::replay_file(&a.file)),
+        Command::Minimize(a) => {
+            traces_cmd(webmcp_traces::commands::minimize_file(&a.file, &a.output))
+        }
+        Command::Explain(a) => traces_cmd(webmcp_traces::commands::explain_file(
+            &a.file,
+            match a.format {
+                ExplainFormat::Text => webmcp_traces::explain::Format::Text,
+                ExplainFormat::Markdown => webmcp_traces::explain::Format::Markdown,
+                ExplainFormat::Mermaid => webmcp_traces::explain::Format::Mermaid,
+                ExplainFormat::Html => webmcp_traces::explain::Format::Html,
+            },
+            a.output.as_deref(),
+        )),
+        Command::Corpus(a) => corpus(&a),
     };
     match result {
         Ok(code) => code,
@@ -184,6 +251,31 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn traces_cmd(r: Result<u8, String>) -> Result<ExitCode, UsageError> {
+    r.map(ExitCode::from).map_err(UsageError)
+}
+
+fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
+    let sources = catalog::all()
+        .map_err(UsageError)?
+        .into_iter()
+        .map(|world| webmcp_traces::corpus::Source {
+            source: format!("scenarios/{}.json", world.name),
+            text: catalog::text(&world.name).unwrap_or_default().to_string(),
+            world,
+        })
+        .collect::<Vec<_>>();
+    let entries = webmcp_traces::corpus::regenerate(&args.dir, &sources).map_err(UsageError)?;
+    for e in &entries {
+        println!(
+            "{}: {} actions (checker: {}), {} bytes",
+            e.file, e.kept, e.found, e.bytes
+        );
+    }
+    println!("{} traces in {}", entries.len(), args.dir.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn list() -> Result<ExitCode, UsageError> {
@@ -264,8 +356,19 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     for name in &args.scenarios {
         worlds.push(catalog::named(name).map_err(UsageError)?);
     }
+    // Where each scenario came from and its text, recorded in the traces of `--trace-dir`.
+    let mut sources: Vec<(String, String)> = worlds
+        .iter()
+        .map(|w| {
+            let text = catalog::text(&w.name).unwrap_or_default();
+            (format!("scenarios/{}.json", w.name), text.to_string())
+        })
+        .collect();
     for path in &args.files {
         worlds.push(catalog::from_file(path).map_err(UsageError)?);
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+        sources.push((path.display().to_string(), text));
     }
     if worlds.is_empty() {
         return Err(UsageError(
@@ -297,13 +400,14 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         timeout: args.timeout.map(Duration::from_secs),
     };
     let mut results: Vec<ScenarioResult> = Vec::new();
-    for world in &worlds {
+    let mut traces_written = 0;
+    for (world, (source, text)) in worlds.iter().zip(&sources) {
         let model = WebMcpModel::new(world.clone(), variant);
         let result = if args.quiet {
-            check(model, &options)
+            check(model.clone(), &options)
         } else {
             let mut bar = progress::Bar::new(&world.name);
-            let r = check_with_progress(model, &options, &mut |p| bar.update(p));
+            let r = check_with_progress(model.clone(), &options, &mut |p| bar.update(p));
             bar.finish();
             r
         };
@@ -319,7 +423,17 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
                 )
             );
         }
+        traces_written +=
+            webmcp_traces::export::write_result(&args.trace_dir, &model, source, text, &result)
+                .map_err(UsageError)?
+                .len();
         results.push(result);
+    }
+    if traces_written > 0 && !args.quiet {
+        eprintln!(
+            "webmcp-check: {traces_written} trace(s) written to {}",
+            args.trace_dir.display()
+        );
     }
     let judgement = baseline::judge(&results, baseline.as_ref());
     match args.format {
