@@ -37,6 +37,7 @@ pub const STATE_VARS: &[&str] = &[
     "bodies",
     "env",
     "ghost",
+    "cancelled",
 ];
 
 /// The action that led to a state: its name (Quint's `mbt::actionTaken`).
@@ -200,6 +201,7 @@ pub fn state_vars(w: &World, s: &State) -> Vec<(&'static str, Value)> {
         ("bodies", bodies),
         ("env", env),
         ("ghost", ghost),
+        ("cancelled", set(s.cancelled.iter().map(|c| n.call(*c)))),
     ]
 }
 
@@ -327,6 +329,7 @@ pub fn thread_key(n: Names, k: ThreadKey) -> Value {
         ThreadKey::Execute(c) => variant("Execute", n.call(c)),
         ThreadKey::CancelOnAbort(c) => variant("CancelOnAbort", n.call(c)),
         ThreadKey::Cleanup(d, i) => variant("Cleanup", tup(vec![n.doc(d), int(i)])),
+        ThreadKey::Completion(c) => variant("Completion", n.call(c)),
         other => variant("Unknown", str(format!("{other:?}"))),
     }
 }
@@ -422,6 +425,7 @@ fn thread(n: Names, t: &Thread) -> Value {
             ]),
         ),
         Thread::Cancel(p) => variant("Cancel", cancel_proc(n, p)),
+        Thread::Completion(p) => variant("Completion", completion_proc(n, p)),
         Thread::Cleanup {
             doc,
             traversable,

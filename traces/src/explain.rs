@@ -121,6 +121,7 @@ fn thread_participant_from_key(w: &World, key: &Value) -> Participant {
                 "GetTools" => "getTools",
                 "Execute" => "executeTool",
                 "CancelOnAbort" => "cancel",
+                "Completion" => "completion steps of",
                 other => other,
             };
             format!("in parallel: {what} {call}")

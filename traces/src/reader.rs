@@ -305,6 +305,7 @@ enum TypedThreadKey {
     Execute(String),
     CancelOnAbort(String),
     Cleanup((String, u8)),
+    Completion(String),
 }
 
 /// Resolves the names of a decoded action in the scenario.
@@ -344,6 +345,7 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
             TypedThreadKey::Execute(c) => ThreadKey::Execute(call(c)?),
             TypedThreadKey::CancelOnAbort(c) => ThreadKey::CancelOnAbort(call(c)?),
             TypedThreadKey::Cleanup((d, n)) => ThreadKey::Cleanup(doc(d)?, *n),
+            TypedThreadKey::Completion(c) => ThreadKey::Completion(call(c)?),
         }),
         TypedAction::SettleTool { call: c, outcome } => Action::SettleTool(
             call(c)?,

@@ -125,6 +125,9 @@ fn at_path<'a>(v: &'a mut Value, path: &[usize]) -> &'a mut Value {
 fn apply(text: &str, m: &Mutation) -> String {
     let mut bytes = text.as_bytes().to_vec();
     let n = bytes.len();
+    if n == 0 {
+        return String::new();
+    }
     match m {
         Mutation::Truncate(i) => bytes.truncate(i % n),
         Mutation::SetByte(i, b) => bytes[i % n] = *b,

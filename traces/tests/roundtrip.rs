@@ -210,3 +210,47 @@ fn padding_by_hand_is_removed() {
     assert_eq!(m.before, shortest.len() + extra);
     assert_eq!(m.after, shortest.len());
 }
+
+/// Every field of the model's `State` is a variable of the trace: a field added to the model
+/// must be added to `traces/src/encode.rs` (and `docs/traces.md`), or replay would not compare
+/// it.
+#[test]
+fn every_state_field_is_a_trace_variable() {
+    let (_, _, model) = scenario("abort-before-dispatch");
+    let text = format!("{:?}", model.initial_state());
+    let body = text.strip_prefix("State { ").expect("State's Debug output");
+    // Top-level field names: identifiers followed by ": " at nesting depth 0.
+    let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
+    let mut fields = Vec::new();
+    let mut start = 0;
+    for (i, c) in body.char_indices() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => depth -= 1,
+            ':' if depth == 0 => {
+                let name = body[start..i].trim().trim_start_matches(',').trim();
+                fields.push(name.to_string());
+            }
+            ',' if depth == 0 => start = i + 1,
+            _ => {}
+        }
+    }
+    let vars = webmcp_traces::encode::STATE_VARS;
+    for f in &fields {
+        assert!(
+            vars.contains(&f.as_str()),
+            "State has a field `{f}` that traces do not record: add it to traces/src/encode.rs"
+        );
+    }
+    assert_eq!(fields.len(), vars.len(), "{fields:?}");
+}
