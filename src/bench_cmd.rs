@@ -25,7 +25,8 @@ pub struct BenchArgs {
     threads: usize,
     #[arg(long, value_enum, default_value_t = BenchFormat::Markdown)]
     format: BenchFormat,
-    /// Run the scaling families (1 and 2 threads) instead of the standard scenarios.
+    /// Run the scaling families (1 and 2 threads, and 1 thread with symmetry reduction where
+    /// the checker has it) instead of the standard scenarios.
     #[arg(long)]
     scaling: bool,
     /// With --scaling: only these families (tabs, iframes, registrations, executions).
@@ -147,12 +148,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         };
         let config = ScalingConfig {
             families,
-            threads: vec![1, 2],
-            symmetry: if bench::SYMMETRY_AVAILABLE {
-                vec![false, true]
-            } else {
-                vec![false]
-            },
+            configs: bench::scaling_configs(),
             limit_seconds: args.limit_seconds,
             max_size: args.max_size.max(1),
             timeout: args.timeout,

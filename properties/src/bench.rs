@@ -781,8 +781,8 @@ pub struct ScalingPoint {
 #[derive(Clone, Debug)]
 pub struct ScalingConfig {
     pub families: Vec<Family>,
-    pub threads: Vec<usize>,
-    pub symmetry: Vec<bool>,
+    /// (threads, symmetry) of each series; [`scaling_configs`] gives the standard ones.
+    pub configs: Vec<(usize, bool)>,
     /// A size whose run takes longer than this is the family's last.
     pub limit_seconds: f64,
     pub max_size: usize,
@@ -793,8 +793,18 @@ pub struct ScalingConfig {
     pub repeat: usize,
 }
 
-/// Runs each family at sizes 1, 2, ... for each thread count (and symmetry setting), until a
-/// size takes longer than `limit_seconds`, times out, or reaches `max_size`.
+/// The standard series: 1 and 2 threads without symmetry and, where the checker has it, 1
+/// thread with symmetry reduction (which runs our own one-thread BFS).
+pub fn scaling_configs() -> Vec<(usize, bool)> {
+    let mut configs = vec![(1, false), (2, false)];
+    if SYMMETRY_AVAILABLE {
+        configs.push((1, true));
+    }
+    configs
+}
+
+/// Runs each family at sizes 1, 2, ... for each configuration, until a size takes longer
+/// than `limit_seconds`, stops at a bound (time, memory), or reaches `max_size`.
 pub fn run_scaling(
     exe: &Path,
     config: &ScalingConfig,
@@ -802,25 +812,23 @@ pub fn run_scaling(
 ) -> Result<Vec<ScalingPoint>, String> {
     let mut points = Vec::new();
     for &family in &config.families {
-        for &threads in &config.threads {
-            for &symmetry in &config.symmetry {
-                for size in 1..=config.max_size {
-                    let spec = ChildSpec {
-                        target: Target::Family(family, size),
-                        threads,
-                        symmetry,
-                        first_counterexamples: false,
-                        timeout: Some(config.timeout),
-                        memory_limit_mib: Some(config.memory_limit_mib),
-                    };
-                    let row = measure_repeated(exe, &spec, config.repeat)?;
-                    let stop = !row.exhaustive || row.seconds > config.limit_seconds;
-                    let point = ScalingPoint { family, size, row };
-                    progress(&point);
-                    points.push(point);
-                    if stop {
-                        break;
-                    }
+        for &(threads, symmetry) in &config.configs {
+            for size in 1..=config.max_size {
+                let spec = ChildSpec {
+                    target: Target::Family(family, size),
+                    threads,
+                    symmetry,
+                    first_counterexamples: false,
+                    timeout: Some(config.timeout),
+                    memory_limit_mib: Some(config.memory_limit_mib),
+                };
+                let row = measure_repeated(exe, &spec, config.repeat)?;
+                let stop = !row.exhaustive || row.seconds > config.limit_seconds;
+                let point = ScalingPoint { family, size, row };
+                progress(&point);
+                points.push(point);
+                if stop {
+                    break;
                 }
             }
         }
@@ -857,7 +865,28 @@ pub fn scaling_markdown(points: &[ScalingPoint], machine: &Machine, command: &st
             let r = &p.row;
             let _ = write!(out, "| {} | {} |", p.size, r.threads);
             if with_symmetry {
-                let _ = write!(out, " {} |", if r.symmetry { "on" } else { "off" });
+                let reduction = points
+                    .iter()
+                    .find(|q| {
+                        r.symmetry
+                            && q.family == p.family
+                            && q.size == p.size
+                            && !q.row.symmetry
+                            && q.row.threads == 1
+                            && q.row.exhaustive
+                            && r.exhaustive
+                    })
+                    .map_or(String::new(), |q| {
+                        format!(
+                            " ({:.1}× fewer)",
+                            q.row.unique_states as f64 / r.unique_states.max(1) as f64
+                        )
+                    });
+                let _ = write!(
+                    out,
+                    " {}{reduction} |",
+                    if r.symmetry { "on" } else { "off" }
+                );
             }
             let _ = writeln!(
                 out,
