@@ -171,6 +171,10 @@ struct CheckArgs {
     /// Leave wall-clock times out of the output (for byte-identical comparisons).
     #[arg(long)]
     no_timings: bool,
+    /// Symmetry reduction: explore one state per class of states that differ only by
+    /// swapping interchangeable tabs (identical configuration). Verdicts do not change.
+    #[arg(long)]
+    symmetry: bool,
     /// Write every counterexample and witness here as an ITF trace (.itf.json).
     #[arg(long, value_name = "DIR", default_value = webmcp_traces::export::DEFAULT_TRACE_DIR)]
     trace_dir: std::path::PathBuf,
@@ -185,7 +189,7 @@ pub enum Format {
     Github,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ModeArg {
     Bfs,
     Dfs,
@@ -398,7 +402,11 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         max_states: args.max_states,
         max_depth: args.max_depth,
         timeout: args.timeout.map(Duration::from_secs),
+        symmetry: args.symmetry,
     };
+    if args.symmetry && args.mode != ModeArg::Bfs {
+        return Err(UsageError("--symmetry works with --mode bfs only".into()));
+    }
     let mut results: Vec<ScenarioResult> = Vec::new();
     let mut traces_written = 0;
     for (world, (source, text)) in worlds.iter().zip(&sources) {

@@ -45,6 +45,11 @@ pub struct Cx<'a, R: Recorder> {
 
 impl<R: Recorder> Cx<'_, R> {
     #[inline]
+    pub fn fix(&self, fix: &crate::variant::Fix) -> bool {
+        self.variant.has(fix)
+    }
+
+    #[inline]
     pub fn step(&mut self, step: StepId) {
         self.rec.step(step);
     }
@@ -81,6 +86,11 @@ impl<R: Recorder> Cx<'_, R> {
     /// `document`'s node navigable's traversable navigable, or `None` (recorded as missing
     /// at `step`) when the node navigable is null.
     pub fn traversable_of_doc(&mut self, doc: DocId, step: StepId) -> Option<NavId> {
+        if self.fix(&crate::variant::CAPTURE_TRAVERSABLE) {
+            // The traversable captured when the algorithm started, while the document was
+            // fully active: documents never change tabs, so it is the document's tab.
+            return Some(self.w.traversable_of(self.w.docs[doc as usize].nav));
+        }
         match self.s.node_navigable(self.w, doc) {
             Some(nav) => Some(self.w.traversable_of(nav)),
             None => {
@@ -104,6 +114,15 @@ impl<R: Recorder> Cx<'_, R> {
     /// the attempt is counted (ghost).
     pub fn settle(&mut self, call: CallId, outcome: Result<Value, Reason>, at: StepId) {
         self.step(at);
+        if self.fix(&crate::variant::REMOVE_ABORT_STEPS) {
+            for c in self.s.controllers.iter_mut() {
+                if c.abort_steps.iter().any(
+                    |s| matches!(s, crate::state::AbortStep::Execute { call: x, .. } if *x == call),
+                ) {
+                    c.abort_steps.retain(|s| !matches!(s, crate::state::AbortStep::Execute { call: x, .. } if *x == call));
+                }
+            }
+        }
         let p = &mut self.s.promises[call as usize];
         p.attempts = (p.attempts + 1).min(3);
         match outcome {

@@ -239,6 +239,9 @@ impl<R: Recorder> Cx<'_, R> {
                 );
             }
             TaskKind::ResolveGetTools { call, tools } => self.resolve_get_tools(call, tools),
+            TaskKind::RejectExecute { .. } | TaskKind::ResolveExecute { .. }
+                if self.fix(&crate::variant::SETTLE_ONCE)
+                    && self.s.promises[call_of(&task.kind) as usize].is_settled() => {}
             TaskKind::RejectExecute { call, at } => self.reject_execute(call, at),
             TaskKind::ResolveExecute { call, result } => self.resolve_execute(call, result),
             TaskKind::RunToolExecuteSteps {
@@ -326,15 +329,34 @@ impl<R: Recorder> Cx<'_, R> {
                 self.execute_step(uuid, caller, target, expected_origin, tool_name, pc)
             }
             Thread::Cancel(proc) => self.cancel_step(proc).map(Thread::Cancel),
+            Thread::Completion(proc) => self.completion_step(proc).map(Thread::Completion),
             Thread::Cleanup {
                 doc,
                 traversable,
                 pc,
             } => self.cleanup_step(doc, traversable, pc),
         };
+        // With the pending-map-queue fix, every block that touches a pending tool executions
+        // map runs on the traversable's parallel queue: the whole block is one action.
+        let next = match next {
+            Some(t @ (Thread::Cancel(_) | Thread::Completion(_) | Thread::Cleanup { .. }))
+                if self.fix(&crate::variant::PENDING_MAP_QUEUE) =>
+            {
+                self.s.threads.insert(key, t);
+                return self.run_thread_step(key);
+            }
+            other => other,
+        };
         if let Some(t) = next {
             self.s.threads.insert(key, t);
         }
+    }
+}
+
+fn call_of(kind: &TaskKind) -> CallId {
+    match *kind {
+        TaskKind::RejectExecute { call, .. } | TaskKind::ResolveExecute { call, .. } => call,
+        _ => unreachable!("only settlement tasks"),
     }
 }
 

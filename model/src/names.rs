@@ -49,6 +49,11 @@ pub enum SpecialValue {
     ToJsonPrimitive,
     /// `undefined` itself (what `async () => {}` fulfils with): serializing throws a TypeError.
     Undefined,
+    /// "An input that reaches the tool body under the variant being checked": under the text
+    /// as written (whose `imperative-execute-steps#3` lets only non-objects through) it is
+    /// `to-json-primitive`; under the `object-check` fix it is the plain object `{}`. Scenarios
+    /// about running tool bodies use it so that every variant exercises the body.
+    ReachesBody,
 }
 
 /// The exception thrown by serialization.
@@ -64,13 +69,23 @@ impl JsValue {
         match self {
             JsValue::Json(v) => Ok(v.to_string()),
             JsValue::Special { js } => match js {
-                SpecialValue::ToJsonPrimitive => Ok("42".to_string()),
+                SpecialValue::ToJsonPrimitive | SpecialValue::ReachesBody => Ok("42".to_string()),
                 SpecialValue::ToJsonUndefined
                 | SpecialValue::ToJsonFunction
                 | SpecialValue::Undefined
                 | SpecialValue::Circular => Err(Thrown::TypeError),
                 SpecialValue::ToJsonThrows => Err(Thrown::Error),
             },
+        }
+    }
+
+    /// The serialization under the `object-check` fix (differs only for `reaches-body`).
+    pub fn serialize_with_object_check(&self) -> Result<String, Thrown> {
+        match self {
+            JsValue::Special {
+                js: SpecialValue::ReachesBody,
+            } => Ok("{}".to_string()),
+            other => other.serialize(),
         }
     }
 

@@ -27,6 +27,8 @@ pub struct State {
     pub env: EnvState,
     /// Facts recorded by transitions for the properties (spec assertions that failed, ...).
     pub ghost: OrdSet<Ghost>,
+    /// Uuids whose cancellation found nothing to cancel (the `cancel-before-dispatch` fix).
+    pub cancelled: OrdSet<CallId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -364,6 +366,7 @@ impl State {
                 observations_left: w.env.observe,
             },
             ghost: OrdSet::new(),
+            cancelled: OrdSet::new(),
         }
     }
 

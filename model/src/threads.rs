@@ -23,6 +23,8 @@ pub enum ThreadKey {
     CancelOnAbort(CallId),
     /// `unload-cleanup#2` for the nth run of a document's unloading cleanup steps.
     Cleanup(DocId, u8),
+    /// completionSteps started in parallel from an event loop (`completion-in-parallel` fix).
+    Completion(CallId),
 }
 
 /// A set of navigables, iterated in tree order (navigable ids are assigned in tree order).
@@ -70,6 +72,7 @@ pub enum Thread {
         pc: ExecutePc,
     },
     Cancel(CancelProc),
+    Completion(CompletionProc),
     Cleanup {
         doc: DocId,
         traversable: NavId,

@@ -101,7 +101,20 @@ pub struct ExecuteOp {
     pub input_is_object: bool,
     /// `execute-tool#9`: serializing inputObject.
     pub input_json: Result<StrId, Thrown>,
+    /// The same under the `object-check` fix (differs only for `{"$js": "reaches-body"}`).
+    pub input_json_object_check: Result<StrId, Thrown>,
     pub signal: Option<CtrlId>,
+}
+
+impl ExecuteOp {
+    /// `execute-tool#9`'s serialization of inputObject under `variant`.
+    pub fn input_json(&self, variant: crate::variant::Variant) -> Result<StrId, Thrown> {
+        if variant.has(&crate::variant::OBJECT_CHECK) {
+            self.input_json_object_check
+        } else {
+            self.input_json
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -705,6 +718,8 @@ impl Compiler {
                 Ok(s) => Ok(self.intern(&s)),
                 Err(e) => Err(e),
             };
+            let input_json_object_check =
+                input.serialize_with_object_check().map(|s| self.intern(&s));
             if let Ok(s) = input_json {
                 if json_text_is_object(&self.strings[s as usize]).is_none() {
                     return err(format!(
@@ -721,6 +736,7 @@ impl Compiler {
                 tool,
                 input_is_object: input.is_object(),
                 input_json,
+                input_json_object_check,
                 signal,
             }));
         }

@@ -32,7 +32,7 @@ use crate::driver::{
 pub const CHILD_SUBCOMMAND: &str = "bench-child";
 
 /// Whether [`CheckOptions`] has a symmetry-reduction switch the bench can turn on.
-pub const SYMMETRY_AVAILABLE: bool = false;
+pub const SYMMETRY_AVAILABLE: bool = true;
 
 /// The options of one measured run: exhaustive BFS, on `threads` threads.
 pub fn options(threads: usize, symmetry: bool, timeout: Option<Duration>) -> CheckOptions {
@@ -41,6 +41,7 @@ pub fn options(threads: usize, symmetry: bool, timeout: Option<Duration>) -> Che
         mode: Mode::Bfs,
         threads: threads.max(1),
         timeout,
+        symmetry,
         ..CheckOptions::default()
     }
 }

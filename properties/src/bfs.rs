@@ -29,6 +29,16 @@ pub(crate) fn explore(
     progress: &mut dyn FnMut(Progress),
 ) -> Exploration {
     let props = properties();
+    let symmetry = options
+        .symmetry
+        .then(|| webmcp_model::symmetry::Symmetry::of(&model.world))
+        .filter(|s| !s.is_trivial());
+    // Under symmetry reduction a state is known by its class (its representative's
+    // fingerprint), but the state actually reached is the one expanded, so paths stay real.
+    let fingerprint = |s: &State| match &symmetry {
+        Some(sym) => fingerprint(&sym.representative(s)),
+        None => fingerprint(s),
+    };
     // fingerprint -> (parent fingerprint, action that led here); the root has none.
     let mut parents: HashMap<u64, Option<(u64, Action)>> = HashMap::new();
     let mut found: HashMap<&'static str, u64> = HashMap::new();

@@ -279,6 +279,7 @@ fn discovered_cross_origin(m: &WebMcpModel, s: &State) -> bool {
 fn threads_of_done(w: &World, s: &State, d: DocId) -> bool {
     !s.threads.keys().any(|k| match *k {
         ThreadKey::Cleanup(doc, _) => doc == d,
+        ThreadKey::Completion(c) => w.calls[c as usize].doc == d,
         ThreadKey::Register(c)
         | ThreadKey::Unregister(c)
         | ThreadKey::GetTools(c)

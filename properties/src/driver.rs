@@ -87,6 +87,9 @@ pub struct CheckOptions {
     pub max_states: Option<usize>,
     pub max_depth: Option<usize>,
     pub timeout: Option<Duration>,
+    /// Explore one state per class of states equal up to swapping interchangeable tabs
+    /// (see `webmcp_model::symmetry`); always our own BFS.
+    pub symmetry: bool,
 }
 
 /// A snapshot of a running check, for progress displays.
@@ -191,7 +194,9 @@ pub fn check_with_progress(
     let variant = model.variant.name();
     let start = Instant::now();
     let found = match options.mode {
-        Mode::Bfs if options.threads <= 1 => crate::bfs::explore(&model, options, start, progress),
+        Mode::Bfs if options.threads <= 1 || options.symmetry => {
+            crate::bfs::explore(&model, options, start, progress)
+        }
         Mode::Bfs | Mode::Dfs => explore_exhaustively(model.clone(), options, start, progress),
         Mode::Sim { seed, runs } => crate::simulation::simulate(&model, options, seed, runs, start),
     };

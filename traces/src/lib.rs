@@ -46,6 +46,7 @@ pub fn actor(w: &World, a: &Action) -> String {
             ThreadKey::Unregister(c) => format!("in parallel: unregister {}", call(c)),
             ThreadKey::GetTools(c) => format!("in parallel: getTools {}", call(c)),
             ThreadKey::Execute(c) => format!("in parallel: executeTool {}", call(c)),
+            ThreadKey::Completion(c) => format!("in parallel: completion steps of {}", call(c)),
             ThreadKey::CancelOnAbort(c) => format!("in parallel: cancel {}", call(c)),
             ThreadKey::Cleanup(d, n) => {
                 format!("in parallel: unload cleanup #{} of {}", n + 1, doc(d))

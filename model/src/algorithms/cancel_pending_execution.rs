@@ -19,7 +19,12 @@ impl<R: Recorder> Cx<'_, R> {
             CancelPc::Check => {
                 self.assert_in_parallel(s!("cancel-pending-execution#1"));
                 self.step(s!("cancel-pending-execution#2"));
-                self.pending_get(traversable, uuid)?;
+                if self.pending_get(traversable, uuid).is_none() {
+                    if self.fix(&crate::variant::CANCEL_BEFORE_DISPATCH) {
+                        self.s.cancelled.insert(uuid);
+                    }
+                    return None;
+                }
                 next(CancelPc::Read)
             }
             CancelPc::Read => {
@@ -40,7 +45,8 @@ impl<R: Recorder> Cx<'_, R> {
             CancelPc::Queue { target } => {
                 self.step(s!("cancel-pending-execution#5"));
                 // The note at #5 claims the target has not been unloaded or destroyed.
-                if !self.s.is_fully_active(target) {
+                if !self.s.is_fully_active(target) && !self.fix(&crate::variant::AMEND_CANCEL_NOTE)
+                {
                     self.s.record(Ghost::CancelTargetGone(uuid));
                 }
                 self.step(s!("cancel-pending-execution#6"));

@@ -7,11 +7,12 @@
 use crate::cx::{Cx, Recorder};
 use crate::s;
 use crate::state::TaskKind;
-use crate::threads::{CompletionPc, CompletionProc};
+use crate::threads::{CompletionPc, CompletionProc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, StrId};
 
 impl<R: Recorder> Cx<'_, R> {
-    /// Runs the completion steps of `uuid` to the end, in the current context.
+    /// Runs the completion steps of `uuid` to the end, in the current context (or, with the
+    /// `completion-in-parallel` fix, starts them in parallel).
     pub fn run_completion_steps(&mut self, uuid: CallId, target: DocId, result: Option<StrId>) {
         let mut proc = CompletionProc {
             uuid,
@@ -19,6 +20,12 @@ impl<R: Recorder> Cx<'_, R> {
             result,
             pc: CompletionPc::Check,
         };
+        if self.fix(&crate::variant::COMPLETION_IN_PARALLEL)
+            && self.at != crate::cx::Where::Parallel
+        {
+            self.spawn(ThreadKey::Completion(uuid), Thread::Completion(proc));
+            return;
+        }
         while let Some(next) = self.completion_step(proc) {
             proc = next;
         }

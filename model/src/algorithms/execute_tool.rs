@@ -47,7 +47,7 @@ impl<R: Recorder> Cx<'_, R> {
         let opaque = self.w.origins.is_opaque(expected);
         self.assert_that(s!("execute-tool#8"), !opaque);
         self.step(s!("execute-tool#9"));
-        if let Err(thrown) = op.input_json {
+        if let Err(thrown) = op.input_json(self.variant) {
             return self.return_rejected(call, thrown.into(), s!("execute-tool#9"));
         }
         self.step(s!("execute-tool#10"));
@@ -154,6 +154,17 @@ impl<R: Recorder> Cx<'_, R> {
                 if !self.s.doc(target).tools.contains_key(&tool_name) {
                     return reject(self, s!("execute-tool#15.7"));
                 }
+                if self.fix(&crate::variant::SINGLE_TOOL_LOOKUP) {
+                    // #15.7 and #15.8 are one read of the map.
+                    return self.execute_step(
+                        uuid,
+                        caller,
+                        target,
+                        expected_origin,
+                        tool_name,
+                        ExecutePc::ReadToolDefinition,
+                    );
+                }
                 next(ExecutePc::ReadToolDefinition)
             }
             ExecutePc::ReadToolDefinition => {
@@ -175,6 +186,16 @@ impl<R: Recorder> Cx<'_, R> {
             }
             ExecutePc::SetPending => {
                 self.step(s!("execute-tool#15.12"));
+                if self.fix(&crate::variant::CANCEL_BEFORE_DISPATCH)
+                    && self.s.cancelled.contains(&uuid)
+                {
+                    return None;
+                }
+                if self.fix(&crate::variant::STORE_ONLY_LIVE_DOCUMENTS)
+                    && !(self.s.is_fully_active(caller) && self.s.is_fully_active(target))
+                {
+                    return reject(self, s!("execute-tool#15.12"));
+                }
                 let traversable = self.traversable_of_doc(target, s!("execute-tool#15.12"))?;
                 self.pending_set(
                     traversable,

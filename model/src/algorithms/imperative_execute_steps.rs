@@ -15,7 +15,7 @@ impl<R: Recorder> Cx<'_, R> {
         let input = self
             .w
             .execute_op(uuid)
-            .input_json
+            .input_json(self.variant)
             .expect("execute-tool#9 serialized it");
         let Some(input_is_object) = json_text_is_object(self.w.str(input)) else {
             // Unreachable: inputArguments is JSON text made at execute-tool#9.
@@ -24,7 +24,12 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("imperative-execute-steps#3"));
         // As written: 'If "inputObject is not an Object" is false', i.e. if it IS an Object.
         let is_not_an_object = !input_is_object;
-        if !is_not_an_object {
+        let fails = if self.fix(&crate::variant::OBJECT_CHECK) {
+            is_not_an_object
+        } else {
+            !is_not_an_object
+        };
+        if fails {
             return self.run_completion_steps(uuid, target, None);
         }
         self.step(s!("imperative-execute-steps#4"));

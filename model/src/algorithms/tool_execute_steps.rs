@@ -8,6 +8,19 @@ use crate::world::{CallId, DocId, StrId};
 impl<R: Recorder> Cx<'_, R> {
     pub fn tool_execute_steps(&mut self, tool_name: StrId, target: DocId, uuid: CallId) {
         self.assert_on_event_loop_of(s!("tool-execute-steps#1"), target);
+        if self.fix(&crate::variant::CHECK_SIGNAL_BEFORE_INVOKING) {
+            if let Some(ctrl) = self.w.execute_op(uuid).signal {
+                if self.s.controllers[ctrl as usize].aborted {
+                    return;
+                }
+            }
+        }
+        if self.fix(&crate::variant::SKIP_CANCELLED_EXECUTION) {
+            let traversable = self.w.traversable_of(self.w.docs[target as usize].nav);
+            if self.pending_get(traversable, uuid).is_none() {
+                return;
+            }
+        }
         self.step(s!("tool-execute-steps#2"));
         self.step(s!("tool-execute-steps#3"));
         let Some(tool) = self.s.doc(target).tools.get(&tool_name).copied() else {

@@ -19,6 +19,17 @@ impl<R: Recorder> Cx<'_, R> {
         self.at = Where::EventLoop(self.w.agent_of(doc));
         let n = self.s.doc(doc).cleanups;
         self.s.doc_mut(doc).cleanups = n.saturating_add(1);
+        if self.fix(&crate::variant::ABORT_LOCAL_ON_UNLOAD) {
+            let local = std::mem::take(&mut self.s.doc_mut(doc).local);
+            for uuid in local {
+                if let Some(body) = self.s.bodies.get_mut(&uuid) {
+                    body.signal_aborted = true;
+                    if !body.settled {
+                        body.saw_abort_while_running = true;
+                    }
+                }
+            }
+        }
         self.step(s!("unload-cleanup#1"));
         if let Some(traversable) = self.traversable_of_doc(doc, s!("unload-cleanup#1")) {
             self.step(s!("unload-cleanup#2"));
@@ -83,6 +94,15 @@ impl<R: Recorder> Cx<'_, R> {
                             })
                         } else if doc == execution.caller && doc != execution.target {
                             self.step(s!("unload-cleanup#2.3.3"));
+                            if self.fix(&crate::variant::REJECT_ON_CALLER_UNLOAD) {
+                                self.queue_global_task(
+                                    execution.caller,
+                                    crate::state::TaskKind::RejectExecute {
+                                        call: uuid,
+                                        at: s!("unload-cleanup#2.3.3"),
+                                    },
+                                );
+                            }
                             CleanupSub::Cancel(CancelProc {
                                 traversable,
                                 uuid,
