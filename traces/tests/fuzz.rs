@@ -15,18 +15,24 @@ use webmcp_traces::reader::read_trace;
 use webmcp_traces::replay::replay;
 use webmcp_traces::trace::Expect;
 
-/// Valid traces to corrupt: short ones, so each case stays cheap.
+/// The checker's shortest counterexample to `property` in `name`.
+fn shortest(name: &str, property: &str) -> Vec<webmcp_model::machine::Action> {
+    let result = webmcp_properties::check(scenario(name).2.clone(), &Default::default());
+    let p = result
+        .properties
+        .iter()
+        .find(|p| p.def.name == property)
+        .unwrap();
+    p.path.as_ref().unwrap().iter().map(|s| s.action).collect()
+}
+
+/// Valid traces to corrupt: short ones, so each case stays cheap (a plain run of 3 actions, a
+/// run of 3 actions with an abort and parallel threads, and a 2-action counterexample).
 fn bases() -> &'static [String] {
     static B: OnceLock<Vec<String>> = OnceLock::new();
     B.get_or_init(|| {
-        let abort = "abort-before-dispatch";
-        let shortest = webmcp_properties::check(scenario(abort).2.clone(), &Default::default());
-        let p = shortest
-            .properties
-            .iter()
-            .find(|p| p.def.name == "no-ghost-run")
-            .unwrap();
-        let actions: Vec<_> = p.path.as_ref().unwrap().iter().map(|s| s.action).collect();
+        let abort = shortest("abort-before-dispatch", "no-ghost-run");
+        let bfcache = shortest("register-in-bfcache", "exists:unload-cleanup#1");
         vec![
             record(
                 "not-origin-keyed",
@@ -34,8 +40,13 @@ fn bases() -> &'static [String] {
                 None,
             )
             .to_json_text(),
-            record(abort, &actions[..3], None).to_json_text(),
-            record(abort, &actions, Some(("no-ghost-run", Expect::Violated))).to_json_text(),
+            record("abort-before-dispatch", &abort[..3], None).to_json_text(),
+            record(
+                "register-in-bfcache",
+                &bfcache,
+                Some(("exists:unload-cleanup#1", Expect::Violated)),
+            )
+            .to_json_text(),
         ]
     })
 }
