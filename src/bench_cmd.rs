@@ -23,6 +23,9 @@ pub struct BenchArgs {
     /// Checker threads for the per-scenario table.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Per-scenario table with symmetry reduction (one-thread BFS).
+    #[arg(long)]
+    symmetry: bool,
     #[arg(long, value_enum, default_value_t = BenchFormat::Markdown)]
     format: BenchFormat,
     /// Run the scaling families (1 and 2 threads, and 1 thread with symmetry reduction where
@@ -125,6 +128,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     if args.repeat == Some(0) {
         return Err(UsageError("--repeat must be at least 1".into()));
     }
+    if args.symmetry && !bench::SYMMETRY_AVAILABLE {
+        return Err(UsageError("this build has no symmetry reduction".into()));
+    }
     if args.svg.is_some() && !args.scaling {
         return Err(UsageError(
             "--svg plots the scaling series: add --scaling".into(),
@@ -190,7 +196,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             let spec = ChildSpec {
                 target: Target::Scenario(name.clone()),
                 threads: args.threads,
-                symmetry: false,
+                symmetry: args.symmetry,
                 first_counterexamples: true,
                 timeout: None,
                 memory_limit_mib: Some(args.memory_limit),

@@ -693,6 +693,11 @@ pub fn markdown_table(rows: &[Row], machine: &Machine, command: &str) -> String 
     let mut out = String::new();
     let runs = rows.first().map_or(0, |r| r.runs);
     let threads = rows.first().map_or(1, |r| r.threads);
+    let symmetry = if rows.first().is_some_and(|r| r.symmetry) {
+        ", symmetry reduction on"
+    } else {
+        ""
+    };
     let _ = writeln!(out, "Command: `{command}`  ");
     let _ = writeln!(
         out,
@@ -701,7 +706,7 @@ pub fn markdown_table(rows: &[Row], machine: &Machine, command: &str) -> String 
     );
     let _ = writeln!(
         out,
-        "Medians of {runs} runs per scenario, each in a fresh process; exhaustive BFS, seed variant, {threads} thread(s)."
+        "Medians of {runs} runs per scenario, each in a fresh process; exhaustive BFS, seed variant, {threads} thread(s){symmetry}."
     );
     out.push('\n');
     out.push_str("| scenario | unique states | total states | max depth | wall time | CPU time | unique states/s | peak RSS (MiB) | bytes/state | findings | first counterexample (worst) |\n");
