@@ -424,22 +424,42 @@ fn coverage_lists_every_step_and_the_suite_reaches_every_executable_one() {
 
 #[test]
 fn symmetry_reduces_states_and_keeps_every_verdict() {
-    for (scenario, min_factor) in [("identical-tabs-register", 5.0), ("identical-tabs-execute", 1.9)] {
+    for (scenario, min_factor) in [
+        ("identical-tabs-register", 5.0),
+        ("identical-tabs-execute", 1.9),
+    ] {
         let (_, full) = json(&["check", "--scenario", scenario]);
         let (_, reduced) = json(&["check", "--scenario", scenario, "--symmetry"]);
         assert_eq!(verdicts(&full), verdicts(&reduced), "{scenario}");
         let u = |v: &serde_json::Value| v["scenarios"][0]["unique_states"].as_f64().unwrap();
-        assert!(u(&full) / u(&reduced) >= min_factor, "{scenario}: {} vs {}", u(&full), u(&reduced));
+        assert!(
+            u(&full) / u(&reduced) >= min_factor,
+            "{scenario}: {} vs {}",
+            u(&full),
+            u(&reduced)
+        );
     }
     // Scenarios without interchangeable tabs are unchanged.
     let (_, a) = json(&["check", "--scenario", S]);
     let (_, b) = json(&["check", "--scenario", S, "--symmetry"]);
-    assert_eq!(a["scenarios"][0]["unique_states"], b["scenarios"][0]["unique_states"]);
+    assert_eq!(
+        a["scenarios"][0]["unique_states"],
+        b["scenarios"][0]["unique_states"]
+    );
 }
 
 #[test]
 fn the_proposed_variant_passes_the_whole_suite_and_each_fix_is_needed() {
-    let o = run(&["check", "--all", "--variant", "proposed", "-q", "--format", "json", "--no-timings"]);
+    let o = run(&[
+        "check",
+        "--all",
+        "--variant",
+        "proposed",
+        "-q",
+        "--format",
+        "json",
+        "--no-timings",
+    ]);
     assert_eq!(o.status.code(), Some(0), "proposed must hold everywhere");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     for s in v["scenarios"].as_array().unwrap() {
@@ -456,12 +476,30 @@ fn the_proposed_variant_passes_the_whole_suite_and_each_fix_is_needed() {
         .collect();
     for p in v["scenarios"][0]["properties"].as_array().unwrap() {
         if p["kind"] == "sometimes" {
-            assert!(witnessed.contains(p["name"].as_str().unwrap()), "{}", p["name"]);
+            assert!(
+                witnessed.contains(p["name"].as_str().unwrap()),
+                "{}",
+                p["name"]
+            );
         }
     }
     for fix in webmcp_model::variant::FIXES {
         let variant = format!("proposed-{}", fix.name);
-        let o = run(&["check", "--all", "--variant", &variant, "-q", "--format", "json", "--no-timings"]);
-        assert_eq!(o.status.code(), Some(1), "without {} some property must fail, or the fix is not needed", fix.name);
+        let o = run(&[
+            "check",
+            "--all",
+            "--variant",
+            &variant,
+            "-q",
+            "--format",
+            "json",
+            "--no-timings",
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "without {} some property must fail, or the fix is not needed",
+            fix.name
+        );
     }
 }

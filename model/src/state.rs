@@ -27,8 +27,6 @@ pub struct State {
     pub env: EnvState,
     /// Facts recorded by transitions for the properties (spec assertions that failed, ...).
     pub ghost: OrdSet<Ghost>,
-    /// Uuids whose cancellation found nothing to cancel (the `cancel-before-dispatch` fix).
-    pub cancelled: OrdSet<CallId>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -259,6 +257,8 @@ pub enum Ghost {
     /// `imperative-execute-steps#8` invoked a tool for a caller whose promise was already
     /// rejected (uuid).
     InvokedAfterCallerRejected(CallId),
+    /// `imperative-execute-steps#3` refused an input that is an Object (uuid).
+    ObjectInputRefused(CallId),
     /// `cancel-pending-execution#5`: the target document was not fully active (uuid).
     CancelTargetGone(CallId),
     /// A getTools promise fulfilled with a list that differs from the tools visible at that
@@ -366,7 +366,6 @@ impl State {
                 observations_left: w.env.observe,
             },
             ghost: OrdSet::new(),
-            cancelled: OrdSet::new(),
         }
     }
 

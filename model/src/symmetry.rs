@@ -771,7 +771,6 @@ impl Rename for State {
                 .iter()
                 .map(|g| g.rename(p))
                 .collect::<OrdSet<_>>(),
-            cancelled: self.cancelled.iter().map(|c| p.call(*c)).collect(),
         }
     }
 }
@@ -929,6 +928,7 @@ impl Rename for Ghost {
             Ghost::MissingValue(s) => Ghost::MissingValue(s),
             Ghost::InvokedAfterCallerRejected(c) => Ghost::InvokedAfterCallerRejected(p.call(c)),
             Ghost::CancelTargetGone(c) => Ghost::CancelTargetGone(p.call(c)),
+            Ghost::ObjectInputRefused(c) => Ghost::ObjectInputRefused(p.call(c)),
             Ghost::GetToolsMismatch(c) => Ghost::GetToolsMismatch(p.call(c)),
             Ghost::ToolchangeMisfired(d) => Ghost::ToolchangeMisfired(p.doc(d)),
             Ghost::ToolchangeOrder(c) => Ghost::ToolchangeOrder(p.call(c)),

@@ -41,13 +41,11 @@ fixes! {
         "once an executeTool promise settles, its abort steps are removed from the signal, so a later abort() neither rejects it again nor starts a cancellation.";
     REJECT_ON_CALLER_UNLOAD = 8, "reject-on-caller-unload",
         "unload-cleanup#2.3.3 also queues a task on the caller to reject its promise with UnknownError: a caller unloaded into the back/forward cache comes back to a settled promise instead of one pending forever.";
-    CANCEL_BEFORE_DISPATCH = 10, "cancel-before-dispatch",
-        "cancelling an execution that is not stored yet remembers its uuid (in the traversable's cancelled set); execute-tool#15.12 then neither stores nor runs it.";
-    SKIP_CANCELLED_EXECUTION = 11, "skip-cancelled-execution",
+    SKIP_CANCELLED_EXECUTION = 10, "skip-cancelled-execution",
         "tool-execute-steps return without invoking the tool when its pending tool execution is gone (cancelled or completed) by the time the task runs.";
-    ABORT_LOCAL_ON_UNLOAD = 12, "abort-local-on-unload",
+    ABORT_LOCAL_ON_UNLOAD = 11, "abort-local-on-unload",
         "the unloading document cleanup steps signal abort on, and clear, the document's local pending tool executions, so tools of an unloaded document see their signal aborted.";
-    CHECK_SIGNAL_BEFORE_INVOKING = 13, "check-signal-before-invoking",
+    CHECK_SIGNAL_BEFORE_INVOKING = 12, "check-signal-before-invoking",
         "tool-execute-steps return without invoking the tool when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet).";
     AMEND_CANCEL_NOTE = 9, "amend-cancel-note",
         "the note at cancel-pending-execution#5 says the target may be gone, in which case the queued task never runs (harmless with abort-local-on-unload).";
@@ -119,12 +117,26 @@ impl Variant {
 
     /// The shortest name that parses back to this variant: `seed+FIX...` or `proposed-FIX...`.
     pub fn name(self) -> String {
-        let on: Vec<&str> = FIXES.iter().filter(|f| self.has(f)).map(|f| f.name).collect();
-        let off: Vec<&str> = FIXES.iter().filter(|f| !self.has(f)).map(|f| f.name).collect();
+        let on: Vec<&str> = FIXES
+            .iter()
+            .filter(|f| self.has(f))
+            .map(|f| f.name)
+            .collect();
+        let off: Vec<&str> = FIXES
+            .iter()
+            .filter(|f| !self.has(f))
+            .map(|f| f.name)
+            .collect();
         if off.len() < on.len() {
-            std::iter::once("proposed").chain(off).collect::<Vec<_>>().join("-")
+            std::iter::once("proposed")
+                .chain(off)
+                .collect::<Vec<_>>()
+                .join("-")
         } else {
-            std::iter::once("seed").chain(on).collect::<Vec<_>>().join("+")
+            std::iter::once("seed")
+                .chain(on)
+                .collect::<Vec<_>>()
+                .join("+")
         }
     }
 }

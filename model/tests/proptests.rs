@@ -424,7 +424,9 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
         let (call, kind) = match *key {
             ThreadKey::Register(c) | ThreadKey::Unregister(c) => (c, CallKind::Register),
             ThreadKey::GetTools(c) => (c, CallKind::GetTools),
-            ThreadKey::Execute(c) | ThreadKey::CancelOnAbort(c) => (c, CallKind::Execute),
+            ThreadKey::Execute(c) | ThreadKey::CancelOnAbort(c) | ThreadKey::Completion(c) => {
+                (c, CallKind::Execute)
+            }
             ThreadKey::Cleanup(..) => continue,
         };
         check!(

@@ -101,6 +101,7 @@ fn facts(w: &World, states: &HashSet<State>) -> BTreeSet<String> {
                 Ghost::MissingValue(step) => format!("missing {step:?}"),
                 Ghost::InvokedAfterCallerRejected(_) => "invoked-after-rejected".into(),
                 Ghost::CancelTargetGone(_) => "cancel-target-gone".into(),
+                Ghost::ObjectInputRefused(_) => "object-input-refused".into(),
                 Ghost::GetToolsMismatch(_) => "get-tools-mismatch".into(),
                 Ghost::ToolchangeMisfired(_) => "toolchange-misfired".into(),
                 Ghost::ToolchangeOrder(_) => "toolchange-order".into(),

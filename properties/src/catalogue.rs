@@ -101,6 +101,13 @@ pub fn catalogue() -> Vec<PropertyDef> {
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::CancelTargetGone(_))),
         },
         PropertyDef {
+            name: "object-input-accepted",
+            kind: Kind::Always,
+            about: &["imperative-execute-steps#3"],
+            claim: "an executeTool input that is an Object (what the IDL requires) is never refused before the tool runs",
+            holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ObjectInputRefused(_))),
+        },
+        PropertyDef {
             name: "get-tools-sorted",
             kind: Kind::Always,
             about: &["get-tools#9.4"],

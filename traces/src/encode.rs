@@ -37,7 +37,6 @@ pub const STATE_VARS: &[&str] = &[
     "bodies",
     "env",
     "ghost",
-    "cancelled",
 ];
 
 /// The action that led to a state: its name (Quint's `mbt::actionTaken`).
@@ -201,7 +200,6 @@ pub fn state_vars(w: &World, s: &State) -> Vec<(&'static str, Value)> {
         ("bodies", bodies),
         ("env", env),
         ("ghost", ghost),
-        ("cancelled", set(s.cancelled.iter().map(|c| n.call(*c)))),
     ]
 }
 
@@ -584,6 +582,7 @@ fn ghost_fact(n: Names, g: &Ghost) -> Value {
         Ghost::MissingValue(s) => variant("MissingValue", n.step(s)),
         Ghost::InvokedAfterCallerRejected(c) => variant("InvokedAfterCallerRejected", n.call(c)),
         Ghost::CancelTargetGone(c) => variant("CancelTargetGone", n.call(c)),
+        Ghost::ObjectInputRefused(c) => variant("ObjectInputRefused", n.call(c)),
         Ghost::GetToolsMismatch(c) => variant("GetToolsMismatch", n.call(c)),
         Ghost::ToolchangeMisfired(d) => variant("ToolchangeMisfired", n.doc(d)),
         Ghost::ToolchangeOrder(c) => variant("ToolchangeOrder", n.call(c)),

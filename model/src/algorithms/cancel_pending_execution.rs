@@ -19,12 +19,7 @@ impl<R: Recorder> Cx<'_, R> {
             CancelPc::Check => {
                 self.assert_in_parallel(s!("cancel-pending-execution#1"));
                 self.step(s!("cancel-pending-execution#2"));
-                if self.pending_get(traversable, uuid).is_none() {
-                    if self.fix(&crate::variant::CANCEL_BEFORE_DISPATCH) {
-                        self.s.cancelled.insert(uuid);
-                    }
-                    return None;
-                }
+                self.pending_get(traversable, uuid)?;
                 next(CancelPc::Read)
             }
             CancelPc::Read => {

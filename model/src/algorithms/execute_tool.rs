@@ -186,11 +186,6 @@ impl<R: Recorder> Cx<'_, R> {
             }
             ExecutePc::SetPending => {
                 self.step(s!("execute-tool#15.12"));
-                if self.fix(&crate::variant::CANCEL_BEFORE_DISPATCH)
-                    && self.s.cancelled.contains(&uuid)
-                {
-                    return None;
-                }
                 if self.fix(&crate::variant::STORE_ONLY_LIVE_DOCUMENTS)
                     && !(self.s.is_fully_active(caller) && self.s.is_fully_active(target))
                 {

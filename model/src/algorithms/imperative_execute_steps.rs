@@ -29,6 +29,9 @@ impl<R: Recorder> Cx<'_, R> {
         } else {
             !is_not_an_object
         };
+        if fails && input_is_object {
+            self.s.record(Ghost::ObjectInputRefused(uuid));
+        }
         if fails {
             return self.run_completion_steps(uuid, target, None);
         }
