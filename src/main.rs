@@ -5,6 +5,8 @@
 mod baseline;
 mod bench_cmd;
 mod catalog;
+mod findings_cmd;
+mod mutants_cmd;
 mod output;
 mod progress;
 
@@ -46,6 +48,10 @@ enum Command {
     Explain(ExplainArgs),
     /// Regenerate traces/corpus/: one minimised trace per finding of the seed variant.
     Corpus(CorpusArgs),
+    /// Write the findings report for spec editors (docs/findings.md): one section per defect.
+    Findings(findings_cmd::FindingsArgs),
+    /// Plant one bug at a time in the proposed model and report which property catches it.
+    Mutants(mutants_cmd::MutantsArgs),
 }
 
 #[derive(clap::Args)]
@@ -197,7 +203,7 @@ enum ModeArg {
 }
 
 /// An error that ends the run with exit code 2 and one line on stderr.
-struct UsageError(String);
+pub(crate) struct UsageError(pub(crate) String);
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -247,6 +253,10 @@ fn main() -> ExitCode {
             a.output.as_deref(),
         )),
         Command::Corpus(a) => corpus(&a),
+        Command::Mutants(a) => catalog::all()
+            .map_err(UsageError)
+            .and_then(|w| mutants_cmd::mutants(&a, w)),
+        Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
     };
     match result {
         Ok(code) => code,
@@ -261,8 +271,9 @@ fn traces_cmd(r: Result<u8, String>) -> Result<ExitCode, UsageError> {
     r.map(ExitCode::from).map_err(UsageError)
 }
 
-fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
-    let sources = catalog::all()
+/// Every embedded scenario with its file name and text (what traces record).
+fn scenario_sources() -> Result<Vec<webmcp_traces::corpus::Source>, UsageError> {
+    Ok(catalog::all()
         .map_err(UsageError)?
         .into_iter()
         .map(|world| webmcp_traces::corpus::Source {
@@ -270,7 +281,11 @@ fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
             text: catalog::text(&world.name).unwrap_or_default().to_string(),
             world,
         })
-        .collect::<Vec<_>>();
+        .collect())
+}
+
+fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
+    let sources = scenario_sources()?;
     let entries = webmcp_traces::corpus::regenerate(&args.dir, &sources).map_err(UsageError)?;
     for e in &entries {
         println!(

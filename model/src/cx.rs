@@ -1,6 +1,7 @@
 //! The transition engine: a mutable view of one successor state, the context a step runs
 //! in, and the helpers every algorithm shares (tasks, promises, maps, threads).
 
+use crate::mutation::{within, Mutant, Operator, Site};
 use crate::state::{Ghost, PendingExecution, Reason, State, Status, Task, TaskKind, Value};
 use crate::steps::StepId;
 use crate::threads::{GetToolsPc, Thread, ThreadKey};
@@ -11,6 +12,9 @@ use crate::world::{AgentId, CallId, DocId, NavId, World};
 /// `Vec<StepId>` records everything (traces, coverage).
 pub trait Recorder {
     fn step(&mut self, step: StepId);
+    /// A mutation site of `step` (see [`crate::mutation`]); ignored unless looking for them.
+    #[inline(always)]
+    fn site(&mut self, _site: Site, _step: StepId) {}
 }
 
 impl Recorder for () {
@@ -35,12 +39,32 @@ pub enum Where {
     AiAgentQueue,
 }
 
+/// A write to shared state, held back by a swap mutant.
+type Deferred<'a, R> = Box<dyn FnOnce(&mut Cx<'a, R>)>;
+
+/// Where a [`Operator::SwapAdjacent`] mutant is within its pair of steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SwapPhase {
+    /// Before the first step of the pair.
+    Idle,
+    /// In the first step: its writes are held back.
+    Deferring,
+    /// In the second step: its writes happen now, the first's after it.
+    Second,
+}
+
 pub struct Cx<'a, R: Recorder> {
     pub w: &'a World,
     pub s: &'a mut State,
     pub rec: &'a mut R,
     pub at: Where,
     pub variant: Variant,
+    /// A planted bug (mutation testing); `None` when checking the draft.
+    pub mutant: Option<Mutant>,
+    /// The step recorded last: the step a write belongs to.
+    pub current: StepId,
+    pub swap: SwapPhase,
+    pub deferred: Vec<Deferred<'a, R>>,
 }
 
 impl<R: Recorder> Cx<'_, R> {
@@ -52,6 +76,75 @@ impl<R: Recorder> Cx<'_, R> {
     #[inline]
     pub fn step(&mut self, step: StepId) {
         self.rec.step(step);
+        self.current = step;
+        if self.mutant.is_some() {
+            self.swap_on_step(step);
+        }
+    }
+
+    /// The condition an `If` step tests (`true`: its guarded branch runs), as the mutant
+    /// leaves it.
+    #[inline]
+    pub fn cond(&mut self, step: StepId, fires: bool) -> bool {
+        self.rec.site(Site::Condition, step);
+        match self.mutant {
+            Some(m) if m.step == step => match m.op {
+                Operator::NegateCondition => !fires,
+                Operator::DropExistenceCheck => false,
+                _ => fires,
+            },
+            _ => fires,
+        }
+    }
+
+    /// Performs a write of the current step to shared state, unless the mutant drops it or
+    /// holds it back.
+    #[inline]
+    pub fn effect(&mut self, site: Site, write: impl FnOnce(&mut Self) + 'static) {
+        self.rec.site(site, self.current);
+        let Some(m) = self.mutant else {
+            return write(self);
+        };
+        if m.step == self.current {
+            match (m.op, site) {
+                (Operator::DropStep, Site::Effect | Site::Queue)
+                | (Operator::SkipAbortStepsRegistration, Site::AbortSteps) => return,
+                _ => {}
+            }
+        }
+        if self.swap == SwapPhase::Deferring {
+            return self.deferred.push(Box::new(write));
+        }
+        write(self)
+    }
+
+    fn swap_on_step(&mut self, s: StepId) {
+        let Some(Mutant {
+            op: Operator::SwapAdjacent,
+            step: a,
+            next: Some(b),
+        }) = self.mutant
+        else {
+            return;
+        };
+        self.swap = match self.swap {
+            SwapPhase::Idle if within(s, a) => SwapPhase::Deferring,
+            SwapPhase::Deferring if within(s, b) => SwapPhase::Second,
+            SwapPhase::Second if !within(s, b) => {
+                self.flush_deferred();
+                SwapPhase::Idle
+            }
+            phase => phase,
+        };
+    }
+
+    /// Performs the writes a swap held back (after the second step, or at the end of the
+    /// transition).
+    pub fn flush_deferred(&mut self) {
+        self.swap = SwapPhase::Idle;
+        for write in std::mem::take(&mut self.deferred) {
+            write(self);
+        }
     }
 
     /// Records `step` and checks that it runs in parallel.
@@ -106,14 +199,27 @@ impl<R: Recorder> Cx<'_, R> {
         if self.s.doc(doc).lifecycle == crate::state::Lifecycle::Destroyed {
             return;
         }
-        let agent = self.w.agent_of(doc) as usize;
-        self.s.queues[agent].push_back(Task { doc, kind });
+        let inline = self
+            .mutant
+            .is_some_and(|m| m.op == Operator::RunQueuedTaskInline && m.step == self.current);
+        if inline {
+            self.rec.site(Site::Queue, self.current);
+            return self.run_task_inline(Task { doc, kind });
+        }
+        self.effect(Site::Queue, move |cx| {
+            let agent = cx.w.agent_of(doc) as usize;
+            cx.s.queues[agent].push_back(Task { doc, kind });
+        });
     }
 
     /// Resolves or rejects a call's promise; settling a settled promise has no effect, but
     /// the attempt is counted (ghost).
     pub fn settle(&mut self, call: CallId, outcome: Result<Value, Reason>, at: StepId) {
         self.step(at);
+        self.effect(Site::Effect, move |cx| cx.settle_now(call, outcome, at));
+    }
+
+    fn settle_now(&mut self, call: CallId, outcome: Result<Value, Reason>, at: StepId) {
         if self.fix(&crate::variant::REMOVE_ABORT_STEPS) {
             for c in self.s.controllers.iter_mut() {
                 if c.abort_steps.iter().any(
@@ -150,7 +256,9 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     pub fn spawn(&mut self, key: ThreadKey, thread: Thread) {
-        self.s.threads.insert(key, thread);
+        self.effect(Site::Effect, move |cx| {
+            cx.s.threads.insert(key, thread);
+        });
     }
 
     /// A tool map or the navigable tree changed: running getTools walks can no longer be
@@ -175,6 +283,13 @@ impl<R: Recorder> Cx<'_, R> {
         }
     }
 
+    /// Removes `uuid` from `doc`'s local pending tool executions map.
+    pub fn local_remove(&mut self, doc: DocId, uuid: CallId) {
+        self.effect(Site::Effect, move |cx| {
+            cx.s.doc_mut(doc).local.remove(&uuid);
+        });
+    }
+
     // The pending tool executions map of a traversable: an ordered map (insertion order).
 
     pub fn pending_get(&self, trav: NavId, uuid: CallId) -> Option<PendingExecution> {
@@ -186,6 +301,10 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     pub fn pending_set(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
+        self.effect(Site::Effect, move |cx| cx.pending_set_now(trav, uuid, exec));
+    }
+
+    fn pending_set_now(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
         let tab = self.w.navs[trav as usize].tab as usize;
         let map = &mut self.s.pending[tab];
         match map.iter().position(|(k, _)| *k == uuid) {
@@ -195,6 +314,10 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     pub fn pending_remove(&mut self, trav: NavId, uuid: CallId) {
+        self.effect(Site::Effect, move |cx| cx.pending_remove_now(trav, uuid));
+    }
+
+    fn pending_remove_now(&mut self, trav: NavId, uuid: CallId) {
         let tab = self.w.navs[trav as usize].tab as usize;
         let map = &mut self.s.pending[tab];
         if let Some(i) = map.iter().position(|(k, _)| *k == uuid) {

@@ -15,6 +15,7 @@ pub mod algorithms;
 pub mod cx;
 pub mod lifecycle;
 pub mod machine;
+pub mod mutation;
 pub mod names;
 pub mod origin;
 pub mod scenario;

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use crate::cx::{Cx, Recorder, Where};
+use crate::mutation::Mutant;
+use crate::state::Task;
 use crate::state::{Ghost, ScriptStatus, State, TaskKind};
 use crate::threads::{Thread, ThreadKey};
 use crate::variant::Variant;
@@ -40,6 +42,8 @@ pub enum Action {
 pub struct WebMcpModel {
     pub world: Arc<World>,
     pub variant: Variant,
+    /// A planted bug, for mutation testing (`webmcp-check mutants`).
+    pub mutant: Option<Mutant>,
 }
 
 impl WebMcpModel {
@@ -47,7 +51,14 @@ impl WebMcpModel {
         WebMcpModel {
             world: Arc::new(world),
             variant,
+            mutant: None,
         }
+    }
+
+    /// This model with `mutant` planted.
+    pub fn with_mutant(mut self, mutant: Mutant) -> WebMcpModel {
+        self.mutant = Some(mutant);
+        self
     }
 
     pub fn initial_state(&self) -> State {
@@ -162,6 +173,10 @@ impl WebMcpModel {
             rec,
             at: Where::Parallel,
             variant: self.variant,
+            mutant: self.mutant,
+            current: crate::steps::StepId(0),
+            swap: crate::cx::SwapPhase::Idle,
+            deferred: Vec::new(),
         };
         match a {
             Action::RunScript(d) => cx.as_task(w.agent_of(d), |cx| {
@@ -214,6 +229,10 @@ impl WebMcpModel {
                 cx.perform_observation(t);
             }
         }
+        if !cx.deferred.is_empty() {
+            cx.flush_deferred();
+        }
+        drop(cx);
         next
     }
 }
@@ -226,6 +245,19 @@ impl<R: Recorder> Cx<'_, R> {
             return;
         };
         let task = self.s.queues[agent as usize].remove(i);
+        self.run_queued(task, agent);
+    }
+
+    /// Runs `task` now, on its document's event loop, as if it had been queued and picked
+    /// (the run-queued-task-inline mutant).
+    pub(crate) fn run_task_inline(&mut self, task: Task) {
+        let agent = self.w.agent_of(task.doc);
+        let at = std::mem::replace(&mut self.at, Where::EventLoop(agent));
+        self.run_queued(task, agent);
+        self.at = at;
+    }
+
+    fn run_queued(&mut self, task: Task, agent: AgentId) {
         match task.kind {
             TaskKind::FireToolchange { cause, registered } => {
                 self.fire_toolchange(task.doc, cause, registered)

@@ -11,12 +11,27 @@ pub struct Variant {
 pub struct Fix {
     pub name: &'static str,
     pub bit: u32,
+    /// What the fix changes, in one sentence.
     pub summary: &'static str,
+    /// The defect it fixes, as the title of a spec issue.
+    pub title: &'static str,
+    /// The step IDs the defect involves (each is a row of the step table).
+    pub steps: &'static [&'static str],
+    /// What a page or an agent observes when the defect bites.
+    pub impact: &'static str,
 }
 
 macro_rules! fixes {
-    ($($konst:ident = $bit:literal, $name:literal, $summary:literal;)*) => {
-        $(pub const $konst: Fix = Fix { name: $name, bit: $bit, summary: $summary };)*
+    ($($konst:ident = $bit:literal, $name:literal, $summary:literal,
+       title: $title:literal, steps: [$($step:literal),* $(,)?], impact: $impact:literal;)*) => {
+        $(pub const $konst: Fix = Fix {
+            name: $name,
+            bit: $bit,
+            summary: $summary,
+            title: $title,
+            steps: &[$($step),*],
+            impact: $impact,
+        };)*
         /// Every fix the model knows; `proposed` turns all of them on.
         pub const FIXES: &[Fix] = &[$($konst),*];
     };
@@ -24,31 +39,70 @@ macro_rules! fixes {
 
 fixes! {
     OBJECT_CHECK = 0, "object-check",
-        "imperative-execute-steps#3: \"If inputObject is not an Object\", without the double negative.";
+        "imperative-execute-steps#3: \"If inputObject is not an Object\", without the double negative.",
+        title: "imperative-execute-steps#3 refuses every object input (double negative)",
+        steps: ["imperative-execute-steps#3", "execute-tool#9"],
+        impact: "Every executeTool() call with an ordinary object input fails: the tool's execute callback is never invoked and the caller's promise rejects with an \"UnknownError\" DOMException, so no imperative tool can ever be run with arguments.";
     COMPLETION_IN_PARALLEL = 1, "completion-in-parallel",
-        "callers on an event loop run completionSteps in parallel, as their Assert (execute-tool#15.10.1) requires.";
+        "callers on an event loop run completionSteps in parallel, as their Assert (execute-tool#15.10.1) requires.",
+        title: "completionSteps assert they run in parallel but are called from the target's event loop",
+        steps: ["execute-tool#15.10.1", "tool-execute-steps#3", "imperative-execute-steps#2", "imperative-execute-steps#3", "imperative-execute-steps#9"],
+        impact: "The text contradicts itself on every execution that settles: an implementation that follows the calls touches the traversable's pending tool executions map from the target's event loop, concurrently with the in-parallel readers of execute-tool#15, cancel-pending-execution and unload-cleanup; one that follows the Assert must invent a hand-off the text does not give.";
     CAPTURE_TRAVERSABLE = 2, "capture-traversable",
-        "each algorithm captures the traversable navigable in its synchronous steps and uses it in parallel, instead of dereferencing a node navigable that may be null by then.";
+        "each algorithm captures the traversable navigable in its synchronous steps and uses it in parallel, instead of dereferencing a node navigable that may be null by then.",
+        title: "In-parallel steps dereference a document's node navigable after it may have become null",
+        steps: ["register-tool#21.1", "unregister-tool#7", "get-tools#9.2", "execute-tool#14.3", "execute-tool#15.1", "execute-tool#15.12", "execute-tool#15.10.2", "execute-tool#15.10.3", "notify-tool-change#2", "unload-cleanup#1"],
+        impact: "When an iframe is removed or a document navigated away while registerTool(), getTools() or executeTool() is in flight, the parallel steps read \"document's node navigable's traversable navigable\" of a document that no longer has one: the text has no answer, so the page's or agent's promise may never settle and pending executions are never cleaned up.";
     PENDING_MAP_QUEUE = 3, "pending-map-queue",
-        "every block that reads or writes a pending tool executions map runs on the traversable's WebMCP parallel queue, so each block is atomic.";
+        "every block that reads or writes a pending tool executions map runs on the traversable's WebMCP parallel queue, so each block is atomic.",
+        title: "Check-then-act races on the pending tool executions map",
+        steps: ["cancel-pending-execution#2", "cancel-pending-execution#3", "unload-cleanup#2.2", "unload-cleanup#2.3.1", "execute-tool#15.10.2", "execute-tool#15.10.3"],
+        impact: "Cancellation, completion and unload cleanup each check that an entry exists and then read or remove it in a later step, while the others run in parallel: the entry can vanish in between, so an implementation reads a missing entry (a crash or a silently dropped cancellation) and the unload cleanup's Assert can fail.";
     SINGLE_TOOL_LOOKUP = 4, "single-tool-lookup",
-        "execute-tool#15.7 and #15.8 read the tool map once: \"If targetToolMap[toolName] exists, let tool definition be it; otherwise reject\".";
+        "execute-tool#15.7 and #15.8 read the tool map once: \"If targetToolMap[toolName] exists, let tool definition be it; otherwise reject\".",
+        title: "executeTool reads the target's tool map twice, racing unregistration",
+        steps: ["execute-tool#15.7", "execute-tool#15.8"],
+        impact: "If the page unregisters the tool (aborts its registration signal) between the existence check and the read, \"tool definition\" is undefined: the agent's executeTool() promise never settles instead of rejecting.";
     STORE_ONLY_LIVE_DOCUMENTS = 5, "store-only-live-documents",
-        "execute-tool#15.12 rejects with UnknownError instead of storing an execution whose caller or target is not fully active.";
+        "execute-tool#15.12 rejects with UnknownError instead of storing an execution whose caller or target is not fully active.",
+        title: "executeTool stores a pending execution for a document that is already unloading",
+        steps: ["execute-tool#15.12", "unload-cleanup#2.2"],
+        impact: "An execution stored after the unloading document cleanup collected its list is never removed: the traversable's pending tool executions map leaks the entry, and a caller's promise can stay pending forever.";
     SETTLE_ONCE = 6, "settle-once",
-        "the settlement tasks queued by execute-tool#15 and completionSteps do nothing when the promise was already rejected by the abort steps.";
+        "the settlement tasks queued by execute-tool#15 and completionSteps do nothing when the promise was already rejected by the abort steps.",
+        title: "An aborted executeTool promise is settled a second time by the tool's result",
+        steps: ["execute-tool#14.4.1", "execute-tool#15.10.4", "execute-tool#15.10.5"],
+        impact: "The caller sees an AbortError, but the tool's result (or failure) is still queued to resolve or reject the same promise: harmless in JavaScript, but the text states two outcomes for one call, and an implementation that reports results to the agent can report both.";
     REMOVE_ABORT_STEPS = 7, "remove-abort-steps",
-        "once an executeTool promise settles, its abort steps are removed from the signal, so a later abort() neither rejects it again nor starts a cancellation.";
+        "once an executeTool promise settles, its abort steps are removed from the signal, so a later abort() neither rejects it again nor starts a cancellation.",
+        title: "executeTool's abort steps outlive the call",
+        steps: ["execute-tool#14.4", "execute-tool#14.4.1", "execute-tool#14.4.2"],
+        impact: "A caller that reuses or later aborts its AbortSignal after the result arrived re-runs the abort steps: a second rejection attempt on a settled promise and a cancellation of an execution that no longer exists.";
     REJECT_ON_CALLER_UNLOAD = 8, "reject-on-caller-unload",
-        "unload-cleanup#2.3.3 also queues a task on the caller to reject its promise with UnknownError: a caller unloaded into the back/forward cache comes back to a settled promise instead of one pending forever.";
+        "unload-cleanup#2.3.3 also queues a task on the caller to reject its promise with UnknownError: a caller unloaded into the back/forward cache comes back to a settled promise instead of one pending forever.",
+        title: "A caller restored from the back/forward cache waits forever for its executeTool promise",
+        steps: ["unload-cleanup#2.3.3", "cancel-pending-execution#4"],
+        impact: "When the calling document is unloaded into the back/forward cache, its execution is cancelled but its promise is never settled: after the user navigates back, the page's await on executeTool() never returns.";
     SKIP_CANCELLED_EXECUTION = 10, "skip-cancelled-execution",
-        "tool-execute-steps return without invoking the tool when its pending tool execution is gone (cancelled or completed) by the time the task runs.";
+        "tool-execute-steps return without invoking the tool when its pending tool execution is gone (cancelled or completed) by the time the task runs.",
+        title: "A cancelled execution still invokes the tool",
+        steps: ["execute-tool#15.13", "tool-execute-steps#2", "cancel-pending-execution#4"],
+        impact: "The task queued at execute-tool#15.13 runs the page's execute callback even after the caller aborted and the cancellation removed the pending execution: the tool's side effects (a purchase, a sent message) happen for a call the agent has already given up on.";
     ABORT_LOCAL_ON_UNLOAD = 11, "abort-local-on-unload",
-        "the unloading document cleanup steps signal abort on, and clear, the document's local pending tool executions, so tools of an unloaded document see their signal aborted.";
+        "the unloading document cleanup steps signal abort on, and clear, the document's local pending tool executions, so tools of an unloaded document see their signal aborted.",
+        title: "Unloading a tool's document does not abort its running executions",
+        steps: ["unload-cleanup#1", "cancel-pending-execution#6", "cancel-pending-execution#6.5"],
+        impact: "A tool whose document is destroyed mid-run never sees its AbortSignal aborted: the cancellation task is queued on a document whose event loop will never run it, so the local pending tool executions map keeps the entry and the tool gets no chance to stop.";
     CHECK_SIGNAL_BEFORE_INVOKING = 12, "check-signal-before-invoking",
-        "tool-execute-steps return without invoking the tool when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet).";
+        "tool-execute-steps return without invoking the tool when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet).",
+        title: "Aborting right after executeTool() does not stop the tool from running",
+        steps: ["execute-tool#14.4.2", "cancel-pending-execution#2", "execute-tool#15.12", "tool-execute-steps#2"],
+        impact: "The cancellation started by abort() runs in parallel and can look for the pending execution before execute-tool#15.12 stores it; it then finds nothing, and the tool runs anyway for a caller whose promise already rejected with AbortError.";
     AMEND_CANCEL_NOTE = 9, "amend-cancel-note",
-        "the note at cancel-pending-execution#5 says the target may be gone, in which case the queued task never runs (harmless with abort-local-on-unload).";
+        "the note at cancel-pending-execution#5 says the target may be gone, in which case the queued task never runs (harmless with abort-local-on-unload).",
+        title: "The note at cancel-pending-execution#5 promises a target document that may be gone",
+        steps: ["cancel-pending-execution#5.note", "cancel-pending-execution#5", "unload-cleanup#2.3.3"],
+        impact: "The note says targetDocument still exists when cancellation runs; with the back/forward cache it can be unloaded (and later destroyed) first, so implementers who rely on the note may queue work on a document that never runs it.";
 }
 
 impl Variant {

@@ -76,3 +76,27 @@ fn the_vendored_spec_is_the_shared_one_when_present() {
         );
     }
 }
+
+#[test]
+fn every_fix_cites_steps_of_the_table_and_reads_as_an_issue() {
+    for fix in webmcp_model::variant::FIXES {
+        assert!(!fix.steps.is_empty(), "{} cites no step", fix.name);
+        for id in fix.steps {
+            assert!(
+                webmcp_model::steps::StepId::parse(id).is_some(),
+                "{} cites {id}, which is not a step of the draft",
+                fix.name
+            );
+        }
+        assert!(
+            !fix.title.ends_with('.'),
+            "{}: a title has no period",
+            fix.name
+        );
+        assert!(
+            fix.impact.ends_with('.'),
+            "{}: the impact is a sentence",
+            fix.name
+        );
+    }
+}

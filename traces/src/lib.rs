@@ -20,6 +20,7 @@ pub mod diff;
 pub mod encode;
 pub mod explain;
 pub mod export;
+pub mod findings;
 pub mod itf;
 pub mod minimize;
 pub mod reader;

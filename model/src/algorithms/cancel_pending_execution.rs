@@ -1,6 +1,7 @@
 //! *cancel a pending tool execution* (`cancel-pending-execution`), in parallel.
 
 use crate::cx::{Cx, Recorder};
+use crate::mutation::Site;
 use crate::s;
 use crate::state::{Ghost, TaskKind};
 use crate::threads::{CancelPc, CancelProc};
@@ -19,7 +20,10 @@ impl<R: Recorder> Cx<'_, R> {
             CancelPc::Check => {
                 self.assert_in_parallel(s!("cancel-pending-execution#1"));
                 self.step(s!("cancel-pending-execution#2"));
-                self.pending_get(traversable, uuid)?;
+                let missing = self.pending_get(traversable, uuid).is_none();
+                if self.cond(s!("cancel-pending-execution#2"), missing) {
+                    return None;
+                }
                 next(CancelPc::Read)
             }
             CancelPc::Read => {
@@ -55,18 +59,21 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn cancel_local_execution(&mut self, uuid: CallId, target: DocId) {
         self.step(s!("cancel-pending-execution#6.1"));
         self.step(s!("cancel-pending-execution#6.2"));
-        if !self.s.doc(target).local.contains(&uuid) {
+        let missing = !self.s.doc(target).local.contains(&uuid);
+        if self.cond(s!("cancel-pending-execution#6.2"), missing) {
             return;
         }
         self.step(s!("cancel-pending-execution#6.3"));
         self.step(s!("cancel-pending-execution#6.4"));
-        self.s.doc_mut(target).local.remove(&uuid);
+        self.local_remove(target, uuid);
         self.step(s!("cancel-pending-execution#6.5"));
-        if let Some(body) = self.s.bodies.get_mut(&uuid) {
-            body.signal_aborted = true;
-            if !body.settled {
-                body.saw_abort_while_running = true;
+        self.effect(Site::Effect, move |cx| {
+            if let Some(body) = cx.s.bodies.get_mut(&uuid) {
+                body.signal_aborted = true;
+                if !body.settled {
+                    body.saw_abort_while_running = true;
+                }
             }
-        }
+        });
     }
 }

@@ -44,7 +44,10 @@ impl<R: Recorder> Cx<'_, R> {
                 self.assert_in_parallel(s!("execute-tool#15.10.1"));
                 self.step(s!("execute-tool#15.10.2"));
                 let traversable = self.traversable_of_doc(target, s!("execute-tool#15.10.2"))?;
-                self.pending_get(traversable, uuid)?;
+                let missing = self.pending_get(traversable, uuid).is_none();
+                if self.cond(s!("execute-tool#15.10.2"), missing) {
+                    return None;
+                }
                 Some(CompletionProc {
                     pc: CompletionPc::Remove,
                     ..proc
@@ -61,16 +64,16 @@ impl<R: Recorder> Cx<'_, R> {
             }
             CompletionPc::Queue => {
                 let caller = self.w.calls[uuid as usize].doc;
-                match result {
+                self.step(s!("execute-tool#15.10.4"));
+                let success = self.cond(s!("execute-tool#15.10.4"), result.is_some());
+                match result.filter(|_| success) {
                     Some(result) => {
-                        self.step(s!("execute-tool#15.10.4"));
                         self.queue_global_task(
                             caller,
                             TaskKind::ResolveExecute { call: uuid, result },
                         );
                     }
                     None => {
-                        self.step(s!("execute-tool#15.10.4"));
                         self.step(s!("execute-tool#15.10.5"));
                         self.queue_global_task(
                             caller,

@@ -1,6 +1,7 @@
 //! The `executeTool(tool, inputObject, options)` method steps (`execute-tool`).
 
 use crate::cx::{Cx, Recorder};
+use crate::mutation::Site;
 use crate::s;
 use crate::state::{AbortStep, PendingExecution, Reason, RegisteredTool, TaskKind};
 use crate::threads::{CancelPc, CancelProc, ExecutePc, Thread, ThreadKey};
@@ -18,15 +19,18 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("execute-tool#1"));
         let caller = doc;
         self.step(s!("execute-tool#2"));
-        if !self.s.is_fully_active(caller) {
+        let inactive = !self.s.is_fully_active(caller);
+        if self.cond(s!("execute-tool#2"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("execute-tool#2"));
         }
         self.step(s!("execute-tool#3"));
-        if !self.origin_keyed_or_file(doc) {
+        let refused = !self.origin_keyed_or_file(doc);
+        if self.cond(s!("execute-tool#3"), refused) {
             return self.return_rejected(call, Reason::SecurityError, s!("execute-tool#3"));
         }
         self.step(s!("execute-tool#4"));
-        if !self.s.allowed_to_use_tools(self.w, caller) {
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, caller);
+        if self.cond(s!("execute-tool#4"), not_allowed) {
             return self.return_rejected(call, Reason::NotAllowedError, s!("execute-tool#4"));
         }
         self.step(s!("execute-tool#5"));
@@ -37,11 +41,13 @@ impl<R: Recorder> Cx<'_, R> {
             .copied()
             .flatten();
         self.step(s!("execute-tool#6"));
-        let expected = match parsed {
-            Some(o) if !self.w.origins.is_opaque(o) => o,
-            _ => {
-                return self.return_rejected(call, Reason::NotSupportedError, s!("execute-tool#6"))
-            }
+        let usable = parsed.filter(|o| !self.w.origins.is_opaque(*o));
+        if self.cond(s!("execute-tool#6"), usable.is_none()) {
+            return self.return_rejected(call, Reason::NotSupportedError, s!("execute-tool#6"));
+        }
+        // Only a mutant gets past #6 with a failure: then #7 has no origin to read.
+        let Some(expected) = usable.or(parsed) else {
+            return self.missing(s!("execute-tool#7"));
         };
         self.step(s!("execute-tool#7"));
         let opaque = self.w.origins.is_opaque(expected);
@@ -58,10 +64,12 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("execute-tool#13"));
         let uuid = call;
         self.step(s!("execute-tool#14"));
-        if let Some(ctrl) = op.signal {
+        let signal = op.signal.filter(|_| self.cond(s!("execute-tool#14"), true));
+        if let Some(ctrl) = signal {
             self.step(s!("execute-tool#14.1"));
             self.step(s!("execute-tool#14.2"));
-            if self.s.controllers[ctrl as usize].aborted {
+            let aborted = self.s.controllers[ctrl as usize].aborted;
+            if self.cond(s!("execute-tool#14.2"), aborted) {
                 return self.return_rejected(call, Reason::Aborted(ctrl), s!("execute-tool#14.2"));
             }
             self.step(s!("execute-tool#14.3"));
@@ -69,12 +77,14 @@ impl<R: Recorder> Cx<'_, R> {
                 return;
             };
             self.step(s!("execute-tool#14.4"));
-            self.s.controllers[ctrl as usize]
-                .abort_steps
-                .push_back(AbortStep::Execute {
-                    call: uuid,
-                    traversable: Some(traversable),
-                });
+            self.effect(Site::AbortSteps, move |cx| {
+                cx.s.controllers[ctrl as usize]
+                    .abort_steps
+                    .push_back(AbortStep::Execute {
+                        call: uuid,
+                        traversable: Some(traversable),
+                    });
+            });
         }
         self.step(s!("execute-tool#15"));
         self.spawn(
@@ -135,14 +145,15 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("execute-tool#15.1"));
                 let t = self.traversable_of_doc(target, s!("execute-tool#15.1"))?;
                 let c = self.traversable_of_doc(caller, s!("execute-tool#15.1"))?;
-                if t != c {
+                if self.cond(s!("execute-tool#15.1"), t != c) {
                     return reject(self, s!("execute-tool#15.1"));
                 }
                 self.step(s!("execute-tool#15.2"));
                 let target_origin = self.w.docs[target as usize].origin;
                 self.step(s!("execute-tool#15.3"));
                 self.step(s!("execute-tool#15.4"));
-                if !self.w.origins.same_origin(target_origin, expected_origin) {
+                let other = !self.w.origins.same_origin(target_origin, expected_origin);
+                if self.cond(s!("execute-tool#15.4"), other) {
                     return reject(self, s!("execute-tool#15.4"));
                 }
                 next(ExecutePc::CheckToolExists)
@@ -151,7 +162,8 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("execute-tool#15.5"));
                 self.step(s!("execute-tool#15.6"));
                 self.step(s!("execute-tool#15.7"));
-                if !self.s.doc(target).tools.contains_key(&tool_name) {
+                let missing = !self.s.doc(target).tools.contains_key(&tool_name);
+                if self.cond(s!("execute-tool#15.7"), missing) {
                     return reject(self, s!("execute-tool#15.7"));
                 }
                 if self.fix(&crate::variant::SINGLE_TOOL_LOOKUP) {
@@ -176,8 +188,12 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("execute-tool#15.9"));
                 let target_origin = self.w.docs[target as usize].origin;
                 let caller_origin = self.w.docs[caller as usize].origin;
-                if !self.tool_is_exposed_to_origin(target_origin, definition.exposed, caller_origin)
-                {
+                let hidden = !self.tool_is_exposed_to_origin(
+                    target_origin,
+                    definition.exposed,
+                    caller_origin,
+                );
+                if self.cond(s!("execute-tool#15.9"), hidden) {
                     return reject(self, s!("execute-tool#15.9"));
                 }
                 self.step(s!("execute-tool#15.10"));

@@ -17,15 +17,18 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("get-tools#2"));
         let tool_requestor = doc;
         self.step(s!("get-tools#3"));
-        if !self.s.is_fully_active(tool_requestor) {
+        let inactive = !self.s.is_fully_active(tool_requestor);
+        if self.cond(s!("get-tools#3"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("get-tools#3"));
         }
         self.step(s!("get-tools#4"));
-        if !self.origin_keyed_or_file(doc) {
+        let refused = !self.origin_keyed_or_file(doc);
+        if self.cond(s!("get-tools#4"), refused) {
             return self.return_rejected(call, Reason::SecurityError, s!("get-tools#4"));
         }
         self.step(s!("get-tools#5"));
-        if !self.s.allowed_to_use_tools(self.w, tool_requestor) {
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_requestor);
+        if self.cond(s!("get-tools#5"), not_allowed) {
             return self.return_rejected(call, Reason::NotAllowedError, s!("get-tools#5"));
         }
         self.step(s!("get-tools#6"));
@@ -141,7 +144,8 @@ impl<R: Recorder> Cx<'_, R> {
             return;
         };
         self.step(s!("get-tools#9.3.2"));
-        if !self.s.allowed_to_use_tools(self.w, target) {
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, target);
+        if self.cond(s!("get-tools#9.3.2"), not_allowed) {
             return;
         }
         self.step(s!("get-tools#9.3.3"));
@@ -152,7 +156,7 @@ impl<R: Recorder> Cx<'_, R> {
         let requested = self.w.origins.same_origin(target_origin, caller_origin)
             || from_origins.iter().any(|o| o == target_origin);
         self.step(s!("get-tools#9.3.6"));
-        if !requested {
+        if self.cond(s!("get-tools#9.3.6"), !requested) {
             return;
         }
         self.step(s!("get-tools#9.3.7"));
@@ -160,7 +164,9 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("get-tools#9.3.8"));
         for definition in map.values() {
             self.step(s!("get-tools#9.3.8.1"));
-            if !self.tool_is_exposed_to_origin(target_origin, definition.exposed, caller_origin) {
+            let hidden =
+                !self.tool_is_exposed_to_origin(target_origin, definition.exposed, caller_origin);
+            if self.cond(s!("get-tools#9.3.8.1"), hidden) {
                 continue;
             }
             self.step(s!("get-tools#9.3.8.2"));

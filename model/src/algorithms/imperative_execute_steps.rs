@@ -2,6 +2,7 @@
 //! promise the page's `execute` callback returns.
 
 use crate::cx::{Cx, Recorder};
+use crate::mutation::Site;
 use crate::names::json_text_is_object;
 use crate::s;
 use crate::state::{Body, Ghost, Status};
@@ -32,28 +33,30 @@ impl<R: Recorder> Cx<'_, R> {
         if fails && input_is_object {
             self.s.record(Ghost::ObjectInputRefused(uuid));
         }
-        if fails {
+        if self.cond(s!("imperative-execute-steps#3"), fails) {
             return self.run_completion_steps(uuid, target, None);
         }
         self.step(s!("imperative-execute-steps#4"));
         self.step(s!("imperative-execute-steps#5"));
         self.step(s!("imperative-execute-steps#6"));
-        self.s.doc_mut(target).local.insert(uuid);
+        self.effect(Site::Effect, move |cx| {
+            cx.s.doc_mut(target).local.insert(uuid);
+        });
         self.step(s!("imperative-execute-steps#7"));
         self.step(s!("imperative-execute-steps#8"));
         if matches!(self.s.promises[uuid as usize].status, Status::Rejected(_)) {
             self.s.record(Ghost::InvokedAfterCallerRejected(uuid));
         }
-        self.s.bodies.insert(
-            uuid,
-            Body {
-                target,
-                registered_by,
-                settled: false,
-                signal_aborted: false,
-                saw_abort_while_running: false,
-            },
-        );
+        let body = Body {
+            target,
+            registered_by,
+            settled: false,
+            signal_aborted: false,
+            saw_abort_while_running: false,
+        };
+        self.effect(Site::Effect, move |cx| {
+            cx.s.bodies.insert(uuid, body);
+        });
         self.step(s!("imperative-execute-steps#9"));
     }
 
@@ -71,11 +74,12 @@ impl<R: Recorder> Cx<'_, R> {
             Outcome::Fulfil | Outcome::FulfilUnserializable => {
                 self.step(s!("imperative-execute-steps#9.fulfilled.1"));
                 self.step(s!("imperative-execute-steps#9.fulfilled.2"));
-                if !self.s.doc(target).local.contains(&uuid) {
+                let missing = !self.s.doc(target).local.contains(&uuid);
+                if self.cond(s!("imperative-execute-steps#9.fulfilled.2"), missing) {
                     return;
                 }
                 self.step(s!("imperative-execute-steps#9.fulfilled.3"));
-                self.s.doc_mut(target).local.remove(&uuid);
+                self.local_remove(target, uuid);
                 self.step(s!("imperative-execute-steps#9.fulfilled.4"));
                 if outcome == Outcome::FulfilUnserializable {
                     return self.run_completion_steps(uuid, target, None);
@@ -88,11 +92,12 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("imperative-execute-steps#9.rejected.1"));
                 self.step(s!("imperative-execute-steps#9.rejected.2"));
                 self.step(s!("imperative-execute-steps#9.rejected.3"));
-                if !self.s.doc(target).local.contains(&uuid) {
+                let missing = !self.s.doc(target).local.contains(&uuid);
+                if self.cond(s!("imperative-execute-steps#9.rejected.3"), missing) {
                     return;
                 }
                 self.step(s!("imperative-execute-steps#9.rejected.4"));
-                self.s.doc_mut(target).local.remove(&uuid);
+                self.local_remove(target, uuid);
                 self.step(s!("imperative-execute-steps#9.rejected.5"));
                 self.run_completion_steps(uuid, target, None);
             }

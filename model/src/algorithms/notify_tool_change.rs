@@ -70,13 +70,16 @@ impl<R: Recorder> Cx<'_, R> {
             return;
         };
         self.step(s!("notify-tool-change#3.2"));
-        if !self.s.allowed_to_use_tools(self.w, target) {
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, target);
+        if self.cond(s!("notify-tool-change#3.2"), not_allowed) {
             return;
         }
         self.step(s!("notify-tool-change#3.3"));
         let owner_origin = self.w.docs[owner as usize].origin;
         let target_origin = self.w.docs[target as usize].origin;
-        if self.tool_is_exposed_to_origin(owner_origin, exposed, target_origin) {
+        let exposed_to_target =
+            self.tool_is_exposed_to_origin(owner_origin, exposed, target_origin);
+        if self.cond(s!("notify-tool-change#3.3"), exposed_to_target) {
             self.queue_global_task(target, TaskKind::FireToolchange { cause, registered });
         }
     }

@@ -1,6 +1,7 @@
 //! The `registerTool(tool, options)` method steps (`register-tool`).
 
 use crate::cx::{Cx, Recorder};
+use crate::mutation::Site;
 use crate::names::tool_name_is_valid;
 use crate::origin::OriginSet;
 use crate::s;
@@ -16,27 +17,32 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("register-tool#2"));
         let tool_owner = doc;
         self.step(s!("register-tool#3"));
-        if !self.s.is_fully_active(tool_owner) {
+        let inactive = !self.s.is_fully_active(tool_owner);
+        if self.cond(s!("register-tool#3"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#3"));
         }
         self.step(s!("register-tool#4"));
-        if !self.origin_keyed_or_file(doc) {
+        let refused = !self.origin_keyed_or_file(doc);
+        if self.cond(s!("register-tool#4"), refused) {
             return self.return_rejected(call, Reason::SecurityError, s!("register-tool#4"));
         }
         self.step(s!("register-tool#5"));
-        if !self.s.allowed_to_use_tools(self.w, tool_owner) {
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_owner);
+        if self.cond(s!("register-tool#5"), not_allowed) {
             return self.return_rejected(call, Reason::NotAllowedError, s!("register-tool#5"));
         }
         self.step(s!("register-tool#6"));
         self.step(s!("register-tool#7"));
         self.step(s!("register-tool#8"));
         self.step(s!("register-tool#9"));
-        if self.s.doc(doc).tools.contains_key(&op.name) {
+        let exists = self.s.doc(doc).tools.contains_key(&op.name);
+        if self.cond(s!("register-tool#9"), exists) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#9"));
         }
         let name = self.w.str(op.name);
         self.step(s!("register-tool#10"));
-        if name.is_empty() || self.w.str(op.description).is_empty() {
+        let empty = name.is_empty() || self.w.str(op.description).is_empty();
+        if self.cond(s!("register-tool#10"), empty) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#10"));
         }
         self.step(s!("register-tool#11"));
@@ -56,7 +62,8 @@ impl<R: Recorder> Cx<'_, R> {
         }
         self.step(s!("register-tool#14"));
         if let Some(ctrl) = op.signal {
-            if self.s.controllers[ctrl as usize].aborted {
+            let aborted = self.s.controllers[ctrl as usize].aborted;
+            if self.cond(s!("register-tool#14"), aborted) {
                 return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#14"));
             }
         }
@@ -86,7 +93,10 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("register-tool#17"));
         self.new_promise(call);
         self.step(s!("register-tool#18"));
-        if let Some(ctrl) = op.signal {
+        let signal = op
+            .signal
+            .filter(|_| self.cond(s!("register-tool#18"), true));
+        if let Some(ctrl) = signal {
             self.step(s!("register-tool#18.1"));
             self.step(s!("register-tool#18.2"));
             if self.s.controllers[ctrl as usize].aborted {
@@ -94,9 +104,11 @@ impl<R: Recorder> Cx<'_, R> {
                 return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#18.2"));
             }
             self.step(s!("register-tool#18.3"));
-            self.s.controllers[ctrl as usize]
-                .abort_steps
-                .push_back(AbortStep::Register { call });
+            self.effect(Site::AbortSteps, move |cx| {
+                cx.s.controllers[ctrl as usize]
+                    .abort_steps
+                    .push_back(AbortStep::Register { call });
+            });
         }
         self.step(s!("register-tool#19"));
         let definition = ToolDefinition {
@@ -109,7 +121,10 @@ impl<R: Recorder> Cx<'_, R> {
             registered_by: call,
         };
         self.step(s!("register-tool#20"));
-        self.s.doc_mut(doc).tools.insert(op.name, definition);
+        let name = op.name;
+        self.effect(Site::Effect, move |cx| {
+            cx.s.doc_mut(doc).tools.insert(name, definition);
+        });
         self.mark_tools_changed();
         self.step(s!("register-tool#21"));
         self.spawn(

@@ -23,8 +23,13 @@ impl<R: Recorder> Cx<'_, R> {
         }
         self.step(s!("tool-execute-steps#2"));
         self.step(s!("tool-execute-steps#3"));
-        let Some(tool) = self.s.doc(target).tools.get(&tool_name).copied() else {
+        let tool = self.s.doc(target).tools.get(&tool_name).copied();
+        if self.cond(s!("tool-execute-steps#3"), tool.is_none()) {
             return self.run_completion_steps(uuid, target, None);
+        }
+        let Some(tool) = tool else {
+            self.missing(s!("tool-execute-steps#3"));
+            return;
         };
         self.step(s!("tool-execute-steps#4"));
         self.step(s!("tool-execute-steps#5"));

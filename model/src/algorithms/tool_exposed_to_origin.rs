@@ -11,15 +11,19 @@ impl<R: Recorder> Cx<'_, R> {
         exposed_origins: OriginSet,
         accessing_origin: OriginId,
     ) -> bool {
-        let origins = &self.w.origins;
         self.rec.step(s!("tool-exposed-to-origin#1"));
-        if origins.same_origin(tool_owner_origin, accessing_origin) {
+        let same = self
+            .w
+            .origins
+            .same_origin(tool_owner_origin, accessing_origin);
+        if self.cond(s!("tool-exposed-to-origin#1"), same) {
             return true;
         }
         self.rec.step(s!("tool-exposed-to-origin#2"));
         for allowed in exposed_origins.iter() {
             self.rec.step(s!("tool-exposed-to-origin#2.1"));
-            if self.w.origins.same_origin(accessing_origin, allowed) {
+            let same = self.w.origins.same_origin(accessing_origin, allowed);
+            if self.cond(s!("tool-exposed-to-origin#2.1"), same) {
                 return true;
             }
         }

@@ -60,9 +60,11 @@ impl<R: Recorder> Cx<'_, R> {
                 let mut uuids = Vector::new();
                 self.step(s!("unload-cleanup#2.2"));
                 let tab = self.w.navs[traversable as usize].tab as usize;
-                for (uuid, execution) in self.s.pending[tab].iter() {
+                let pending = self.s.pending[tab].clone();
+                for (uuid, execution) in pending.iter() {
                     self.rec.step(s!("unload-cleanup#2.2.1"));
-                    if doc == execution.target || doc == execution.caller {
+                    let involved = doc == execution.target || doc == execution.caller;
+                    if self.cond(s!("unload-cleanup#2.2.1"), involved) {
                         uuids.push_back(*uuid);
                     }
                 }
@@ -85,32 +87,35 @@ impl<R: Recorder> Cx<'_, R> {
                             return None;
                         };
                         self.step(s!("unload-cleanup#2.3.2"));
-                        if doc == execution.target && doc != execution.caller {
+                        let target_only = doc == execution.target && doc != execution.caller;
+                        let caller_only = doc == execution.caller && doc != execution.target;
+                        if self.cond(s!("unload-cleanup#2.3.2"), target_only) {
                             CleanupSub::Complete(CompletionProc {
                                 uuid,
                                 target: execution.target,
                                 result: None,
                                 pc: CompletionPc::Check,
                             })
-                        } else if doc == execution.caller && doc != execution.target {
-                            self.step(s!("unload-cleanup#2.3.3"));
-                            if self.fix(&crate::variant::REJECT_ON_CALLER_UNLOAD) {
-                                self.queue_global_task(
-                                    execution.caller,
-                                    crate::state::TaskKind::RejectExecute {
-                                        call: uuid,
-                                        at: s!("unload-cleanup#2.3.3"),
-                                    },
-                                );
-                            }
-                            CleanupSub::Cancel(CancelProc {
-                                traversable,
-                                uuid,
-                                pc: CancelPc::Check,
-                            })
                         } else {
                             self.step(s!("unload-cleanup#2.3.3"));
-                            CleanupSub::Remove
+                            if self.cond(s!("unload-cleanup#2.3.3"), caller_only) {
+                                if self.fix(&crate::variant::REJECT_ON_CALLER_UNLOAD) {
+                                    self.queue_global_task(
+                                        execution.caller,
+                                        crate::state::TaskKind::RejectExecute {
+                                            call: uuid,
+                                            at: s!("unload-cleanup#2.3.3"),
+                                        },
+                                    );
+                                }
+                                CleanupSub::Cancel(CancelProc {
+                                    traversable,
+                                    uuid,
+                                    pc: CancelPc::Check,
+                                })
+                            } else {
+                                CleanupSub::Remove
+                            }
                         }
                     }
                     CleanupSub::Complete(proc) => match self.completion_step(proc) {

@@ -1,0 +1,183 @@
+//! Mutation adequacy: plant one bug at a time in the `proposed` model and see whether some
+//! property of the standard suite notices.
+//!
+//! 1. *Sites*: explore every scenario under the unmutated model, recording at which steps
+//!    the transitions test a condition or write shared state ([`Site`]).
+//! 2. *Mutants*: the step table's candidates ([`candidates`]) that have a site
+//!    ([`applicable`]).
+//! 3. *Kill*: a mutant is killed when, in some scenario, some property's verdict differs
+//!    from the unmutated model's (a violation, or a witness no longer reached), or when the
+//!    model crashes or its state space outgrows the bound.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use webmcp_model::machine::{Action, WebMcpModel};
+use webmcp_model::mutation::{applicable, candidates, Mutant, Site, Sites};
+use webmcp_model::steps::StepId;
+use webmcp_model::{Recorder, State};
+
+use crate::driver::{check, CheckOptions, ScenarioResult, Verdict};
+
+/// Collects the sites of one transition.
+#[derive(Default)]
+struct SiteRecorder {
+    seen: Vec<(Site, StepId)>,
+}
+
+impl Recorder for SiteRecorder {
+    fn step(&mut self, _: StepId) {}
+    fn site(&mut self, site: Site, step: StepId) {
+        self.seen.push((site, step));
+    }
+}
+
+/// Every site the model reaches in `model`'s scenario.
+pub fn sites(model: &WebMcpModel, into: &mut Sites) {
+    let mut seen: HashSet<State> = HashSet::new();
+    let mut queue = VecDeque::new();
+    let init = model.initial_state();
+    seen.insert(init.clone());
+    queue.push_back(init);
+    let mut actions: Vec<Action> = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        actions.clear();
+        model.enabled_actions(&s, &mut actions);
+        for a in &actions {
+            let mut rec = SiteRecorder::default();
+            let next = model.apply(&s, *a, &mut rec);
+            let writes: BTreeSet<StepId> = rec
+                .seen
+                .iter()
+                .filter(|(site, _)| *site != Site::Condition)
+                .map(|(_, step)| *step)
+                .collect();
+            into.seen.extend(rec.seen);
+            if writes.len() > 1 {
+                into.together.insert(writes.into_iter().collect());
+            }
+            if seen.insert(next.clone()) {
+                queue.push_back(next);
+            }
+        }
+    }
+}
+
+/// How a mutant fared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// A property's verdict changed in `scenario`.
+    Killed { scenario: String, property: String },
+    /// The model panicked in `scenario` (a crash is a detection).
+    Crashed { scenario: String, message: String },
+    /// The state space of `scenario` outgrew the bound.
+    Exploded { scenario: String },
+    /// Every scenario gave the unmutated verdicts.
+    Survived,
+}
+
+impl Fate {
+    pub fn is_killed(&self) -> bool {
+        !matches!(self, Fate::Survived)
+    }
+}
+
+/// The verdicts of the unmutated model, per scenario, that mutants are compared with.
+pub struct Baseline {
+    pub models: Vec<WebMcpModel>,
+    pub results: Vec<ScenarioResult>,
+}
+
+impl Baseline {
+    /// Checks every model unmutated; scenarios are tried smallest first afterwards.
+    pub fn new(mut models: Vec<WebMcpModel>) -> Result<Baseline, String> {
+        let mut results: Vec<ScenarioResult> = models
+            .iter()
+            .map(|m| check(m.clone(), &one_thread(None)))
+            .collect();
+        if let Some(r) = results.iter().find(|r| !r.exhaustive || r.is_incomplete()) {
+            return Err(format!(
+                "{}: the unmutated check was not exhaustive",
+                r.scenario
+            ));
+        }
+        let mut order: Vec<usize> = (0..models.len()).collect();
+        order.sort_by_key(|&i| (results[i].unique_states, results[i].scenario.clone()));
+        let mut sorted_models = Vec::new();
+        let mut sorted_results = Vec::new();
+        for i in order {
+            sorted_models.push(models[i].clone());
+            sorted_results.push(results[i].clone());
+        }
+        models.clear();
+        results.clear();
+        Ok(Baseline {
+            models: sorted_models,
+            results: sorted_results,
+        })
+    }
+
+    /// The mutants of the step table that have a site in some scenario.
+    pub fn mutants(&self) -> (Vec<Mutant>, Sites) {
+        let mut s = Sites::default();
+        for m in &self.models {
+            sites(m, &mut s);
+        }
+        let list = candidates()
+            .into_iter()
+            .filter(|m| applicable(m, &s))
+            .collect();
+        (list, s)
+    }
+
+    /// Runs `mutant` on the scenarios, smallest first, until one kills it. A scenario may
+    /// grow to `bound` times its unmutated size before the mutant counts as exploded.
+    pub fn judge(&self, mutant: Mutant, bound: usize) -> Fate {
+        for (model, base) in self.models.iter().zip(&self.results) {
+            let mutated = model.clone().with_mutant(mutant);
+            let limit = (base.unique_states * bound).max(10_000);
+            let run = catch_unwind(AssertUnwindSafe(|| {
+                check(mutated, &one_thread(Some(limit)))
+            }));
+            let scenario = base.scenario.clone();
+            let result = match run {
+                Ok(r) => r,
+                Err(panic) => {
+                    let message = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "panic".into());
+                    return Fate::Crashed { scenario, message };
+                }
+            };
+            if let Some(p) = differing(base, &result) {
+                return Fate::Killed {
+                    scenario,
+                    property: p.to_string(),
+                };
+            }
+            if !result.exhaustive || result.is_incomplete() {
+                return Fate::Exploded { scenario };
+            }
+        }
+        Fate::Survived
+    }
+}
+
+fn one_thread(max_states: Option<usize>) -> CheckOptions {
+    CheckOptions {
+        threads: 1,
+        max_states,
+        ..CheckOptions::default()
+    }
+}
+
+/// The first property (catalogue order) whose decided verdict differs.
+fn differing(base: &ScenarioResult, result: &ScenarioResult) -> Option<&'static str> {
+    base.properties
+        .iter()
+        .zip(&result.properties)
+        .find(|(b, r)| r.verdict != Verdict::Incomplete && b.verdict != r.verdict)
+        .map(|(b, _)| b.def.name)
+}

@@ -1,0 +1,196 @@
+//! `webmcp-check mutants`: mutation adequacy of the property suite (docs/mutation.md).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use webmcp_model::mutation::{Mutant, Operator};
+use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::mutants::{Baseline, Fate};
+
+use crate::UsageError;
+
+#[derive(clap::Args)]
+pub struct MutantsArgs {
+    /// Write the report (Markdown) to this file; otherwise print a summary.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Run only this mutant (as the report names it, e.g. drop-step@execute-tool#15.12).
+    #[arg(long, value_name = "NAME")]
+    mutant: Option<String>,
+    /// Run only mutants of this operator.
+    #[arg(long, value_name = "OPERATOR")]
+    operator: Option<String>,
+    /// Worker threads (mutants run in parallel, each check on one thread).
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// A mutant whose state space grows past this many times the unmutated size counts
+    /// as killed (exploded).
+    #[arg(long, default_value_t = 20)]
+    bound: usize,
+    /// Exit 1 when the mutation score (percent) is below this.
+    #[arg(long, default_value_t = 90.0)]
+    min_score: f64,
+}
+
+/// Mutants that no property can kill because they do not change behaviour, with why.
+/// Every entry must be a surviving mutant (tests/mutants.rs checks it).
+pub const EQUIVALENT: &[(&str, &str)] = &[];
+
+pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, UsageError> {
+    if args.threads == 0 {
+        return Err(UsageError("--threads must be at least 1".into()));
+    }
+    let operator = match &args.operator {
+        None => None,
+        Some(name) => Some(
+            Operator::ALL
+                .into_iter()
+                .find(|o| o.name() == name)
+                .ok_or_else(|| {
+                    UsageError(format!(
+                        "unknown operator \"{name}\": use one of {}",
+                        Operator::ALL.map(|o| o.name()).join(", ")
+                    ))
+                })?,
+        ),
+    };
+    let models = worlds
+        .into_iter()
+        .map(|w| WebMcpModel::new(w, Variant::proposed()))
+        .collect();
+    let baseline = Baseline::new(models).map_err(UsageError)?;
+    let (all, _) = baseline.mutants();
+    let selected: Vec<Mutant> = match &args.mutant {
+        Some(name) => {
+            let m = Mutant::parse(name)
+                .ok_or_else(|| UsageError(format!("unknown mutant \"{name}\"")))?;
+            if !all.contains(&m) {
+                return Err(UsageError(format!(
+                    "mutant \"{name}\" has no site in the model, so it changes nothing"
+                )));
+            }
+            vec![m]
+        }
+        None => all
+            .into_iter()
+            .filter(|m| operator.is_none_or(|o| m.op == o))
+            .collect(),
+    };
+    let fates = run(&baseline, &selected, args.threads, args.bound);
+    let killed = fates.iter().filter(|(_, f)| f.is_killed()).count();
+    let score = 100.0 * killed as f64 / fates.len().max(1) as f64;
+    let report = markdown(&fates, score, args.bound);
+    match &args.output {
+        Some(path) => {
+            webmcp_traces::export::write_atomically(path, &report).map_err(UsageError)?;
+            eprintln!("wrote {}", path.display());
+        }
+        None => {
+            for (m, f) in &fates {
+                println!("{:<70} {}", m.name(), fate_text(f));
+            }
+        }
+    }
+    println!(
+        "{killed} of {} mutants killed: score {score:.1}% (target {:.0}%)",
+        fates.len(),
+        args.min_score
+    );
+    Ok(if score + 1e-9 >= args.min_score {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn run(
+    baseline: &Baseline,
+    mutants: &[Mutant],
+    threads: usize,
+    bound: usize,
+) -> Vec<(Mutant, Fate)> {
+    let next = AtomicUsize::new(0);
+    let out = Mutex::new(Vec::new());
+    // Mutants may panic by design; the panic is the detection, not a message for the user.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&m) = mutants.get(i) else { break };
+                let fate = baseline.judge(m, bound);
+                out.lock().expect("no worker panics").push((m, fate));
+            });
+        }
+    });
+    std::panic::set_hook(hook);
+    let mut out = out.into_inner().expect("no worker panics");
+    out.sort_by_key(|(m, _)| *m);
+    out
+}
+
+fn fate_text(f: &Fate) -> String {
+    match f {
+        Fate::Killed { scenario, property } => format!("killed by {property} in {scenario}"),
+        Fate::Crashed { scenario, message } => format!("crashed in {scenario}: {message}"),
+        Fate::Exploded { scenario } => format!("state space exploded in {scenario}"),
+        Fate::Survived => "SURVIVED".into(),
+    }
+}
+
+fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize) -> String {
+    let mut out = String::new();
+    let killed = fates.iter().filter(|(_, f)| f.is_killed()).count();
+    let _ = writeln!(
+        out,
+        "# Mutation adequacy\n\n\
+         Generated by `webmcp-check mutants -o docs/mutation.md`. Each mutant plants one bug in\n\
+         the `proposed` model (the variant under which every property holds) at one step of the\n\
+         draft, and the whole standard suite is checked, smallest scenario first, until some\n\
+         property's verdict changes (a violation, or a witness no longer reached). A crash of\n\
+         the model counts as a detection, and so does a state space that grows past {bound}\n\
+         times its unmutated size. Mutants come from the step table (`model/src/mutation.rs`):\n\
+         every `Step` row crossed with the operators, kept where the model has a site for the\n\
+         operator at that step.\n\n\
+         **Score: {killed} of {} mutants killed ({score:.1}%).**\n",
+        fates.len()
+    );
+    let mut per_op: BTreeMap<Operator, (usize, usize)> = BTreeMap::new();
+    for (m, f) in fates {
+        let e = per_op.entry(m.op).or_default();
+        e.0 += 1;
+        e.1 += usize::from(f.is_killed());
+    }
+    let _ = writeln!(
+        out,
+        "| operator | mutants | killed | survived |\n|---|---:|---:|---:|"
+    );
+    for (op, (n, k)) in &per_op {
+        let _ = writeln!(out, "| {} | {n} | {k} | {} |", op.name(), n - k);
+    }
+    let survivors: Vec<&(Mutant, Fate)> = fates.iter().filter(|(_, f)| !f.is_killed()).collect();
+    let _ = writeln!(out, "\n## Survivors\n");
+    if survivors.is_empty() {
+        let _ = writeln!(out, "None.\n");
+    } else {
+        let _ = writeln!(out, "| mutant | why it survives |\n|---|---|");
+        for (m, _) in survivors {
+            let name = m.name();
+            let why = EQUIVALENT
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or("not analysed", |(_, why)| why);
+            let _ = writeln!(out, "| `{name}` | {why} |");
+        }
+    }
+    let _ = writeln!(out, "\n## Every mutant\n\n| mutant | fate |\n|---|---|");
+    for (m, f) in fates {
+        let _ = writeln!(out, "| `{}` | {} |", m.name(), fate_text(f));
+    }
+    out
+}
