@@ -36,9 +36,22 @@ pub struct MutantsArgs {
     min_score: f64,
 }
 
-/// Mutants that no property can kill because they do not change behaviour, with why.
-/// Every entry must be a surviving mutant (tests/mutants.rs checks it).
-pub const EQUIVALENT: &[(&str, &str)] = &[];
+/// Why a mutant that changes some transition still survives the suite: equivalent in what
+/// any page or agent can observe, though not transition for transition.
+pub const SURVIVORS: &[(&str, &str)] = &[
+    (
+        "drop-existence-check@imperative-execute-steps#9.rejected.3",
+        "Equivalent in outcome. The local entry is gone only after a cancellation (cancel-pending-execution#6.4, which runs after #4 removed the pending execution) or, under `abort-local-on-unload`, after the target unloaded. Going on runs completionSteps with failure: after a cancellation #15.10.2 finds no pending execution and returns; after an unload the caller's promise is rejected with UnknownError, exactly what the unload cleanup's completionSteps would do, and `settle-once` drops whichever rejection comes second.",
+    ),
+    (
+        "drop-existence-check@register-tool#14",
+        "Equivalent in outcome. register-tool#18.2 repeats the check of #14, and nothing between them can abort the signal (both run in one task), so a registration with an aborted signal is still rejected with the signal's abort reason, one step later. The repetition is itself a redundancy of the draft (docs/model.md).",
+    ),
+    (
+        "swap-adjacent@execute-tool#15.12,#15.13",
+        "Cannot be told apart by a safety property. The two steps run as two actions of the in-parallel block; the mutant holds back the write of #15.12 (store the pending execution), lets the thread run #15.13 (queue the tool's task) in the same action, and then stores the entry. Inside one atomic action the order of the two writes is invisible, so the mutant only removes the interleaving point between them: it reaches a subset of the unmutated states, none new, and every witness is still reached elsewhere. The model's swap reorders writes within an action; it cannot open a window where the task is queued but the entry not yet stored (docs/model.md, mutation testing).",
+    ),
+];
 
 pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, UsageError> {
     if args.threads == 0 {
@@ -81,8 +94,8 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
             .collect(),
     };
     let fates = run(&baseline, &selected, args.threads, args.bound);
-    let killed = fates.iter().filter(|(_, f)| f.is_killed()).count();
-    let score = 100.0 * killed as f64 / fates.len().max(1) as f64;
+    let (killed, counted) = score_of(&fates);
+    let score = 100.0 * killed as f64 / counted.max(1) as f64;
     let report = markdown(&fates, score, args.bound);
     match &args.output {
         Some(path) => {
@@ -96,8 +109,8 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         }
     }
     println!(
-        "{killed} of {} mutants killed: score {score:.1}% (target {:.0}%)",
-        fates.len(),
+        "{killed} of {counted} mutants killed ({} equivalent left out): score {score:.1}% (target {:.0}%)",
+        fates.len() - counted,
         args.min_score
     );
     Ok(if score + 1e-9 >= args.min_score {
@@ -134,18 +147,26 @@ fn run(
     out
 }
 
+/// Killed mutants, and mutants that count (all but the proven equivalent ones).
+fn score_of(fates: &[(Mutant, Fate)]) -> (usize, usize) {
+    let killed = fates.iter().filter(|(_, f)| f.is_killed()).count();
+    let equivalent = fates.iter().filter(|(_, f)| *f == Fate::Equivalent).count();
+    (killed, fates.len() - equivalent)
+}
+
 fn fate_text(f: &Fate) -> String {
     match f {
         Fate::Killed { scenario, property } => format!("killed by {property} in {scenario}"),
         Fate::Crashed { scenario, message } => format!("crashed in {scenario}: {message}"),
         Fate::Exploded { scenario } => format!("state space exploded in {scenario}"),
+        Fate::Equivalent => "equivalent: every transition of the suite is unchanged".into(),
         Fate::Survived => "SURVIVED".into(),
     }
 }
 
 fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize) -> String {
     let mut out = String::new();
-    let killed = fates.iter().filter(|(_, f)| f.is_killed()).count();
+    let (killed, counted) = score_of(fates);
     let _ = writeln!(
         out,
         "# Mutation adequacy\n\n\
@@ -157,31 +178,42 @@ fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize) -> String {
          times its unmutated size. Mutants come from the step table (`model/src/mutation.rs`):\n\
          every `Step` row crossed with the operators, kept where the model has a site for the\n\
          operator at that step.\n\n\
-         **Score: {killed} of {} mutants killed ({score:.1}%).**\n",
-        fates.len()
+         A surviving mutant is *equivalent* when every action enabled in every reachable state\n\
+         of every scenario gives exactly the unmutated successor state: the planted change never\n\
+         changes anything on the suite, so no property could tell. That is checked, not argued,\n\
+         and equivalent mutants are left out of the score.\n\n\
+         **Score: {killed} of {counted} mutants killed ({score:.1}%); {} equivalent.**\n",
+        fates.len() - counted
     );
-    let mut per_op: BTreeMap<Operator, (usize, usize)> = BTreeMap::new();
+    let mut per_op: BTreeMap<Operator, [usize; 3]> = BTreeMap::new();
     for (m, f) in fates {
         let e = per_op.entry(m.op).or_default();
-        e.0 += 1;
-        e.1 += usize::from(f.is_killed());
+        match f {
+            Fate::Equivalent => e[1] += 1,
+            Fate::Survived => e[2] += 1,
+            _ => e[0] += 1,
+        }
     }
     let _ = writeln!(
         out,
-        "| operator | mutants | killed | survived |\n|---|---:|---:|---:|"
+        "| operator | mutants | killed | equivalent | survived |\n|---|---:|---:|---:|---:|"
     );
-    for (op, (n, k)) in &per_op {
-        let _ = writeln!(out, "| {} | {n} | {k} | {} |", op.name(), n - k);
+    for (op, [k, e, s]) in &per_op {
+        let _ = writeln!(out, "| {} | {} | {k} | {e} | {s} |", op.name(), k + e + s);
     }
-    let survivors: Vec<&(Mutant, Fate)> = fates.iter().filter(|(_, f)| !f.is_killed()).collect();
-    let _ = writeln!(out, "\n## Survivors\n");
+    let _ = writeln!(out, "\n## Survivors that are not equivalent\n");
+    let survivors: Vec<&Mutant> = fates
+        .iter()
+        .filter(|(_, f)| *f == Fate::Survived)
+        .map(|(m, _)| m)
+        .collect();
     if survivors.is_empty() {
-        let _ = writeln!(out, "None.\n");
+        let _ = writeln!(out, "None.");
     } else {
         let _ = writeln!(out, "| mutant | why it survives |\n|---|---|");
-        for (m, _) in survivors {
+        for m in survivors {
             let name = m.name();
-            let why = EQUIVALENT
+            let why = SURVIVORS
                 .iter()
                 .find(|(n, _)| *n == name)
                 .map_or("not analysed", |(_, why)| why);

@@ -113,7 +113,13 @@ impl<R: Recorder> Cx<'_, R> {
             }
         }
         if self.swap == SwapPhase::Deferring {
-            return self.deferred.push(Box::new(write));
+            // Held back, it still runs where the step ran.
+            let at = self.at;
+            return self.deferred.push(Box::new(move |cx| {
+                let saved = std::mem::replace(&mut cx.at, at);
+                write(cx);
+                cx.at = saved;
+            }));
         }
         write(self)
     }
@@ -220,6 +226,10 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     fn settle_now(&mut self, call: CallId, outcome: Result<Value, Reason>, at: StepId) {
+        let doc = self.w.calls[call as usize].doc;
+        if self.at != Where::EventLoop(self.w.agent_of(doc)) {
+            self.s.record(Ghost::SettledOffItsEventLoop(call));
+        }
         if self.fix(&crate::variant::REMOVE_ABORT_STEPS) {
             for c in self.s.controllers.iter_mut() {
                 if c.abort_steps.iter().any(
@@ -286,8 +296,24 @@ impl<R: Recorder> Cx<'_, R> {
     /// Removes `uuid` from `doc`'s local pending tool executions map.
     pub fn local_remove(&mut self, doc: DocId, uuid: CallId) {
         self.effect(Site::Effect, move |cx| {
+            cx.on_event_loop_of(doc);
             cx.s.doc_mut(doc).local.remove(&uuid);
         });
+    }
+
+    /// Adds `uuid` to `doc`'s local pending tool executions map.
+    pub fn local_insert(&mut self, doc: DocId, uuid: CallId) {
+        self.effect(Site::Effect, move |cx| {
+            cx.on_event_loop_of(doc);
+            cx.s.doc_mut(doc).local.insert(uuid);
+        });
+    }
+
+    /// Ghost: the local map of `doc` belongs to its event loop.
+    fn on_event_loop_of(&mut self, doc: DocId) {
+        if self.at != Where::EventLoop(self.w.agent_of(doc)) {
+            self.s.record(Ghost::LocalMapOffItsEventLoop(doc));
+        }
     }
 
     // The pending tool executions map of a traversable: an ordered map (insertion order).

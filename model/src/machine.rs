@@ -251,10 +251,9 @@ impl<R: Recorder> Cx<'_, R> {
     /// Runs `task` now, on its document's event loop, as if it had been queued and picked
     /// (the run-queued-task-inline mutant).
     pub(crate) fn run_task_inline(&mut self, task: Task) {
+        // It runs where the queuing step runs, not on the task's event loop.
         let agent = self.w.agent_of(task.doc);
-        let at = std::mem::replace(&mut self.at, Where::EventLoop(agent));
         self.run_queued(task, agent);
-        self.at = at;
     }
 
     fn run_queued(&mut self, task: Task, agent: AgentId) {
@@ -374,6 +373,12 @@ impl<R: Recorder> Cx<'_, R> {
             Some(t @ (Thread::Cancel(_) | Thread::Completion(_) | Thread::Cleanup { .. }))
                 if self.fix(&crate::variant::PENDING_MAP_QUEUE) =>
             {
+                self.s.threads.insert(key, t);
+                return self.run_thread_step(key);
+            }
+            // A swap mutant holding back the writes of a step lets the thread run on to
+            // the next step in the same action, whose writes then come first.
+            Some(t) if self.swap == crate::cx::SwapPhase::Deferring => {
                 self.s.threads.insert(key, t);
                 return self.run_thread_step(key);
             }

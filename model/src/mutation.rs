@@ -171,14 +171,19 @@ pub fn candidates() -> Vec<Mutant> {
     out
 }
 
-/// The sites the model reported while exploring, per step; a swap also needs both steps
-/// to write in one transition.
+/// The sites the model reported while exploring.
 #[derive(Clone, Debug, Default)]
 pub struct Sites {
     pub seen: std::collections::BTreeSet<(Site, StepId)>,
-    /// The steps that wrote shared state in one transition, for each transition that had
-    /// more than one.
-    pub together: std::collections::BTreeSet<Vec<StepId>>,
+}
+
+impl Sites {
+    /// Whether `step` or one of its sub-steps writes shared state somewhere.
+    fn writes_within(&self, step: StepId) -> bool {
+        self.seen
+            .iter()
+            .any(|(site, s)| *site != Site::Condition && within(*s, step))
+    }
 }
 
 /// Whether the model has a site where `m` changes something.
@@ -189,11 +194,9 @@ pub fn applicable(m: &Mutant, sites: &Sites) -> bool {
         Operator::DropStep => has(Site::Effect) || has(Site::Queue),
         Operator::RunQueuedTaskInline => has(Site::Queue),
         Operator::SkipAbortStepsRegistration => has(Site::AbortSteps),
-        Operator::SwapAdjacent => m.next.is_some_and(|b| {
-            sites.together.iter().any(|writes| {
-                writes.iter().any(|&w| within(w, m.step)) && writes.iter().any(|&w| within(w, b))
-            })
-        }),
+        Operator::SwapAdjacent => m
+            .next
+            .is_some_and(|b| sites.writes_within(m.step) && sites.writes_within(b)),
     }
 }
 

@@ -269,6 +269,10 @@ pub enum Ghost {
     /// The ordering example: a registration promise fulfilled before a same-loop
     /// `toolchange` it caused, or a child's `toolchange` before its ancestor's.
     ToolchangeOrder(CallId),
+    /// A method's promise was resolved or rejected outside its document's event loop.
+    SettledOffItsEventLoop(CallId),
+    /// A document's local pending tool executions map was touched outside its event loop.
+    LocalMapOffItsEventLoop(DocId),
 }
 
 /// A task on the webmcp task source, with the document whose global it was queued on.

@@ -932,6 +932,8 @@ impl Rename for Ghost {
             Ghost::GetToolsMismatch(c) => Ghost::GetToolsMismatch(p.call(c)),
             Ghost::ToolchangeMisfired(d) => Ghost::ToolchangeMisfired(p.doc(d)),
             Ghost::ToolchangeOrder(c) => Ghost::ToolchangeOrder(p.call(c)),
+            Ghost::SettledOffItsEventLoop(c) => Ghost::SettledOffItsEventLoop(p.call(c)),
+            Ghost::LocalMapOffItsEventLoop(d) => Ghost::LocalMapOffItsEventLoop(p.doc(d)),
         }
     }
 }

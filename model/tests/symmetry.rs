@@ -105,6 +105,8 @@ fn facts(w: &World, states: &HashSet<State>) -> BTreeSet<String> {
                 Ghost::GetToolsMismatch(_) => "get-tools-mismatch".into(),
                 Ghost::ToolchangeMisfired(_) => "toolchange-misfired".into(),
                 Ghost::ToolchangeOrder(_) => "toolchange-order".into(),
+                Ghost::SettledOffItsEventLoop(_) => "settled-off-its-event-loop".into(),
+                Ghost::LocalMapOffItsEventLoop(_) => "local-map-off-its-event-loop".into(),
             });
         }
         for (c, p) in s.promises.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! terminal states, and the witnesses that keep all of them from being vacuous.
 
 use webmcp_model::machine::WebMcpModel;
-use webmcp_model::state::{Ghost, Lifecycle, State, Status, Value};
+use webmcp_model::state::{Ghost, Lifecycle, State, Status, TaskKind, Value};
 use webmcp_model::steps::{step, StepId};
 use webmcp_model::threads::ThreadKey;
 use webmcp_model::world::{CallKind, DocId, World};
@@ -91,6 +91,7 @@ pub fn catalogue() -> Vec<PropertyDef> {
         exists_property!("execute-tool#15.10.2", "the target has a node navigable when completion steps look up the pending execution"),
         exists_property!("execute-tool#15.10.3", "the target has a node navigable when completion steps remove the pending execution"),
         exists_property!("cancel-pending-execution#3", "the pending execution found at #2 still exists at #3"),
+        exists_property!("cancel-pending-execution#6.3", "the local execution found at #6.2 still exists at #6.3"),
         exists_property!("unload-cleanup#1", "an unloading document has a node navigable"),
         exists_property!("unload-cleanup#2.3.1", "each execution collected at #2.2 still exists at #2.3.1"),
         PropertyDef {
@@ -157,6 +158,44 @@ pub fn catalogue() -> Vec<PropertyDef> {
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::InvokedAfterCallerRejected(_))),
         },
         PropertyDef {
+            name: "registration-abort-unregisters",
+            kind: Kind::Always,
+            about: &["register-tool#18.3", "register-tool#18.3.1", "register-tool#18.3.2", "unregister-tool#5"],
+            claim: "once the signal passed to registerTool is aborted, the tool it registered is gone from its tool map and the registration promise has been rejected (a no-op if it was already fulfilled)",
+            holds: registration_abort_unregisters,
+        },
+        PropertyDef {
+            name: "no-result-after-tool-aborted",
+            kind: Kind::Always,
+            about: &["imperative-execute-steps#9.fulfilled.2", "cancel-pending-execution#6.5", "execute-tool#15.10.4"],
+            claim: "an executeTool promise is never fulfilled with the result of a tool body whose signal was aborted while it ran",
+            holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(c, p)| {
+                !(matches!(p.status, Status::Fulfilled(_))
+                    && s.bodies.get(&c).is_some_and(|b| b.saw_abort_while_running))
+            }),
+        },
+        PropertyDef {
+            name: "local-executions-are-running-tools",
+            kind: Kind::Always,
+            about: &["imperative-execute-steps#6", "imperative-execute-steps#9.fulfilled.3", "imperative-execute-steps#9.rejected.4", "cancel-pending-execution#6.4"],
+            claim: "an entry of a document's local pending tool executions map belongs to a tool body that is still running and whose signal is not aborted",
+            holds: |_, s| s.docs.iter().all(|d| d.local.iter().all(|u| s.bodies.get(u).is_some_and(|b| !b.settled && !b.signal_aborted))),
+        },
+        PropertyDef {
+            name: "local-executions-on-their-event-loop",
+            kind: Kind::Always,
+            about: &["imperative-execute-steps#6", "cancel-pending-execution#6", "cancel-pending-execution#6.4"],
+            claim: "a document's local pending tool executions map is only read and written on the document's event loop",
+            holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::LocalMapOffItsEventLoop(_))),
+        },
+        PropertyDef {
+            name: "promises-settle-on-their-event-loop",
+            kind: Kind::Always,
+            about: &["register-tool#21.2", "get-tools#9.5", "execute-tool#15.10.4", "execute-tool#15.10.5"],
+            claim: "every registerTool, getTools and executeTool promise is resolved or rejected on its document's event loop (in the method steps or in a queued task), never from in-parallel steps",
+            holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::SettledOffItsEventLoop(_))),
+        },
+        PropertyDef {
             name: "unload-cleans-pending-executions",
             kind: Kind::Always,
             about: &["unload-cleanup#2", "execute-tool#15.12"],
@@ -206,6 +245,13 @@ pub fn catalogue() -> Vec<PropertyDef> {
             holds: |_, s| s.docs.iter().any(|d| d.toolchanges > 0),
         },
         PropertyDef {
+            name: "witness:toolchange-after-unregistration",
+            kind: Kind::Sometimes,
+            about: &["unregister-tool#7", "notify-tool-change#3.3"],
+            claim: "an unregistration queues a toolchange event",
+            holds: |_, s| s.queues.iter().flatten().any(|t| matches!(t.kind, TaskKind::FireToolchange { registered: false, .. })),
+        },
+        PropertyDef {
             name: "witness:result-delivered",
             kind: Kind::Sometimes,
             about: &["execute-tool#15.10.4"],
@@ -244,6 +290,27 @@ pub fn catalogue() -> Vec<PropertyDef> {
             holds: |_, s| s.bodies.values().any(|b| b.saw_abort_while_running),
         },
     ]
+}
+
+fn registration_abort_unregisters(m: &WebMcpModel, s: &State) -> bool {
+    let w = m.world.as_ref();
+    w.calls.iter().enumerate().all(|(i, c)| {
+        if c.kind != CallKind::Register {
+            return true;
+        }
+        let op = w.register_op(i as u8);
+        let Some(ctrl) = op.signal else { return true };
+        let p = &s.promises[i];
+        if !s.controllers[ctrl as usize].aborted || p.status == Status::NotCalled {
+            return true;
+        }
+        let still_registered = s
+            .doc(c.doc)
+            .tools
+            .get(&op.name)
+            .is_some_and(|t| t.registered_by == i as u8);
+        p.tried_reject && !still_registered
+    })
 }
 
 fn execute_promises<'a>(

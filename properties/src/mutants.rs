@@ -9,7 +9,7 @@
 //!    from the unmutated model's (a violation, or a witness no longer reached), or when the
 //!    model crashes or its state space outgrows the bound.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use webmcp_model::machine::{Action, WebMcpModel};
@@ -46,16 +46,7 @@ pub fn sites(model: &WebMcpModel, into: &mut Sites) {
         for a in &actions {
             let mut rec = SiteRecorder::default();
             let next = model.apply(&s, *a, &mut rec);
-            let writes: BTreeSet<StepId> = rec
-                .seen
-                .iter()
-                .filter(|(site, _)| *site != Site::Condition)
-                .map(|(_, step)| *step)
-                .collect();
             into.seen.extend(rec.seen);
-            if writes.len() > 1 {
-                into.together.insert(writes.into_iter().collect());
-            }
             if seen.insert(next.clone()) {
                 queue.push_back(next);
             }
@@ -72,14 +63,45 @@ pub enum Fate {
     Crashed { scenario: String, message: String },
     /// The state space of `scenario` outgrew the bound.
     Exploded { scenario: String },
-    /// Every scenario gave the unmutated verdicts.
+    /// Every transition from every reachable state gives the unmutated successor: the
+    /// mutant cannot be told apart on the suite, so no property could kill it.
+    Equivalent,
+    /// Every scenario gave the unmutated verdicts, yet some transition differs.
     Survived,
 }
 
 impl Fate {
     pub fn is_killed(&self) -> bool {
-        !matches!(self, Fate::Survived)
+        !matches!(self, Fate::Survived | Fate::Equivalent)
     }
+}
+
+/// Whether `mutant` gives the unmutated successor for every action enabled in every state
+/// `model` reaches. Enabledness does not depend on the mutant, so then the mutated model
+/// reaches exactly the same states.
+pub fn same_transitions(model: &WebMcpModel, mutant: Mutant) -> bool {
+    let mutated = model.clone().with_mutant(mutant);
+    let mut seen: HashSet<State> = HashSet::new();
+    let mut queue = VecDeque::new();
+    let init = model.initial_state();
+    seen.insert(init.clone());
+    queue.push_back(init);
+    let mut actions: Vec<Action> = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        actions.clear();
+        model.enabled_actions(&s, &mut actions);
+        for a in &actions {
+            let next = model.apply(&s, *a, &mut ());
+            let other = catch_unwind(AssertUnwindSafe(|| mutated.apply(&s, *a, &mut ())));
+            if other.ok().as_ref() != Some(&next) {
+                return false;
+            }
+            if seen.insert(next.clone()) {
+                queue.push_back(next);
+            }
+        }
+    }
+    true
 }
 
 /// The verdicts of the unmutated model, per scenario, that mutants are compared with.
@@ -161,7 +183,11 @@ impl Baseline {
                 return Fate::Exploded { scenario };
             }
         }
-        Fate::Survived
+        if self.models.iter().all(|m| same_transitions(m, mutant)) {
+            Fate::Equivalent
+        } else {
+            Fate::Survived
+        }
     }
 }
 

@@ -586,6 +586,8 @@ fn ghost_fact(n: Names, g: &Ghost) -> Value {
         Ghost::GetToolsMismatch(c) => variant("GetToolsMismatch", n.call(c)),
         Ghost::ToolchangeMisfired(d) => variant("ToolchangeMisfired", n.doc(d)),
         Ghost::ToolchangeOrder(c) => variant("ToolchangeOrder", n.call(c)),
+        Ghost::SettledOffItsEventLoop(c) => variant("SettledOffItsEventLoop", n.call(c)),
+        Ghost::LocalMapOffItsEventLoop(d) => variant("LocalMapOffItsEventLoop", n.doc(d)),
     }
 }
 

@@ -64,6 +64,9 @@ impl<R: Recorder> Cx<'_, R> {
             return;
         }
         self.step(s!("cancel-pending-execution#6.3"));
+        if !self.s.doc(target).local.contains(&uuid) {
+            return self.missing(s!("cancel-pending-execution#6.3"));
+        }
         self.step(s!("cancel-pending-execution#6.4"));
         self.local_remove(target, uuid);
         self.step(s!("cancel-pending-execution#6.5"));

@@ -39,9 +39,7 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("imperative-execute-steps#4"));
         self.step(s!("imperative-execute-steps#5"));
         self.step(s!("imperative-execute-steps#6"));
-        self.effect(Site::Effect, move |cx| {
-            cx.s.doc_mut(target).local.insert(uuid);
-        });
+        self.local_insert(target, uuid);
         self.step(s!("imperative-execute-steps#7"));
         self.step(s!("imperative-execute-steps#8"));
         if matches!(self.s.promises[uuid as usize].status, Status::Rejected(_)) {

@@ -1,0 +1,93 @@
+//! Mutation operators: the mutants come from the step table, a planted bug changes the
+//! model where it says, and equivalence is decided by comparing transitions.
+
+use webmcp_model::mutation::{candidates, Mutant, Operator};
+use webmcp_model::steps::{StepKind, STEPS};
+use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::mutants::{same_transitions, Baseline, Fate};
+
+fn model(name: &str) -> WebMcpModel {
+    let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("scenario file");
+    WebMcpModel::new(
+        World::from_json(&text).expect("valid scenario"),
+        Variant::proposed(),
+    )
+}
+
+fn mutant(name: &str) -> Mutant {
+    Mutant::parse(name).unwrap_or_else(|| panic!("{name} is a candidate"))
+}
+
+#[test]
+fn candidates_come_from_step_rows_and_their_names_parse_back() {
+    let all = candidates();
+    assert!(
+        all.len() > STEPS.len(),
+        "every Step row gives several mutants"
+    );
+    for m in &all {
+        assert_eq!(m.step.info().kind, StepKind::Step, "{}", m.name());
+        assert_eq!(Mutant::parse(&m.name()), Some(*m));
+        match m.op {
+            Operator::SwapAdjacent => {
+                let b = m.next.expect("a swap names the next sibling");
+                assert!(
+                    b > m.step && b.algorithm() == m.step.algorithm(),
+                    "{}",
+                    m.name()
+                );
+            }
+            _ => assert_eq!(m.next, None),
+        }
+        if matches!(
+            m.op,
+            Operator::NegateCondition | Operator::DropExistenceCheck
+        ) {
+            let text = m.step.info().summary;
+            assert!(
+                text.starts_with("If ") || text.starts_with("Otherwise, if "),
+                "{text}"
+            );
+        }
+    }
+    assert!(all.contains(&mutant("swap-adjacent@execute-tool#15.12,#15.13")));
+    assert_eq!(Mutant::parse("drop-step@no-such-step#1"), None);
+    assert_eq!(
+        Mutant::parse("negate-condition@execute-tool#15.12"),
+        None,
+        "not an If step"
+    );
+}
+
+#[test]
+fn a_planted_bug_changes_the_transitions_it_targets_and_nothing_else() {
+    let m = model("register-and-discover");
+    // Dropping the write of the tool map is visible; swapping two writes of one atomic
+    // transition is not.
+    assert!(!same_transitions(&m, mutant("drop-step@register-tool#20")));
+    assert!(same_transitions(
+        &m,
+        mutant("swap-adjacent@register-tool#20,#21")
+    ));
+    // A mutant at a step the scenario never runs changes nothing there.
+    assert!(same_transitions(
+        &m,
+        mutant("drop-step@cancel-pending-execution#4")
+    ));
+}
+
+#[test]
+fn the_suite_kills_a_dropped_pending_execution_and_knows_an_equivalent_swap() {
+    let baseline = Baseline::new(vec![
+        model("abort-racing-settlement"),
+        model("register-and-discover"),
+    ])
+    .expect("exhaustive");
+    let fate = baseline.judge(mutant("drop-step@execute-tool#15.12"), 20);
+    assert!(fate.is_killed(), "{fate:?}");
+    assert_eq!(
+        baseline.judge(mutant("swap-adjacent@register-tool#20,#21"), 20),
+        Fate::Equivalent
+    );
+}
