@@ -8,19 +8,13 @@
 //! search, which gives the same verdicts and state counts but not shortest paths.
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 
 use crate::driver::{outcome_shows, properties, CheckOptions, Exploration, Progress};
-
-fn fingerprint(s: &State) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
-}
+use crate::fingerprint::{fingerprint, FingerprintMap};
 
 pub(crate) fn explore(
     model: &WebMcpModel,
@@ -40,7 +34,7 @@ pub(crate) fn explore(
         None => fingerprint(s),
     };
     // fingerprint -> (parent fingerprint, action that led here); the root has none.
-    let mut parents: HashMap<u64, Option<(u64, Action)>> = HashMap::new();
+    let mut parents: FingerprintMap<Option<(u64, Action)>> = FingerprintMap::default();
     let mut found: HashMap<&'static str, u64> = HashMap::new();
     let mut queue = VecDeque::new();
     let init = model.initial_state();
@@ -113,7 +107,7 @@ pub(crate) fn explore(
     }
 }
 
-fn path_to(parents: &HashMap<u64, Option<(u64, Action)>>, mut fp: u64) -> Vec<Action> {
+fn path_to(parents: &FingerprintMap<Option<(u64, Action)>>, mut fp: u64) -> Vec<Action> {
     let mut path = Vec::new();
     while let Some(Some((parent, a))) = parents.get(&fp) {
         path.push(*a);

@@ -9,6 +9,7 @@ mod bfs;
 pub mod catalogue;
 pub mod coverage;
 pub mod driver;
+pub mod fingerprint;
 mod simulation;
 
 pub use catalogue::{Kind, PropertyDef};
