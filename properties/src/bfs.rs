@@ -7,13 +7,13 @@
 //! discovery wins, parent pointers for paths. `--threads N > 1` uses stateright's parallel
 //! search, which gives the same verdicts and state counts but not shortest paths.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 
-use crate::driver::{outcome_shows, properties, CheckOptions, Exploration, Progress};
+use crate::driver::{outcome_shows_at, properties, CheckOptions, Exploration, Progress};
 use crate::fingerprint::{fingerprint, FingerprintMap};
 
 pub(crate) fn explore(
@@ -35,7 +35,9 @@ pub(crate) fn explore(
     };
     // fingerprint -> (parent fingerprint, action that led here); the root has none.
     let mut parents: FingerprintMap<Option<(u64, Action)>> = FingerprintMap::default();
-    let mut found: HashMap<&'static str, u64> = HashMap::new();
+    // Per property (by index in the catalogue): the first state that shows its outcome.
+    let mut found: Vec<Option<u64>> = vec![None; props.len()];
+    let mut undecided = props.len();
     let mut queue = VecDeque::new();
     let init = model.initial_state();
     let init_fp = fingerprint(&init);
@@ -60,17 +62,21 @@ pub(crate) fn explore(
         }
         popped += 1;
         max_depth = max_depth.max(depth);
-        for def in props {
-            if !found.contains_key(def.name) && outcome_shows(model, def, &s) {
-                found.insert(def.name, fp);
-            }
-        }
-        if found.len() == props.len() {
-            break;
-        }
+        // The enabled actions, computed once: expansion needs them, and the at-termination
+        // properties ask whether there are none.
         actions.clear();
         model.enabled_actions(&s, &mut actions);
-        if actions.is_empty() {
+        let terminal = actions.is_empty();
+        for (i, def) in props.iter().enumerate() {
+            if found[i].is_none() && outcome_shows_at(model, def, &s, terminal) {
+                found[i] = Some(fp);
+                undecided -= 1;
+            }
+        }
+        if undecided == 0 {
+            break;
+        }
+        if terminal {
             continue;
         }
         if options.max_depth.is_some_and(|d| depth >= d) {
@@ -92,10 +98,11 @@ pub(crate) fn explore(
         }
     }
     // A timeout that fires exactly at the end still leaves nothing unexplored.
-    let exhaustive = !bound_hit && (queue.is_empty() || found.len() == props.len());
-    let discoveries = found
-        .into_iter()
-        .map(|(name, fp)| (name, path_to(&parents, fp)))
+    let exhaustive = !bound_hit && (queue.is_empty() || undecided == 0);
+    let discoveries = props
+        .iter()
+        .zip(found)
+        .filter_map(|(def, fp)| Some((def.name, path_to(&parents, fp?))))
         .collect();
     Exploration {
         total_states: total,
