@@ -30,9 +30,16 @@ impl<T> Shared<T> {
 }
 
 impl<T: Clone> Shared<T> {
-    /// The entries, unshared first if another state holds them too.
+    /// The entries, unshared first if another state holds them too. The copy has room for
+    /// one more entry, as most mutations after a clone insert or push one.
     fn make_mut(&mut self) -> &mut Vec<T> {
-        Arc::make_mut(self.0.get_or_insert_with(Default::default))
+        let arc = self.0.get_or_insert_with(Default::default);
+        if Arc::get_mut(arc).is_none() {
+            let mut copy = Vec::with_capacity(arc.len() + 1);
+            copy.extend_from_slice(arc);
+            *arc = Arc::new(copy);
+        }
+        Arc::get_mut(arc).expect("unshared")
     }
 }
 
