@@ -3,7 +3,7 @@
 //! The W3C WebMCP draft (`spec/webmcp-algorithms.md`) as a state machine for model checking.
 //!
 //! - [`world::World`]: a compiled scenario (documents, navigables, agents, scripts, bounds).
-//! - [`state::State`]: everything that changes, in persistent `im` collections.
+//! - [`state::State`]: everything that changes, in small copy-on-write collections ([`coll`]).
 //! - [`machine::Action`] and [`machine::WebMcpModel`]: the nondeterminism and the pure
 //!   transition function; each transition records the step IDs it executes.
 //! - [`algorithms`]: one module per algorithm of the draft.
@@ -12,6 +12,7 @@
 
 pub mod abort;
 pub mod algorithms;
+pub mod coll;
 pub mod cx;
 pub mod lifecycle;
 pub mod machine;

@@ -1,7 +1,8 @@
-//! The dynamic state: everything a transition can change. Persistent `im` collections keep
-//! cloning cheap; every id is a small integer from [`crate::world::World`].
+//! The dynamic state: everything a transition can change. Small copy-on-write collections
+//! ([`crate::coll`]) keep cloning cheap; every id is a small integer from
+//! [`crate::world::World`].
 
-use im::{OrdMap, OrdSet, Vector};
+use crate::coll::{OrdMap, OrdSet, Vector};
 
 use crate::origin::OriginSet;
 use crate::steps::StepId;

@@ -39,7 +39,7 @@
 //! `spawn_bfs`, and takes a plain `fn(&State) -> State`, so the [`Symmetry`] of the scenario
 //! being checked must be reachable from a static.
 
-use im::{OrdMap, OrdSet, Vector};
+use crate::coll::{OrdMap, OrdSet, Vector};
 
 use crate::machine::Action;
 use crate::state::{

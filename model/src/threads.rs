@@ -1,7 +1,7 @@
 //! `In parallel` blocks as values: a key naming which call or event started the block, and a
 //! program counter with the block's locals. One [`crate::Action::Step`] runs one step.
 
-use im::Vector;
+use crate::coll::Vector;
 
 use crate::origin::{OriginId, OriginSet};
 use crate::state::RegisteredTool;

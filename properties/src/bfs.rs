@@ -7,20 +7,14 @@
 //! discovery wins, parent pointers for paths. `--threads N > 1` uses stateright's parallel
 //! search, which gives the same verdicts and state counts but not shortest paths.
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 
-use crate::driver::{outcome_shows, properties, CheckOptions, Exploration, Progress};
-
-fn fingerprint(s: &State) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
-}
+use crate::driver::{outcome_shows_at, properties, CheckOptions, Exploration, Progress};
+use crate::fingerprint::{fingerprint, FingerprintMap};
 
 pub(crate) fn explore(
     model: &WebMcpModel,
@@ -40,8 +34,10 @@ pub(crate) fn explore(
         None => fingerprint(s),
     };
     // fingerprint -> (parent fingerprint, action that led here); the root has none.
-    let mut parents: HashMap<u64, Option<(u64, Action)>> = HashMap::new();
-    let mut found: HashMap<&'static str, u64> = HashMap::new();
+    let mut parents: FingerprintMap<Option<(u64, Action)>> = FingerprintMap::default();
+    // Per property (by index in the catalogue): the first state that shows its outcome.
+    let mut found: Vec<Option<u64>> = vec![None; props.len()];
+    let mut undecided = props.len();
     let mut queue = VecDeque::new();
     let init = model.initial_state();
     let init_fp = fingerprint(&init);
@@ -66,17 +62,21 @@ pub(crate) fn explore(
         }
         popped += 1;
         max_depth = max_depth.max(depth);
-        for def in props {
-            if !found.contains_key(def.name) && outcome_shows(model, def, &s) {
-                found.insert(def.name, fp);
-            }
-        }
-        if found.len() == props.len() {
-            break;
-        }
+        // The enabled actions, computed once: expansion needs them, and the at-termination
+        // properties ask whether there are none.
         actions.clear();
         model.enabled_actions(&s, &mut actions);
-        if actions.is_empty() {
+        let terminal = actions.is_empty();
+        for (i, def) in props.iter().enumerate() {
+            if found[i].is_none() && outcome_shows_at(model, def, &s, terminal) {
+                found[i] = Some(fp);
+                undecided -= 1;
+            }
+        }
+        if undecided == 0 {
+            break;
+        }
+        if terminal {
             continue;
         }
         if options.max_depth.is_some_and(|d| depth >= d) {
@@ -98,10 +98,11 @@ pub(crate) fn explore(
         }
     }
     // A timeout that fires exactly at the end still leaves nothing unexplored.
-    let exhaustive = !bound_hit && (queue.is_empty() || found.len() == props.len());
-    let discoveries = found
-        .into_iter()
-        .map(|(name, fp)| (name, path_to(&parents, fp)))
+    let exhaustive = !bound_hit && (queue.is_empty() || undecided == 0);
+    let discoveries = props
+        .iter()
+        .zip(found)
+        .filter_map(|(def, fp)| Some((def.name, path_to(&parents, fp?))))
         .collect();
     Exploration {
         total_states: total,
@@ -113,7 +114,7 @@ pub(crate) fn explore(
     }
 }
 
-fn path_to(parents: &HashMap<u64, Option<(u64, Action)>>, mut fp: u64) -> Vec<Action> {
+fn path_to(parents: &FingerprintMap<Option<(u64, Action)>>, mut fp: u64) -> Vec<Action> {
     let mut path = Vec::new();
     while let Some(Some((parent, a))) = parents.get(&fp) {
         path.push(*a);

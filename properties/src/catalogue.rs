@@ -276,7 +276,7 @@ pub fn catalogue() -> Vec<PropertyDef> {
             claim: "unloading the target rejects an executeTool promise with UnknownError",
             holds: |m, s| {
                 execute_promises(m.world.as_ref(), s).any(|(c, p)| {
-                    p.settled_at == Some(step("execute-tool#15.10.5"))
+                    p.settled_at == Some(const { step("execute-tool#15.10.5") })
                         && s.bodies.get(&c).is_none_or(|b| !b.settled)
                         && s.docs.iter().any(|d| d.cleanups > 0)
                 })

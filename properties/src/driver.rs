@@ -290,9 +290,20 @@ fn explore_exhaustively(
 /// Whether `s` shows the property's outcome: a violation (always, at termination) or an
 /// example (sometimes).
 pub(crate) fn outcome_shows(model: &WebMcpModel, def: &PropertyDef, s: &State) -> bool {
+    let terminal = def.kind == Kind::AtTermination && is_terminal(model, s);
+    outcome_shows_at(model, def, s, terminal)
+}
+
+/// [`outcome_shows`] for a state whose terminality the caller already knows.
+pub(crate) fn outcome_shows_at(
+    model: &WebMcpModel,
+    def: &PropertyDef,
+    s: &State,
+    terminal: bool,
+) -> bool {
     let holds = match def.kind {
         Kind::Always | Kind::Sometimes => (def.holds)(model, s),
-        Kind::AtTermination => (def.holds)(model, s) || !is_terminal(model, s),
+        Kind::AtTermination => !terminal || (def.holds)(model, s),
     };
     if def.kind == Kind::Sometimes {
         holds

@@ -9,6 +9,7 @@ mod bfs;
 pub mod catalogue;
 pub mod coverage;
 pub mod driver;
+pub mod fingerprint;
 pub mod mutants;
 mod simulation;
 

@@ -5,7 +5,6 @@
 //! large to explore exhaustively, and its verdicts are otherwise *incomplete*.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::time::Instant;
 
 use rand::rngs::StdRng;
@@ -14,12 +13,7 @@ use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 
 use crate::driver::{outcome_shows, properties, CheckOptions, Exploration};
-
-fn fingerprint(s: &State) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
-}
+use crate::fingerprint::fingerprint;
 
 pub(crate) fn simulate(
     model: &WebMcpModel,

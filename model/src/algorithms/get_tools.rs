@@ -1,7 +1,7 @@
 //! The `getTools(options)` method steps (`get-tools`), and the independent definition of
 //! what a caller may see that the exactness property compares against.
 
-use im::Vector;
+use crate::coll::Vector;
 
 use crate::cx::{Cx, Recorder};
 use crate::origin::OriginSet;

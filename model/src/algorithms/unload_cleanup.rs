@@ -4,7 +4,7 @@
 //! back/forward cache) and again from "destroy a document", in a task on the document's
 //! event loop; step #2 runs in parallel.
 
-use im::Vector;
+use crate::coll::Vector;
 
 use crate::cx::{Cx, Recorder, Where};
 use crate::s;

@@ -1,0 +1,356 @@
+//! Small copy-on-write collections for the state.
+//!
+//! A scenario's collections hold a handful of entries, so each is one shared, contiguous
+//! `Vec`: cloning a state copies a pointer per collection (no allocation), the first
+//! mutation after a clone copies that collection's few entries, and hashing or comparing
+//! walks a slice. An empty collection allocates nothing. The maps and sets keep their
+//! entries sorted by key, so they iterate, compare and hash in key order as `im`'s `OrdMap`
+//! and `OrdSet` did; `Vector` keeps insertion order.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::{Index, IndexMut};
+use std::sync::Arc;
+
+/// The shared storage: `None` is the empty collection.
+#[derive(Clone)]
+struct Shared<T>(Option<Arc<Vec<T>>>);
+
+impl<T> Shared<T> {
+    const fn new() -> Self {
+        Shared(None)
+    }
+    fn as_slice(&self) -> &[T] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+    fn from_vec(v: Vec<T>) -> Self {
+        Shared((!v.is_empty()).then(|| Arc::new(v)))
+    }
+}
+
+impl<T: Clone> Shared<T> {
+    /// The entries, unshared first if another state holds them too. The copy has room for
+    /// one more entry, as most mutations after a clone insert or push one.
+    fn make_mut(&mut self) -> &mut Vec<T> {
+        let arc = self.0.get_or_insert_with(Default::default);
+        if Arc::get_mut(arc).is_none() {
+            let mut copy = Vec::with_capacity(arc.len() + 1);
+            copy.extend_from_slice(arc);
+            *arc = Arc::new(copy);
+        }
+        Arc::get_mut(arc).expect("unshared")
+    }
+}
+
+macro_rules! slice_traits {
+    ($name:ident < $($p:ident),* > , $elem:ty) => {
+        impl<$($p),*> Default for $name<$($p),*> {
+            fn default() -> Self {
+                $name(Shared::new())
+            }
+        }
+        impl<$($p: PartialEq),*> PartialEq for $name<$($p),*> {
+            fn eq(&self, other: &Self) -> bool {
+                self.0.as_slice() == other.0.as_slice()
+            }
+        }
+        impl<$($p: Eq),*> Eq for $name<$($p),*> {}
+        impl<$($p: PartialOrd),*> PartialOrd for $name<$($p),*> {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                self.0.as_slice().partial_cmp(other.0.as_slice())
+            }
+        }
+        impl<$($p: Ord),*> Ord for $name<$($p),*> {
+            fn cmp(&self, other: &Self) -> Ordering {
+                self.0.as_slice().cmp(other.0.as_slice())
+            }
+        }
+        impl<$($p: Hash),*> Hash for $name<$($p),*> {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.0.as_slice().hash(state)
+            }
+        }
+        impl<$($p),*> $name<$($p),*> {
+            pub const fn new() -> Self {
+                $name(Shared::new())
+            }
+            pub fn len(&self) -> usize {
+                self.0.as_slice().len()
+            }
+            pub fn is_empty(&self) -> bool {
+                self.0.as_slice().is_empty()
+            }
+            fn entries(&self) -> &[$elem] {
+                self.0.as_slice()
+            }
+        }
+    };
+}
+
+/// A sequence in insertion order (replaces `im::Vector`).
+#[derive(Clone)]
+pub struct Vector<T>(Shared<T>);
+slice_traits!(Vector<T>, T);
+
+impl<T> Vector<T> {
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.entries().iter()
+    }
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.entries().get(i)
+    }
+    pub fn front(&self) -> Option<&T> {
+        self.entries().first()
+    }
+    pub fn back(&self) -> Option<&T> {
+        self.entries().last()
+    }
+    pub fn contains(&self, x: &T) -> bool
+    where
+        T: PartialEq,
+    {
+        self.entries().contains(x)
+    }
+}
+
+impl<T: Clone> Vector<T> {
+    pub fn push_back(&mut self, x: T) {
+        self.0.make_mut().push(x)
+    }
+    pub fn pop_front(&mut self) -> Option<T> {
+        (!self.is_empty()).then(|| self.0.make_mut().remove(0))
+    }
+    pub fn pop_back(&mut self) -> Option<T> {
+        (!self.is_empty())
+            .then(|| self.0.make_mut().pop())
+            .flatten()
+    }
+    /// Removes and returns the entry at `i`; panics when out of bounds.
+    pub fn remove(&mut self, i: usize) -> T {
+        self.0.make_mut().remove(i)
+    }
+    pub fn insert(&mut self, i: usize, x: T) {
+        self.0.make_mut().insert(i, x)
+    }
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        if i < self.len() {
+            self.0.make_mut().get_mut(i)
+        } else {
+            None
+        }
+    }
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        if self.is_empty() {
+            return [].iter_mut();
+        }
+        self.0.make_mut().iter_mut()
+    }
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        if !self.entries().iter().all(&mut keep) {
+            self.0.make_mut().retain(keep)
+        }
+    }
+}
+
+impl<T> Index<usize> for Vector<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        &self.entries()[i]
+    }
+}
+
+impl<T: Clone> IndexMut<usize> for Vector<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.0.make_mut()[i]
+    }
+}
+
+impl<T> FromIterator<T> for Vector<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Vector(Shared::from_vec(iter.into_iter().collect()))
+    }
+}
+
+impl<T> From<Vec<T>> for Vector<T> {
+    fn from(v: Vec<T>) -> Self {
+        Vector(Shared::from_vec(v))
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Vector<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Clone> IntoIterator for Vector<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        match self.0 .0 {
+            None => Vec::new().into_iter(),
+            Some(arc) => Arc::unwrap_or_clone(arc).into_iter(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Vector<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// A map with entries sorted by key (replaces `im::OrdMap`).
+#[derive(Clone)]
+pub struct OrdMap<K, V>(Shared<(K, V)>);
+slice_traits!(OrdMap<K, V>, (K, V));
+
+impl<K: Ord, V> OrdMap<K, V> {
+    fn find(&self, k: &K) -> Result<usize, usize> {
+        self.entries().binary_search_by(|(key, _)| key.cmp(k))
+    }
+    pub fn get(&self, k: &K) -> Option<&V> {
+        self.find(k).ok().map(|i| &self.entries()[i].1)
+    }
+    pub fn contains_key(&self, k: &K) -> bool {
+        self.find(k).is_ok()
+    }
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + ExactSizeIterator {
+        self.entries().iter().map(|(k, v)| (k, v))
+    }
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator {
+        self.entries().iter().map(|(k, _)| k)
+    }
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
+        self.entries().iter().map(|(_, v)| v)
+    }
+}
+
+impl<K: Ord + Clone, V: Clone> OrdMap<K, V> {
+    /// Inserts or replaces; returns the value replaced.
+    pub fn insert(&mut self, k: K, v: V) -> Option<V> {
+        match self.find(&k) {
+            Ok(i) => Some(std::mem::replace(&mut self.0.make_mut()[i].1, v)),
+            Err(i) => {
+                self.0.make_mut().insert(i, (k, v));
+                None
+            }
+        }
+    }
+    pub fn remove(&mut self, k: &K) -> Option<V> {
+        let i = self.find(k).ok()?;
+        Some(self.0.make_mut().remove(i).1)
+    }
+    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        let i = self.find(k).ok()?;
+        Some(&mut self.0.make_mut()[i].1)
+    }
+}
+
+impl<K: Ord, V> Index<&K> for OrdMap<K, V> {
+    type Output = V;
+    fn index(&self, k: &K) -> &V {
+        self.get(k).expect("OrdMap: no entry for the key")
+    }
+}
+
+impl<K: Ord, V> FromIterator<(K, V)> for OrdMap<K, V> {
+    /// Later entries replace earlier ones with the same key, as repeated inserts would.
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut v: Vec<(K, V)> = iter.into_iter().collect();
+        // A stable sort keeps equal keys in insertion order; keep the last of each run.
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out: Vec<(K, V)> = Vec::with_capacity(v.len());
+        for e in v {
+            match out.last_mut() {
+                Some(last) if last.0 == e.0 => *last = e,
+                _ => out.push(e),
+            }
+        }
+        OrdMap(Shared::from_vec(out))
+    }
+}
+
+impl<'a, K: Ord, V> IntoIterator for &'a OrdMap<K, V> {
+    type Item = (&'a K, &'a V);
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries().iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for OrdMap<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.entries().iter().map(|(k, v)| (k, v)))
+            .finish()
+    }
+}
+
+/// A set with elements sorted (replaces `im::OrdSet`).
+#[derive(Clone)]
+pub struct OrdSet<T>(Shared<T>);
+slice_traits!(OrdSet<T>, T);
+
+impl<T: Ord> OrdSet<T> {
+    pub fn contains(&self, x: &T) -> bool {
+        self.entries().binary_search(x).is_ok()
+    }
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.entries().iter()
+    }
+}
+
+impl<T: Ord + Clone> OrdSet<T> {
+    /// Inserts; returns the element it replaced, if equal to one already there.
+    pub fn insert(&mut self, x: T) -> Option<T> {
+        match self.entries().binary_search(&x) {
+            Ok(i) => Some(std::mem::replace(&mut self.0.make_mut()[i], x)),
+            Err(i) => {
+                self.0.make_mut().insert(i, x);
+                None
+            }
+        }
+    }
+    pub fn remove(&mut self, x: &T) -> Option<T> {
+        let i = self.entries().binary_search(x).ok()?;
+        Some(self.0.make_mut().remove(i))
+    }
+}
+
+impl<T: Ord> FromIterator<T> for OrdSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut v: Vec<T> = iter.into_iter().collect();
+        v.sort();
+        v.dedup();
+        OrdSet(Shared::from_vec(v))
+    }
+}
+
+impl<'a, T: Ord> IntoIterator for &'a OrdSet<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Ord + Clone> IntoIterator for OrdSet<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+    fn into_iter(self) -> Self::IntoIter {
+        match self.0 .0 {
+            None => Vec::new().into_iter(),
+            Some(arc) => Arc::unwrap_or_clone(arc).into_iter(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for OrdSet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.entries().iter()).finish()
+    }
+}
