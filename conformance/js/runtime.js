@@ -200,7 +200,10 @@
     promises[label] = p;
     send('call ' + label, 'pending');
     p.then((v) => { lists[label] = v; send('call ' + label, describe(v)); },
-      (e) => send('call ' + label, settledName(e)));
+      (e) => {
+        send('call ' + label, settledName(e));
+        if (e && e.message && !(e instanceof Unsupported)) note(label + ' rejected: ' + errName(e) + ': ' + e.message);
+      });
   }
   const THREW = {};
   function resolveTool(ref) {

@@ -48,6 +48,9 @@ pub struct Args {
     /// Write each browser form as a testharness.js test into DIR and exit (no browser).
     #[arg(long, value_name = "DIR")]
     pub emit_wpt: Option<PathBuf>,
+    /// Run both implementations and write the conformance document (docs/conformance.md).
+    #[arg(long, value_name = "FILE")]
+    pub write_docs: Option<PathBuf>,
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
@@ -81,6 +84,9 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<u8, String> {
             "no Chromium at {} (pass --chromium PATH)",
             args.chromium.display()
         ));
+    }
+    if let Some(path) = &args.write_docs {
+        return write_docs(args, path, &forms, &skipped);
     }
     let config = Config {
         chromium: args.chromium.clone(),
@@ -127,6 +133,58 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<u8, String> {
     } else {
         0
     })
+}
+
+fn write_docs(
+    args: &Args,
+    path: &std::path::Path,
+    forms: &[crate::form::BrowserForm],
+    skipped: &std::collections::BTreeMap<String, String>,
+) -> Result<u8, String> {
+    let mut runs = Vec::new();
+    for imp in [Impl::Chromium, Impl::Polyfill] {
+        let config = Config {
+            chromium: args.chromium.clone(),
+            imp,
+            polyfill: Some(args.polyfill.clone()),
+            page_timeout: Duration::from_secs(args.page_timeout),
+        };
+        eprintln!("{}:", imp.name());
+        runs.push(run(&config, forms, |r| {
+            eprintln!(
+                "  {} {}",
+                r.scenario,
+                if r.conforms() { "ok" } else { "diverges" }
+            )
+        })?);
+    }
+    let version = webmcp_browser::Chromium::new(&args.chromium)
+        .version()
+        .unwrap_or_default();
+    let analyses = Analyses::embedded();
+    let text = report::docs(
+        &version,
+        &polyfill_version(&args.polyfill),
+        &runs,
+        skipped,
+        &analyses,
+    );
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let all: Vec<ScenarioResult> = runs.into_iter().flatten().collect();
+    Ok(if unexplained(&all, &analyses) { 1 } else { 0 })
+}
+
+/// The `version` of the package.json two levels above `dist/index.iife.js`.
+fn polyfill_version(iife: &std::path::Path) -> String {
+    let manifest = iife
+        .parent()
+        .and_then(|d| d.parent())
+        .map(|d| d.join("package.json"));
+    manifest
+        .and_then(|m| std::fs::read_to_string(m).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["version"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 fn unexplained(results: &[ScenarioResult], analyses: &Analyses) -> bool {
