@@ -88,6 +88,16 @@
   if (window.originAgentCluster === false) note('window.originAgentCluster is false');
   const api = draftApi() || navigatorApi();
   send('api', api ? api.name : 'none');
+  // Events the draft names only in ISSUE text (cancel-pending-execution#6.5.issue,
+  // imperative-execute-steps#3.issue): noted wherever an implementation fires them.
+  const targets = [['window', window], ['document.modelContext', document.modelContext],
+    ['navigator.modelContextTesting', navigator.modelContextTesting]];
+  for (const [where, target] of targets) {
+    if (!target || typeof target.addEventListener !== 'function') continue;
+    for (const type of ['toolcanceled', 'toolactivated']) {
+      target.addEventListener(type, () => note('event ' + type + ' at ' + where));
+    }
+  }
   if (!api) { send('script', 'no API'); return; }
 
   const errName = (e) => (e && e.name) || typeof e;
