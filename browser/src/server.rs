@@ -90,7 +90,8 @@ impl Site {
         }
     }
 
-    fn get(&self, origin: Origin, path: &str) -> Option<&Resource> {
+    /// The resource served at `path` on `origin`.
+    pub fn get(&self, origin: Origin, path: &str) -> Option<&Resource> {
         self.resources.get(&(origin, path.to_string()))
     }
 }

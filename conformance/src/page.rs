@@ -151,6 +151,7 @@ pub fn add_polyfill(site: &mut Site, iife: &[u8]) {
 mod tests {
     use super::*;
     use crate::form::derive;
+    use webmcp_browser::Origin;
 
     fn origins() -> Origins {
         Origins {
@@ -195,7 +196,18 @@ mod tests {
         let f = form("not-origin-keyed");
         let visit = add_pages(&mut site, &f, &origins(), Impl::Chromium, "r");
         assert_eq!(visit.path, "/not-origin-keyed/top.html");
-        let _ = site; // headers are checked end to end by the browser tests
-        assert!(!f.docs[0].origin_keyed);
+        let page = site.get(Origin::Primary, &visit.path).unwrap();
+        assert!(page
+            .headers
+            .contains(&("Origin-Agent-Cluster".to_string(), "?0".to_string())));
+        let mut site = Site::new();
+        let f = form("cross-origin-exposed");
+        add_pages(&mut site, &f, &origins(), Impl::Polyfill, "r");
+        let child = site
+            .get(Origin::Secondary, "/cross-origin-exposed/child.html")
+            .unwrap();
+        assert!(child
+            .headers
+            .contains(&("Origin-Agent-Cluster".to_string(), "?1".to_string())));
     }
 }
