@@ -46,6 +46,9 @@ enum Command {
     Minimize(MinimizeArgs),
     /// Tell an ITF trace as a numbered story citing the draft's steps.
     Explain(ExplainArgs),
+    /// Run the scenarios' browser forms in headless Chromium (or the polyfill) and judge
+    /// what the pages observe against the model, under seed and proposed.
+    Conformance(webmcp_conformance::cli::Args),
     /// Regenerate traces/corpus/: one minimised trace per finding of the seed variant.
     Corpus(CorpusArgs),
     /// Write the findings report for spec editors (docs/findings.md): one section per defect.
@@ -257,6 +260,9 @@ fn main() -> ExitCode {
             .map_err(UsageError)
             .and_then(|w| mutants_cmd::mutants(&a, w)),
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
+        Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
+            .map(ExitCode::from)
+            .map_err(UsageError),
     };
     match result {
         Ok(code) => code,
