@@ -13,6 +13,7 @@
 pub mod abort;
 pub mod algorithms;
 pub mod cx;
+pub mod legacy;
 pub mod lifecycle;
 pub mod machine;
 pub mod names;

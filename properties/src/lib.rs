@@ -9,6 +9,7 @@ mod bfs;
 pub mod catalogue;
 pub mod coverage;
 pub mod driver;
+pub mod legacy;
 mod simulation;
 
 pub use catalogue::{Kind, PropertyDef};
