@@ -1,0 +1,169 @@
+//! Headless Chromium: one fresh process (and fresh user-data-dir) per page,
+//! in its own process group, always killed.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The default binary (Debian's package).
+pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Flags for every launch: headless, no sandbox (runs as root in CI), and no
+/// traffic other than to the loopback server.
+pub const BASE_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--metrics-recording-only",
+    "--mute-audio",
+];
+
+#[derive(Clone, Debug)]
+pub struct Chromium {
+    pub path: PathBuf,
+    pub extra_flags: Vec<String>,
+}
+
+impl Chromium {
+    pub fn new(path: impl Into<PathBuf>) -> Chromium {
+        Chromium {
+            path: path.into(),
+            extra_flags: Vec::new(),
+        }
+    }
+
+    pub fn with_flag(mut self, flag: impl Into<String>) -> Chromium {
+        self.extra_flags.push(flag.into());
+        self
+    }
+
+    /// `chromium --version`, trimmed (e.g. "Chromium 148.0.7778.167 built on Debian ...").
+    pub fn version(&self) -> std::io::Result<String> {
+        let out = Command::new(&self.path)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// The full argument list for a launch on `url` with `user_data_dir`.
+    pub fn args(&self, user_data_dir: &Path, url: &str) -> Vec<String> {
+        let mut args: Vec<String> = BASE_FLAGS.iter().map(|s| s.to_string()).collect();
+        args.push(format!("--user-data-dir={}", user_data_dir.display()));
+        args.extend(self.extra_flags.iter().cloned());
+        args.push(url.to_string());
+        args
+    }
+
+    /// Starts Chromium on `url`. The returned guard kills it (and its process
+    /// group) and removes the profile directory when dropped.
+    pub fn launch(&self, url: &str) -> std::io::Result<Running> {
+        let profile = fresh_profile_dir()?;
+        let child = Command::new(&self.path)
+            .args(self.args(&profile, url))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        match child {
+            Ok(child) => Ok(Running { child, profile }),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&profile);
+                Err(e)
+            }
+        }
+    }
+}
+
+fn fresh_profile_dir() -> std::io::Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("webmcp-chromium-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// A running Chromium. Dropping it kills the whole process group.
+pub struct Running {
+    child: Child,
+    profile: PathBuf,
+}
+
+impl Running {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let pgid = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a negative pid signals the process group we created
+        // at spawn (process_group(0) makes the child its leader).
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_hold_base_flags_profile_extras_and_url_last() {
+        let c = Chromium::new("/x/chromium").with_flag("--enable-blink-features=WebMCP");
+        let args = c.args(Path::new("/tmp/p"), "http://127.0.0.1:1/a.html");
+        for flag in BASE_FLAGS {
+            assert!(args.iter().any(|a| a == flag), "{flag}");
+        }
+        assert!(args.contains(&"--user-data-dir=/tmp/p".to_string()));
+        assert!(args.contains(&"--enable-blink-features=WebMCP".to_string()));
+        assert_eq!(args.last().unwrap(), "http://127.0.0.1:1/a.html");
+    }
+
+    #[test]
+    fn profiles_are_fresh_and_distinct() {
+        let a = fresh_profile_dir().unwrap();
+        let b = fresh_profile_dir().unwrap();
+        assert_ne!(a, b);
+        assert_eq!(std::fs::read_dir(&a).unwrap().count(), 0);
+        std::fs::remove_dir_all(a).unwrap();
+        std::fs::remove_dir_all(b).unwrap();
+    }
+
+    #[test]
+    fn a_launched_process_is_killed_on_drop() {
+        // `sleep` stands in for the browser: the guard must kill it.
+        let running = Running {
+            child: Command::new("/bin/sleep")
+                .arg("30")
+                .process_group(0)
+                .spawn()
+                .unwrap(),
+            profile: fresh_profile_dir().unwrap(),
+        };
+        let pid = running.pid() as libc::pid_t;
+        let profile = running.profile.clone();
+        drop(running);
+        // SAFETY: signal 0 only probes whether the pid exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        assert!(!alive, "process {pid} survived the guard");
+        assert!(!profile.exists());
+    }
+}

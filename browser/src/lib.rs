@@ -1,0 +1,210 @@
+//! Run generated pages in headless Chromium and collect what they report.
+//!
+//! The server ([`server`]) serves a [`Site`] on two loopback origins; each
+//! [`Visit`] opens one top-level page in a fresh Chromium ([`chromium`]); the
+//! page (and any frame it embeds) POSTs JSON reports to `/__report?run=NAME`
+//! on its own origin and finishes with `/__done?run=NAME`. [`REPORT_JS`]
+//! defines the two calls for pages.
+//!
+//! Nothing here knows what the pages test.
+
+pub mod chromium;
+pub mod server;
+
+use std::time::{Duration, Instant};
+
+pub use chromium::{Chromium, DEFAULT_CHROMIUM};
+use serde_json::Value;
+pub use server::{Origin, Report, Resource, Server, Site};
+
+/// Script for pages: `__report(value)` and `__done(value)` POST JSON to the
+/// serving origin, tagged with the run name taken from `?run=` of the page's
+/// own URL (frames are given the same parameter by whoever builds them).
+pub const REPORT_JS: &str = r#"
+const __run = new URLSearchParams(location.search).get('run') || '';
+function __post(endpoint, value) {
+  return fetch(endpoint + '?run=' + encodeURIComponent(__run), {
+    method: 'POST', body: JSON.stringify(value), keepalive: true,
+  });
+}
+function __report(value) { return __post('/__report', value); }
+function __done(value) { return __post('/__done', value); }
+"#;
+
+/// The URLs of the two origins, known once the server has bound its ports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origins {
+    pub primary: String,
+    pub secondary: String,
+}
+
+impl Origins {
+    pub fn url(&self, origin: Origin) -> &str {
+        match origin {
+            Origin::Primary => &self.primary,
+            Origin::Secondary => &self.secondary,
+        }
+    }
+}
+
+/// One top-level page to open. `run` names it in the reports; it must be
+/// unique within a call and made of URL-safe characters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Visit {
+    pub run: String,
+    pub origin: Origin,
+    pub path: String,
+}
+
+impl Visit {
+    /// The page's URL, with `run=` appended to its query.
+    pub fn url(&self, origins: &Origins) -> String {
+        let sep = if self.path.contains('?') { '&' } else { '?' };
+        format!(
+            "{}{}{sep}run={}",
+            origins.url(self.origin),
+            self.path,
+            self.run
+        )
+    }
+}
+
+/// What one visit produced.
+#[derive(Clone, Debug)]
+pub struct PageOutcome {
+    pub run: String,
+    /// The value posted to `/__done`, or None if the page timed out.
+    pub done: Option<Value>,
+    /// Everything posted to `/__report`, in arrival order.
+    pub reports: Vec<Report>,
+    pub elapsed: Duration,
+}
+
+impl PageOutcome {
+    pub fn timed_out(&self) -> bool {
+        self.done.is_none()
+    }
+
+    /// The outcome as one JSON value: `{run, done, reports: [{origin, value}], timed_out}`.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "run": self.run,
+            "done": self.done,
+            "timed_out": self.timed_out(),
+            "reports": self.reports.iter().map(|r| serde_json::json!({
+                "origin": match r.origin { Origin::Primary => "primary", Origin::Secondary => "secondary" },
+                "value": r.value,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+#[derive(Debug)]
+pub enum RunError {
+    /// The server could not bind or Chromium could not be started.
+    Io(std::io::Error),
+    /// Two visits share a run name.
+    DuplicateRun(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Io(e) => write!(f, "{e}"),
+            RunError::DuplicateRun(r) => write!(f, "two pages share the run name {r:?}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<std::io::Error> for RunError {
+    fn from(e: std::io::Error) -> RunError {
+        RunError::Io(e)
+    }
+}
+
+/// Starts the server, asks `build` for the site and the visits (it gets the
+/// origin URLs, which exist only once ports are bound), and opens each visit
+/// in a fresh Chromium, one after another, waiting at most `timeout` per page.
+/// `on_page` sees each outcome as soon as it exists (for progress output).
+pub fn run_pages(
+    chromium: &Chromium,
+    build: impl FnOnce(&Origins) -> (Site, Vec<Visit>),
+    timeout: Duration,
+    mut on_page: impl FnMut(&PageOutcome),
+) -> Result<Vec<PageOutcome>, RunError> {
+    let server = Server::start(Site::new())?;
+    let origins = Origins {
+        primary: server.origin_url(Origin::Primary),
+        secondary: server.origin_url(Origin::Secondary),
+    };
+    let (site, visits) = build(&origins);
+    check_unique_runs(&visits)?;
+    server.set_site(site);
+    let mut outcomes = Vec::with_capacity(visits.len());
+    for visit in &visits {
+        let started = Instant::now();
+        let browser = chromium.launch(&visit.url(&origins))?;
+        let done = server.wait_done(&visit.run, timeout);
+        drop(browser);
+        let outcome = PageOutcome {
+            run: visit.run.clone(),
+            done,
+            reports: server.reports(&visit.run),
+            elapsed: started.elapsed(),
+        };
+        on_page(&outcome);
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
+}
+
+fn check_unique_runs(visits: &[Visit]) -> Result<(), RunError> {
+    let mut seen = std::collections::HashSet::new();
+    for v in visits {
+        if !seen.insert(v.run.as_str()) {
+            return Err(RunError::DuplicateRun(v.run.clone()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visit_url_appends_run_to_the_query() {
+        let o = Origins {
+            primary: "http://127.0.0.1:5".into(),
+            secondary: "http://localhost:6".into(),
+        };
+        let v = Visit {
+            run: "s1".into(),
+            origin: Origin::Secondary,
+            path: "/p.html".into(),
+        };
+        assert_eq!(v.url(&o), "http://localhost:6/p.html?run=s1");
+        let v = Visit {
+            path: "/p.html?x=1".into(),
+            origin: Origin::Primary,
+            ..v
+        };
+        assert_eq!(v.url(&o), "http://127.0.0.1:5/p.html?x=1&run=s1");
+    }
+
+    #[test]
+    fn duplicate_run_names_are_refused() {
+        let v = Visit {
+            run: "same".into(),
+            origin: Origin::Primary,
+            path: "/".into(),
+        };
+        assert!(check_unique_runs(std::slice::from_ref(&v)).is_ok());
+        assert!(matches!(
+            check_unique_runs(&[v.clone(), v]),
+            Err(RunError::DuplicateRun(r)) if r == "same"
+        ));
+    }
+}
