@@ -6,6 +6,7 @@ mod baseline;
 mod bench_cmd;
 mod catalog;
 mod legacy_cmd;
+mod legacy_conformance;
 mod output;
 mod progress;
 
@@ -47,6 +48,9 @@ enum Command {
     Explain(ExplainArgs),
     /// Regenerate traces/corpus/: one minimised trace per finding of the seed variant.
     Corpus(CorpusArgs),
+    /// Run the legacy scenarios against @mcp-b/webmcp-polyfill 2.3.2 in headless Chromium and
+    /// judge each observation by the legacy model.
+    LegacyConformance(legacy_conformance::LegacyConformanceArgs),
 }
 
 /// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
@@ -266,6 +270,7 @@ fn main() -> ExitCode {
             a.output.as_deref(),
         )),
         Command::Corpus(a) => corpus(&a),
+        Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
     };
     match result {
         Ok(code) => code,
