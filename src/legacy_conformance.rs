@@ -327,3 +327,74 @@ pub fn to_json(rows: &[Row], version: &str, variant: LegacyVariant) -> Value {
         })).collect::<Vec<_>>(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world(name: &str) -> LegacyWorld {
+        crate::legacy_cmd::named(name).unwrap()
+    }
+
+    fn report(o: &Observation) -> Option<Option<Value>> {
+        Some(Some(
+            json!({"native": false, "polyfill": true, "observation": o}),
+        ))
+    }
+
+    #[test]
+    fn every_model_observation_is_judged_allowed() {
+        let w = world("provide-replaces");
+        let (all, exhaustive) = observations(&w, LegacyVariant::CHOSEN);
+        assert!(exhaustive && all.len() > 1);
+        for o in &all {
+            let row = judge(&w, LegacyVariant::CHOSEN, report(o));
+            assert_eq!(row.allowed, Some(true), "{o:?}");
+            assert!(row.differences.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_changed_value_diverges_and_names_the_key() {
+        let w = world("provide-replaces");
+        let (all, _) = observations(&w, LegacyVariant::CHOSEN);
+        let mut o = all.iter().find(|o| o["l1"] == "a,b").unwrap().clone();
+        o.insert("l1".into(), "a".into());
+        let row = judge(&w, LegacyVariant::CHOSEN, report(&o));
+        assert_eq!(row.allowed, Some(false));
+        // One key differs; several allowed observations are equally near.
+        assert_eq!(row.differences.len(), 1);
+        assert_eq!(row.differences[0].0, "l1");
+        assert_eq!(row.differences[0].1, "a");
+        assert_eq!(row.allowed_by, vec!["piecewise-provide"]);
+    }
+
+    #[test]
+    fn pages_that_did_not_run_on_the_polyfill_are_not_judged() {
+        let w = world("provide-replaces");
+        let native = Some(Some(
+            json!({"native": true, "polyfill": false, "observation": {}}),
+        ));
+        for (done, note) in [
+            (None, "no browser schedule"),
+            (Some(None), "page timed out"),
+            (Some(Some(json!({"error": "boom"}))), "page error"),
+            (native, "did not run on the polyfill"),
+        ] {
+            let row = judge(&w, LegacyVariant::CHOSEN, done);
+            assert_eq!(row.allowed, None);
+            assert!(row.note.contains(note), "{}", row.note);
+        }
+    }
+
+    #[test]
+    fn the_page_embeds_the_scenario_without_closing_its_script() {
+        let mut w = world("provide-replaces");
+        w.source = w
+            .source
+            .replace("\"summary\"", "\"x\": \"</script>\", \"summary\"");
+        let p = page(&w);
+        assert_eq!(p.matches("</script>").count(), 3);
+        assert!(p.contains("__runLegacy({"));
+    }
+}

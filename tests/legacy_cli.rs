@@ -123,6 +123,11 @@ fn each_alternative_breaks_the_property_the_choice_buys() {
             "provide-duplicate-names",
             "names-unique",
         ),
+        (
+            "live-until-reply",
+            "interaction-same-task-as-settle",
+            "callback-only-while-live",
+        ),
     ] {
         let variant = format!("chosen+{alt}");
         let (code, report) = check_json(&["--scenario", scenario, "--variant", &variant]);

@@ -26,6 +26,8 @@ pub enum LegacyAction {
     Invoke(u8),
     /// The next step of an invoked body (one task).
     Body(u8),
+    /// Variant `live-until-reply`: the settled body's reply reaches the agent.
+    Deliver(u8),
     /// The user answers the interaction `(execution, call)`: the callback's promise fulfils.
     UserAnswers(u8, u8),
     /// The page is unloaded.
@@ -76,6 +78,7 @@ impl LegacyModel {
                     reply_attempts: 0,
                     ruis: Vec::new(),
                     started_in_set: None,
+                    reply_due: None,
                 };
                 w.exec_labels.len()
             ],
@@ -106,6 +109,9 @@ impl LegacyModel {
         }
         for (e, x) in s.execs.iter().enumerate() {
             let e = e as u8;
+            if x.reply_due.is_some() {
+                out.push(LegacyAction::Deliver(e));
+            }
             match x.status {
                 ExecStatus::Resolved(_) => out.push(LegacyAction::Invoke(e)),
                 ExecStatus::Running(d) | ExecStatus::Settled(d)
@@ -144,6 +150,11 @@ impl LegacyModel {
             LegacyAction::Agent => self.agent_request(&mut n, rec),
             LegacyAction::Invoke(e) => self.invoke(&mut n, e, rec),
             LegacyAction::Body(e) => self.body_step(&mut n, e, rec),
+            LegacyAction::Deliver(e) => {
+                rec.push(EXECUTE);
+                let r = n.execs[e as usize].reply_due.take().expect("a reply due");
+                reply(&mut n, e, r);
+            }
             LegacyAction::UserAnswers(e, k) => {
                 rec.push(RUI);
                 let r = &mut n.execs[e as usize].ruis[k as usize];
@@ -379,7 +390,11 @@ impl LegacyModel {
                 if r.is_result() && !n.tools.contains(&d) {
                     n.ghost.insert(Ghost::ResultAfterRemoval);
                 }
-                reply(n, e, r);
+                if self.variant.has(LIVE_UNTIL_REPLY) {
+                    n.execs[e as usize].reply_due = Some(r);
+                } else {
+                    reply(n, e, r);
+                }
             }
             BodyStep::RequestUserInteraction => self.request_user_interaction(n, e, rec),
         }
@@ -389,8 +404,11 @@ impl LegacyModel {
     /// waits for it (C9). Outside, the promise rejects and the callback never runs.
     fn request_user_interaction(&self, n: &mut LegacyState, e: u8, rec: &mut Vec<&'static str>) {
         rec.push(RUI);
-        let live = matches!(n.execs[e as usize].status, ExecStatus::Running(_));
-        let runs = live || self.variant.has(UNBOUND_CLIENT);
+        let x = &n.execs[e as usize];
+        let live = matches!(x.status, ExecStatus::Running(_));
+        let runs = live
+            || self.variant.has(UNBOUND_CLIENT)
+            || (self.variant.has(LIVE_UNTIL_REPLY) && x.reply_due.is_some());
         if runs && !live {
             n.ghost.insert(Ghost::CallbackNotLive(e));
         }
@@ -418,10 +436,11 @@ impl LegacyModel {
         n.unloaded = true;
         n.provide_progress = None;
         for e in 0..n.execs.len() {
-            if matches!(
+            let waiting = matches!(
                 n.execs[e].status,
                 ExecStatus::Running(_) | ExecStatus::Resolved(_)
-            ) {
+            );
+            if waiting || n.execs[e].reply_due.take().is_some() {
                 n.ghost.insert(Ghost::UnloadDuringExecution);
                 reply(n, e as u8, Reply::PageGone);
             }

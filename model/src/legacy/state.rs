@@ -91,6 +91,8 @@ pub struct Exec {
     pub ruis: Vec<Rui>,
     /// Whether the tool was in the page's set when its body started (`None`: not started).
     pub started_in_set: Option<bool>,
+    /// Variant `live-until-reply`: the body settled, its reply is not delivered yet.
+    pub reply_due: Option<Reply>,
 }
 
 /// Events the properties and witnesses read (ghost only).

@@ -43,12 +43,19 @@ pub const PROVIDE_KEEPS_DUPLICATES: Alternative = Alternative {
     summary: "provideContext stores every entry of its list, duplicate names included",
 };
 
+pub const LIVE_UNTIL_REPLY: Alternative = Alternative {
+    name: "live-until-reply",
+    bit: 5,
+    summary: "the client stays live after the body's promise settles, until the result reaches the agent (a later step)",
+};
+
 pub const ALTERNATIVES: &[Alternative] = &[
     LOOKUP_AT_REQUEST,
     PIECEWISE_PROVIDE,
     CLEAR_KEEPS_REGISTERED,
     UNBOUND_CLIENT,
     PROVIDE_KEEPS_DUPLICATES,
+    LIVE_UNTIL_REPLY,
 ];
 
 impl LegacyVariant {
