@@ -46,6 +46,9 @@ enum Command {
     Minimize(MinimizeArgs),
     /// Tell an ITF trace as a numbered story citing the draft's steps.
     Explain(ExplainArgs),
+    /// Run the scenarios' browser forms in headless Chromium (or the polyfill) and judge
+    /// what the pages observe against the model, under seed and proposed.
+    Conformance(webmcp_conformance::cli::Args),
     /// Regenerate traces/corpus/: one minimised trace per finding of the seed variant.
     Corpus(CorpusArgs),
     /// Run the legacy scenarios against @mcp-b/webmcp-polyfill 2.3.2 in headless Chromium and
@@ -271,6 +274,9 @@ fn main() -> ExitCode {
         )),
         Command::Corpus(a) => corpus(&a),
         Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
+        Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
+            .map(ExitCode::from)
+            .map_err(UsageError),
     };
     match result {
         Ok(code) => code,

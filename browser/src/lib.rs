@@ -124,6 +124,16 @@ impl From<std::io::Error> for RunError {
     }
 }
 
+/// When a page counts as finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Completion {
+    /// When it posts to `/__done`.
+    Done,
+    /// When it has posted at least one report and then nothing (no report, no
+    /// done) for this long: for pages whose frames report independently.
+    Quiet(Duration),
+}
+
 /// Starts the server, asks `build` for the site and the visits (it gets the
 /// origin URLs, which exist only once ports are bound), and opens each visit
 /// in a fresh Chromium, one after another, waiting at most `timeout` per page.
@@ -131,6 +141,18 @@ impl From<std::io::Error> for RunError {
 pub fn run_pages(
     chromium: &Chromium,
     build: impl FnOnce(&Origins) -> (Site, Vec<Visit>),
+    timeout: Duration,
+    on_page: impl FnMut(&PageOutcome),
+) -> Result<Vec<PageOutcome>, RunError> {
+    run_pages_until(chromium, build, Completion::Done, timeout, on_page)
+}
+
+/// [`run_pages`] with a choice of [`Completion`]. Under `Quiet`, `done` is
+/// `Some(null)` for a page that went quiet and None for one that timed out.
+pub fn run_pages_until(
+    chromium: &Chromium,
+    build: impl FnOnce(&Origins) -> (Site, Vec<Visit>),
+    completion: Completion,
     timeout: Duration,
     mut on_page: impl FnMut(&PageOutcome),
 ) -> Result<Vec<PageOutcome>, RunError> {
@@ -146,7 +168,10 @@ pub fn run_pages(
     for visit in &visits {
         let started = Instant::now();
         let browser = chromium.launch(&visit.url(&origins))?;
-        let done = server.wait_done(&visit.run, timeout);
+        let done = match completion {
+            Completion::Done => server.wait_done(&visit.run, timeout),
+            Completion::Quiet(quiet) => server.wait_quiet(&visit.run, quiet, timeout),
+        };
         drop(browser);
         let outcome = PageOutcome {
             run: visit.run.clone(),

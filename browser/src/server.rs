@@ -184,6 +184,36 @@ impl Server {
         }
     }
 
+    /// Waits until `run` has posted at least one report and then nothing for
+    /// `quiet` (or has posted done). Returns the done value (`null` when it
+    /// went quiet without one), or None when `timeout` passes first.
+    pub fn wait_quiet(&self, run: &str, quiet: Duration, timeout: Duration) -> Option<Value> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = 0usize;
+        let mut last_change = Instant::now();
+        loop {
+            {
+                let runs = self.shared.runs.lock().unwrap();
+                if let Some(v) = runs.done.get(run) {
+                    return Some(v.clone());
+                }
+                let n = runs.reports.get(run).map_or(0, Vec::len);
+                if n != seen {
+                    seen = n;
+                    last_change = Instant::now();
+                }
+            }
+            let now = Instant::now();
+            if seen > 0 && now.duration_since(last_change) >= quiet {
+                return Some(Value::Null);
+            }
+            if now >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20).min(deadline - now));
+        }
+    }
+
     /// The reports posted for `run`, in arrival order.
     pub fn reports(&self, run: &str) -> Vec<Report> {
         let runs = self.shared.runs.lock().unwrap();
@@ -412,6 +442,14 @@ mod tests {
             );
             assert!(http(&server, origin, &raw).starts_with("HTTP/1.1 204"));
         }
+        assert_eq!(
+            server.wait_quiet("r1", Duration::from_millis(30), Duration::from_secs(5)),
+            Some(Value::Null)
+        );
+        assert_eq!(
+            server.wait_quiet("none", Duration::from_millis(10), Duration::from_millis(50)),
+            None
+        );
         let bad = "POST /__report?run=r1 HTTP/1.1\r\nContent-Length: 3\r\n\r\nxyz";
         assert!(http(&server, Origin::Primary, bad).starts_with("HTTP/1.1 400"));
         assert_eq!(server.wait_done("r1", Duration::from_millis(10)), None);
@@ -419,6 +457,10 @@ mod tests {
         http(&server, Origin::Primary, done);
         assert_eq!(
             server.wait_done("r1", Duration::from_secs(5)),
+            Some(serde_json::json!({}))
+        );
+        assert_eq!(
+            server.wait_quiet("r1", Duration::from_millis(30), Duration::from_secs(5)),
             Some(serde_json::json!({}))
         );
         let reports = server.reports("r1");

@@ -1,0 +1,194 @@
+//! `webmcp-check conformance`: the command behind the CLI's thin wrapper.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::page::Impl;
+use crate::report::{self, Analyses};
+use crate::run::{forms, run, Config, ScenarioResult};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ImplArg {
+    Chromium,
+    Polyfill,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Markdown,
+}
+
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// Run one scenario (by name).
+    #[arg(long, conflicts_with = "all")]
+    pub scenario: Option<String>,
+    /// Run every scenario that has a browser form (the default).
+    #[arg(long)]
+    pub all: bool,
+    /// The Chromium binary.
+    #[arg(long, default_value = webmcp_browser::DEFAULT_CHROMIUM)]
+    pub chromium: PathBuf,
+    /// Which implementation the pages exercise.
+    #[arg(long = "impl", value_enum, default_value = "chromium")]
+    pub imp: ImplArg,
+    /// The polyfill's IIFE build (installed by `npm ci` in browser/js).
+    #[arg(
+        long,
+        default_value = "browser/js/node_modules/webmcp-polyfill-5/dist/index.iife.js"
+    )]
+    pub polyfill: PathBuf,
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// Seconds a page may take before it counts as timed out.
+    #[arg(long, default_value_t = 15)]
+    pub page_timeout: u64,
+    /// Write each browser form as a testharness.js test into DIR and exit (no browser).
+    #[arg(long, value_name = "DIR")]
+    pub emit_wpt: Option<PathBuf>,
+    /// Run both implementations and write the conformance document (docs/conformance.md).
+    #[arg(long, value_name = "FILE")]
+    pub write_docs: Option<PathBuf>,
+    /// Also write the results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+}
+
+/// Runs the command; Ok(exit code) or Err(usage message, exit 2).
+pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<u8, String> {
+    let selected: Vec<(&str, &str)> = match &args.scenario {
+        Some(name) => {
+            let found = scenarios.iter().find(|(n, _)| n == name).ok_or_else(|| {
+                format!("unknown scenario \"{name}\" (webmcp-check list shows the scenarios)")
+            })?;
+            vec![*found]
+        }
+        None => scenarios.to_vec(),
+    };
+    let (forms, skipped) = forms(&selected)?;
+    if let Some(name) = &args.scenario {
+        if let Some(why) = skipped.get(name) {
+            return Err(format!("scenario \"{name}\" has no browser form: {why}"));
+        }
+    }
+    if let Some(dir) = &args.emit_wpt {
+        let written =
+            crate::wpt::emit(dir, &forms).map_err(|e| format!("{}: {e}", dir.display()))?;
+        println!("wrote {written} tests to {}", dir.display());
+        return Ok(0);
+    }
+    if !args.chromium.exists() {
+        return Err(format!(
+            "no Chromium at {} (pass --chromium PATH)",
+            args.chromium.display()
+        ));
+    }
+    if let Some(path) = &args.write_docs {
+        return write_docs(args, path, &forms, &skipped);
+    }
+    let config = Config {
+        chromium: args.chromium.clone(),
+        imp: match args.imp {
+            ImplArg::Chromium => Impl::Chromium,
+            ImplArg::Polyfill => Impl::Polyfill,
+        },
+        polyfill: Some(args.polyfill.clone()),
+        page_timeout: Duration::from_secs(args.page_timeout),
+    };
+    let human = args.format == Format::Human;
+    let results = run(&config, &forms, |r| {
+        if human {
+            eprintln!(
+                "  {} {}",
+                r.scenario,
+                if r.conforms() { "ok" } else { "diverges" }
+            );
+        }
+    })?;
+    let version = webmcp_browser::Chromium::new(&args.chromium)
+        .version()
+        .unwrap_or_default();
+    let analyses = Analyses::embedded();
+    if let Some(path) = &args.save {
+        let v = report::json(&version, &results, &skipped, &analyses);
+        std::fs::write(path, serde_json::to_string_pretty(&v).unwrap())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    match args.format {
+        Format::Human => print!("{}", report::human(&version, &results, &skipped, &analyses)),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report::json(&version, &results, &skipped, &analyses))
+                .unwrap()
+        ),
+        Format::Markdown => print!(
+            "{}",
+            report::markdown(&version, &results, &skipped, &analyses)
+        ),
+    }
+    Ok(if unexplained(&results, &analyses) {
+        1
+    } else {
+        0
+    })
+}
+
+fn write_docs(
+    args: &Args,
+    path: &std::path::Path,
+    forms: &[crate::form::BrowserForm],
+    skipped: &std::collections::BTreeMap<String, String>,
+) -> Result<u8, String> {
+    let mut runs = Vec::new();
+    for imp in [Impl::Chromium, Impl::Polyfill] {
+        let config = Config {
+            chromium: args.chromium.clone(),
+            imp,
+            polyfill: Some(args.polyfill.clone()),
+            page_timeout: Duration::from_secs(args.page_timeout),
+        };
+        eprintln!("{}:", imp.name());
+        runs.push(run(&config, forms, |r| {
+            eprintln!(
+                "  {} {}",
+                r.scenario,
+                if r.conforms() { "ok" } else { "diverges" }
+            )
+        })?);
+    }
+    let version = webmcp_browser::Chromium::new(&args.chromium)
+        .version()
+        .unwrap_or_default();
+    let analyses = Analyses::embedded();
+    let text = report::docs(
+        &version,
+        &polyfill_version(&args.polyfill),
+        &runs,
+        skipped,
+        &analyses,
+    );
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let all: Vec<ScenarioResult> = runs.into_iter().flatten().collect();
+    Ok(if unexplained(&all, &analyses) { 1 } else { 0 })
+}
+
+/// The `version` of the package.json two levels above `dist/index.iife.js`.
+fn polyfill_version(iife: &std::path::Path) -> String {
+    let manifest = iife
+        .parent()
+        .and_then(|d| d.parent())
+        .map(|d| d.join("package.json"));
+    manifest
+        .and_then(|m| std::fs::read_to_string(m).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["version"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn unexplained(results: &[ScenarioResult], analyses: &Analyses) -> bool {
+    results
+        .iter()
+        .any(|r| !r.conforms() && analyses.get(&r.implementation, &r.scenario).is_none())
+}

@@ -1,0 +1,172 @@
+//! The set of observations the draft allows for a scripted scenario (every
+//! interleaving, under one variant), and the verdict on an observed one.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+use webmcp_model::{Variant, WebMcpModel, World};
+
+use crate::observation::{from_state, Observation};
+
+/// States explored at most per scenario and variant.
+pub const STATE_LIMIT: usize = 2_000_000;
+
+#[derive(Clone, Debug)]
+pub struct Allowed {
+    /// The observations of every quiescent state (no action enabled).
+    pub observations: BTreeSet<Observation>,
+    pub states: usize,
+    /// False when the state limit stopped the exploration.
+    pub complete: bool,
+}
+
+/// Explores every reachable state of `world` under `variant` (breadth first)
+/// and projects each state where nothing more can happen.
+pub fn allowed(world: &World, variant: Variant) -> Allowed {
+    let model = WebMcpModel::new(world.clone(), variant);
+    let init = model.initial_state();
+    let mut seen = HashSet::new();
+    let mut queue = VecDeque::new();
+    seen.insert(init.clone());
+    queue.push_back(init);
+    let mut observations = BTreeSet::new();
+    let mut actions = Vec::new();
+    let mut complete = true;
+    while let Some(s) = queue.pop_front() {
+        actions.clear();
+        model.enabled_actions(&s, &mut actions);
+        if actions.is_empty() {
+            observations.insert(from_state(world, variant, &s));
+            continue;
+        }
+        for &a in &actions {
+            let next = model.apply(&s, a, &mut ());
+            if !seen.contains(&next) {
+                if seen.len() >= STATE_LIMIT {
+                    complete = false;
+                    continue;
+                }
+                seen.insert(next.clone());
+                queue.push_back(next);
+            }
+        }
+    }
+    Allowed {
+        observations,
+        states: seen.len(),
+        complete,
+    }
+}
+
+/// Where an observation departs from the closest allowed one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    pub key: String,
+    /// What the implementation showed (None: nothing).
+    pub observed: Option<String>,
+    /// What the closest allowed observation has (None: nothing).
+    pub allowed: Option<String>,
+}
+
+/// Whether `observed` is allowed; if not, the differences to the closest
+/// allowed observation (fewest differing keys; ties broken by order).
+pub fn judge(
+    observed: &Observation,
+    allowed: &BTreeSet<Observation>,
+) -> Result<(), Vec<Difference>> {
+    if allowed.contains(observed) {
+        return Ok(());
+    }
+    let best = allowed
+        .iter()
+        .map(|a| differences(observed, a))
+        .min_by_key(Vec::len)
+        .unwrap_or_default();
+    Err(best)
+}
+
+pub fn differences(observed: &Observation, allowed: &Observation) -> Vec<Difference> {
+    let keys: BTreeSet<&String> = observed.keys().chain(allowed.keys()).collect();
+    keys.into_iter()
+        .filter(|k| observed.get(*k) != allowed.get(*k))
+        .map(|k| Difference {
+            key: k.clone(),
+            observed: observed.get(k).cloned(),
+            allowed: allowed.get(k).cloned(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::form::derive;
+    use proptest::prelude::*;
+    use webmcp_model::scenario::Scenario;
+
+    fn world(name: &str) -> World {
+        let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let sc: Scenario = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        World::compile(&derive(&sc).unwrap().judged).unwrap()
+    }
+
+    #[test]
+    fn register_and_discover_allows_exactly_the_list_with_t1() {
+        let a = allowed(&world("register-and-discover"), Variant::SEED);
+        assert!(a.complete);
+        assert!(!a.observations.is_empty());
+        for o in &a.observations {
+            assert_eq!(o["top: script"], "finished");
+            assert!(
+                o.values()
+                    .any(|v| v.starts_with("fulfilled tools [t1 @https://a.example in top")),
+                "{o:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_changed_value_is_a_divergence_naming_the_key() {
+        let a = allowed(&world("register-and-discover"), Variant::SEED);
+        let mut o = a.observations.iter().next().unwrap().clone();
+        o.insert("top: script".into(), "threw at 0".into());
+        let diffs = judge(&o, &a.observations).unwrap_err();
+        assert_eq!(diffs.len(), 1);
+        assert_eq!(diffs[0].key, "top: script");
+        assert_eq!(diffs[0].observed.as_deref(), Some("threw at 0"));
+    }
+
+    fn random_walk_observation(w: &World, variant: Variant, choices: &[usize]) -> Observation {
+        let model = WebMcpModel::new(w.clone(), variant);
+        let mut s = model.initial_state();
+        let mut actions = Vec::new();
+        let mut i = 0;
+        loop {
+            actions.clear();
+            model.enabled_actions(&s, &mut actions);
+            if actions.is_empty() {
+                return from_state(w, variant, &s);
+            }
+            let pick = actions[choices[i % choices.len()] % actions.len()];
+            i += 1;
+            s = model.apply(&s, pick, &mut ());
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
+        /// Any path of the model to quiescence ends in an allowed observation.
+        #[test]
+        fn every_model_path_is_judged_allowed(
+            choices in proptest::collection::vec(0usize..16, 1..40),
+            which in 0usize..4,
+            proposed in any::<bool>(),
+        ) {
+            let name = ["abort-before-dispatch", "target-unloaded-mid-execution", "two-concurrent-executions", "toolchange-ordering-example"][which];
+            let w = world(name);
+            let variant = if proposed { Variant::proposed() } else { Variant::SEED };
+            let a = allowed(&w, variant);
+            let o = random_walk_observation(&w, variant, &choices);
+            prop_assert!(judge(&o, &a.observations).is_ok(), "{name}: {o:?}");
+        }
+    }
+}

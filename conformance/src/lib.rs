@@ -1,0 +1,12 @@
+//! Conformance: run scenarios' browser forms in real implementations
+//! (Chromium's own, and a JavaScript polyfill) and judge what the pages
+//! observed against every observation the model allows.
+
+pub mod cli;
+pub mod form;
+pub mod judge;
+pub mod observation;
+pub mod page;
+pub mod report;
+pub mod run;
+pub mod wpt;
