@@ -6,6 +6,8 @@ mod baseline;
 mod bench_cmd;
 mod catalog;
 mod findings_cmd;
+mod legacy_cmd;
+mod legacy_conformance;
 mod mutants_cmd;
 mod output;
 mod progress;
@@ -27,7 +29,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the embedded scenarios, one per line: name, then summary.
-    List,
+    List(ListArgs),
     /// Explore every interleaving of scenarios and judge every property.
     Check(CheckArgs),
     /// Check every embedded scenario and write the results as Markdown (docs/results.md).
@@ -55,6 +57,22 @@ enum Command {
     Findings(findings_cmd::FindingsArgs),
     /// Plant one bug at a time in the proposed model and report which property catches it.
     Mutants(mutants_cmd::MutantsArgs),
+    /// Run the legacy scenarios against @mcp-b/webmcp-polyfill 2.3.2 in headless Chromium and
+    /// judge each observation by the legacy model.
+    LegacyConformance(legacy_conformance::LegacyConformanceArgs),
+}
+
+/// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Profile {
+    Draft,
+    Legacy,
+}
+
+#[derive(clap::Args)]
+struct ListArgs {
+    #[arg(long, value_enum, default_value_t = Profile::Draft)]
+    profile: Profile,
 }
 
 #[derive(clap::Args)]
@@ -132,6 +150,10 @@ struct ReportArgs {
 
 #[derive(clap::Args)]
 struct CheckArgs {
+    /// The draft (default) or the legacy proposal; legacy supports --format human|json,
+    /// --mode bfs, --max-states and --timeout, and its variants are chosen[+ALTERNATIVE...].
+    #[arg(long, value_enum, default_value_t = Profile::Draft)]
+    profile: Profile,
     /// An embedded scenario to check (repeatable).
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
@@ -141,9 +163,9 @@ struct CheckArgs {
     /// A scenario file to check (repeatable).
     #[arg(long = "scenario-file", value_name = "PATH")]
     files: Vec<std::path::PathBuf>,
-    /// The spec variant: seed (the text as written), proposed, or seed+FIX+...
-    #[arg(long, default_value = "seed")]
-    variant: String,
+    /// The spec variant: seed (the text as written, the default), proposed, or seed+FIX+...
+    #[arg(long)]
+    variant: Option<String>,
     /// How to explore: bfs (exhaustive, shortest counterexamples), dfs (exhaustive), sim
     /// (random walks; never exhaustive).
     #[arg(long, value_enum, default_value_t = ModeArg::Bfs)]
@@ -235,7 +257,8 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::List => list(),
+        Command::List(a) if a.profile == Profile::Legacy => legacy_cmd::list().map_err(UsageError),
+        Command::List(_) => list(),
         Command::Check(args) => run_check(&args),
         Command::Report(args) => report(&args),
         Command::Coverage(args) => coverage(&args),
@@ -260,6 +283,7 @@ fn main() -> ExitCode {
             .map_err(UsageError)
             .and_then(|w| mutants_cmd::mutants(&a, w)),
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
+        Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
             .map(ExitCode::from)
             .map_err(UsageError),
@@ -373,7 +397,10 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
-    let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    if args.profile == Profile::Legacy {
+        return legacy_check(args);
+    }
+    let variant = Variant::parse(args.variant.as_deref().unwrap_or("seed")).map_err(UsageError)?;
     let mut worlds: Vec<World> = Vec::new();
     if args.all {
         worlds.extend(catalog::all().map_err(UsageError)?);
@@ -500,4 +527,30 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
+    if !matches!(args.format, Format::Human | Format::Json)
+        || args.mode != ModeArg::Bfs
+        || args.threads != 1
+        || args.symmetry
+        || args.baseline.is_some()
+        || args.max_depth.is_some()
+    {
+        return Err(UsageError(
+            "--profile legacy supports --format human|json, --max-states and --timeout only".into(),
+        ));
+    }
+    legacy_cmd::check(&legacy_cmd::CheckRequest {
+        all: args.all,
+        scenarios: &args.scenarios,
+        files: &args.files,
+        variant: args.variant.as_deref(),
+        json: args.format == Format::Json,
+        verbose: args.verbose,
+        timings: !args.no_timings,
+        max_states: args.max_states,
+        timeout: args.timeout,
+    })
+    .map_err(UsageError)
 }

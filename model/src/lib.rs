@@ -14,6 +14,7 @@ pub mod abort;
 pub mod algorithms;
 pub mod coll;
 pub mod cx;
+pub mod legacy;
 pub mod lifecycle;
 pub mod machine;
 pub mod mutation;

@@ -10,6 +10,7 @@ pub mod catalogue;
 pub mod coverage;
 pub mod driver;
 pub mod fingerprint;
+pub mod legacy;
 pub mod mutants;
 mod simulation;
 

@@ -1,0 +1,15 @@
+//! The older WebMCP proposal (`spec/webmcp-legacy-proposal.md`): `navigator.modelContext` with
+//! `provideContext`, `clearContext`, `registerTool`, `unregisterTool`, and
+//! `ModelContextClient.requestUserInteraction`. Its method steps are TODO; the semantics this
+//! model pins down, and the alternatives it leaves open ([`variant`]), are in `docs/legacy.md`.
+
+pub mod machine;
+pub mod observe;
+pub mod scenario;
+pub mod state;
+pub mod variant;
+
+pub use machine::{LegacyAction, LegacyModel};
+pub use scenario::LegacyWorld;
+pub use state::LegacyState;
+pub use variant::LegacyVariant;

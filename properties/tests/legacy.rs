@@ -1,0 +1,240 @@
+//! The legacy profile: our BFS agrees with stateright's, the chosen semantics keeps every
+//! safety and termination property on random scenarios, and each alternative is caught.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use stateright::{Checker, Model, Property};
+use webmcp_model::legacy::scenario::{
+    AgentOpSpec, BodyStep, EnvironmentSpec, LegacyScenario, PageOpSpec, ToolSpec,
+};
+use webmcp_model::legacy::variant::{ALTERNATIVES, LOOKUP_AT_REQUEST};
+use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
+use webmcp_properties::legacy::{check_legacy, replay, LegacyOptions};
+use webmcp_properties::{Kind, Verdict};
+
+fn scenarios() -> Vec<LegacyWorld> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/legacy"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| LegacyWorld::from_json(&std::fs::read_to_string(f).unwrap()).unwrap())
+        .collect()
+}
+
+/// stateright stops once every property is decided, so it needs one that never is.
+struct Explored(LegacyModel);
+
+impl Model for Explored {
+    type State = <LegacyModel as Model>::State;
+    type Action = <LegacyModel as Model>::Action;
+    fn init_states(&self) -> Vec<Self::State> {
+        self.0.init_states()
+    }
+    fn actions(&self, s: &Self::State, a: &mut Vec<Self::Action>) {
+        self.0.actions(s, a)
+    }
+    fn next_state(&self, s: &Self::State, a: Self::Action) -> Option<Self::State> {
+        self.0.next_state(s, a)
+    }
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![Property::always("explore everything", |_, _| true)]
+    }
+}
+
+#[test]
+fn our_bfs_and_stateright_count_the_same_states() {
+    for w in scenarios() {
+        for variant in [
+            LegacyVariant::CHOSEN,
+            LegacyVariant::CHOSEN.with(LOOKUP_AT_REQUEST),
+        ] {
+            let model = LegacyModel::new(w.clone(), variant);
+            let ours = check_legacy(&model, &LegacyOptions::default());
+            let theirs = Explored(model.clone()).checker().spawn_bfs().join();
+            assert_eq!(
+                ours.unique_states,
+                theirs.unique_state_count(),
+                "{} [{}]",
+                w.name,
+                variant.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn every_path_replays_to_its_verdict_and_is_labelled() {
+    let alt = LegacyVariant::parse("chosen+piecewise-provide+unbound-client").unwrap();
+    for w in scenarios() {
+        let model = LegacyModel::new(w.clone(), alt);
+        for p in check_legacy(&model, &LegacyOptions::default()).properties {
+            let Some(path) = p.path else { continue };
+            assert!(
+                path.iter().all(|s| !s.steps.is_empty()),
+                "{}",
+                p.property.name
+            );
+            let again = replay(&model, path.iter().map(|s| s.action).collect());
+            let mut s = model.initial_state();
+            for step in &again {
+                s = model.apply(&s, step.action, &mut Vec::new());
+            }
+            let holds = (p.property.holds)(&model, &s);
+            match p.verdict {
+                Verdict::Witnessed => assert!(holds, "{}: {}", w.name, p.property.name),
+                Verdict::Violated => assert!(!holds, "{}: {}", w.name, p.property.name),
+                v => panic!("a path with verdict {v:?}"),
+            }
+        }
+    }
+}
+
+fn tool() -> impl Strategy<Value = ToolSpec> {
+    prop_oneof![
+        prop::sample::select(vec!["a", "b", "c"]).prop_map(|n| ToolSpec::Name(n.into())),
+        (prop::sample::select(vec!["a", "b"]), any::<bool>()).prop_map(|(n, ro)| ToolSpec::Full {
+            name: n.into(),
+            read_only_hint: Some(ro)
+        }),
+    ]
+}
+
+fn page_op() -> impl Strategy<Value = PageOpSpec> {
+    prop_oneof![
+        prop::collection::vec(tool(), 0..3).prop_map(PageOpSpec::ProvideContext),
+        Just(PageOpSpec::ClearContext),
+        tool().prop_map(PageOpSpec::RegisterTool),
+        prop::sample::select(vec!["a", "b", "zz"])
+            .prop_map(|n| PageOpSpec::UnregisterTool(n.into())),
+    ]
+}
+
+fn body() -> impl Strategy<Value = Vec<BodyStep>> {
+    prop::sample::select(vec![
+        vec![BodyStep::Fulfil],
+        vec![BodyStep::Reject],
+        vec![],
+        vec![BodyStep::RequestUserInteraction, BodyStep::Fulfil],
+        vec![BodyStep::Fulfil, BodyStep::RequestUserInteraction],
+    ])
+}
+
+prop_compose! {
+    fn scenario()(
+        app in prop::collection::vec(page_op(), 1..3),
+        widget in prop::collection::vec(page_op(), 0..2),
+        agent in prop::collection::vec((any::<bool>(), prop::sample::select(vec!["a", "b", "c"])), 0..3),
+        body_a in body(),
+        body_b in body(),
+        unload in any::<bool>(),
+    ) -> LegacyScenario {
+        let mut page = std::collections::BTreeMap::new();
+        // "a" and "b" always have a definition, so their bodies are valid.
+        let mut app = app;
+        app.insert(0, PageOpSpec::RegisterTool(ToolSpec::Name("a".into())));
+        app.insert(0, PageOpSpec::RegisterTool(ToolSpec::Name("b".into())));
+        page.insert("app".to_string(), app);
+        if !widget.is_empty() {
+            page.insert("widget".to_string(), widget);
+        }
+        let agent = agent.into_iter().enumerate().map(|(i, (list, name))| if list {
+            AgentOpSpec::List { list: format!("l{i}") }
+        } else {
+            AgentOpSpec::Execute { execute: name.into(), label: format!("e{i}") }
+        }).collect();
+        LegacyScenario {
+            name: "generated".into(),
+            summary: String::new(),
+            description: String::new(),
+            page,
+            agent,
+            bodies: [("a".to_string(), body_a), ("b".to_string(), body_b)].into_iter().collect(),
+            environment: EnvironmentSpec { unload },
+            browser: None,
+            expect: Default::default(),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(9), ..ProptestConfig::default() })]
+
+    /// The chosen semantics keeps every safety and termination property on any scenario.
+    #[test]
+    fn the_chosen_semantics_keeps_every_property(s in scenario()) {
+        let w = LegacyWorld::compile(&s).unwrap();
+        let r = check_legacy(&LegacyModel::new(w, LegacyVariant::CHOSEN), &LegacyOptions::default());
+        prop_assert!(r.exhaustive);
+        prop_assert!(!r.observations.is_empty());
+        for p in &r.properties {
+            if p.property.kind != Kind::Sometimes {
+                prop_assert_eq!(p.verdict, Verdict::Holds, "{}", p.property.name);
+            }
+        }
+    }
+
+    /// The alternatives that only add interleavings (a later invocation, a later end of
+    /// liveness) keep every observation of the chosen semantics.
+    #[test]
+    fn relaxing_alternatives_keep_the_chosen_observations(s in scenario()) {
+        let w = LegacyWorld::compile(&s).unwrap();
+        let chosen = check_legacy(&LegacyModel::new(w.clone(), LegacyVariant::CHOSEN), &LegacyOptions::default());
+        for name in ["lookup-at-request", "live-until-reply"] {
+            let v = LegacyVariant::parse(&format!("chosen+{name}")).unwrap();
+            let alt = check_legacy(&LegacyModel::new(w.clone(), v), &LegacyOptions::default());
+            prop_assert!(chosen.observations.is_subset(&alt.observations), "{}", name);
+        }
+    }
+}
+
+#[test]
+fn variant_names_round_trip_and_bad_names_are_refused() {
+    for a in ALTERNATIVES {
+        let v = LegacyVariant::parse(&format!("chosen+{}", a.name)).unwrap();
+        assert!(v.has(*a));
+        assert_eq!(LegacyVariant::parse(&v.name()).unwrap(), v);
+    }
+    assert!(LegacyVariant::parse("seed").is_err());
+    assert!(LegacyVariant::parse("chosen+nope")
+        .unwrap_err()
+        .contains("known:"));
+}
+
+#[test]
+fn scenario_errors_are_reported_not_panicked() {
+    for (text, want) in [
+        (
+            r#"{"name":"x","summary":"","description":"","page":{}}"#,
+            "at least one page script",
+        ),
+        (
+            r#"{"name":"x","summary":"","description":"","page":{"agent":[]}}"#,
+            "reserved",
+        ),
+        (
+            r#"{"name":"x","summary":"","description":"","page":{"p":["clearContext"]},"agent":[{"list":"l"},{"list":"l"}]}"#,
+            "used twice",
+        ),
+        (
+            r#"{"name":"x","summary":"","description":"","page":{"p":[{"registerTool":"a"}]},"bodies":{"a":["fulfil","reject"]}}"#,
+            "settles more than once",
+        ),
+        (
+            r#"{"name":"x","summary":"","description":"","page":{"p":["clearContext"]},"browser":{"schedule":["q"]}}"#,
+            "unknown actor",
+        ),
+        (
+            r#"{"name":"x","summary":"","description":"","page":{"p":[{"nope":1}]}}"#,
+            "unknown variant",
+        ),
+    ] {
+        let e = LegacyWorld::from_json(text).unwrap_err();
+        assert!(e.contains(want), "{text}: {e}");
+    }
+}

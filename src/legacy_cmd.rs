@@ -1,0 +1,237 @@
+//! `--profile legacy`: list and check the legacy proposal's scenarios (`scenarios/legacy/`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::json;
+use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
+use webmcp_properties::legacy::{check_legacy, LegacyOptions, LegacyResult};
+use webmcp_properties::{Kind, Verdict};
+
+use crate::catalog::LEGACY_SCENARIOS;
+
+/// Every embedded legacy scenario, compiled.
+pub fn all() -> Result<Vec<LegacyWorld>, String> {
+    LEGACY_SCENARIOS
+        .iter()
+        .map(|(stem, text)| {
+            LegacyWorld::from_json(text)
+                .map_err(|e| format!("embedded scenario legacy/{stem}.json: {e}"))
+        })
+        .collect()
+}
+
+/// The embedded legacy scenario called `name`.
+pub fn named(name: &str) -> Result<LegacyWorld, String> {
+    match LEGACY_SCENARIOS.iter().find(|(stem, _)| *stem == name) {
+        Some((stem, text)) => LegacyWorld::from_json(text)
+            .map_err(|e| format!("embedded scenario legacy/{stem}.json: {e}")),
+        None => Err(format!(
+            "unknown legacy scenario \"{name}\" (webmcp-check list --profile legacy shows them)"
+        )),
+    }
+}
+
+pub fn list() -> Result<ExitCode, String> {
+    for w in all()? {
+        println!("{:<40} {}", w.name, w.summary);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `check --profile legacy` takes from the command line.
+pub struct CheckRequest<'a> {
+    pub all: bool,
+    pub scenarios: &'a [String],
+    pub files: &'a [PathBuf],
+    pub variant: Option<&'a str>,
+    pub json: bool,
+    pub verbose: bool,
+    pub timings: bool,
+    pub max_states: Option<usize>,
+    pub timeout: Option<u64>,
+}
+
+/// The worlds a request names, in order: --all, then --scenario, then --scenario-file.
+pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<LegacyWorld>, String> {
+    let mut worlds = if all_ { all()? } else { Vec::new() };
+    for n in names {
+        worlds.push(named(n)?);
+    }
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        worlds.push(LegacyWorld::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?);
+    }
+    if worlds.is_empty() {
+        return Err("nothing to check: give --all, --scenario NAME or --scenario-file PATH".into());
+    }
+    Ok(worlds)
+}
+
+pub fn check(req: &CheckRequest) -> Result<ExitCode, String> {
+    let variant = LegacyVariant::parse(req.variant.unwrap_or("chosen"))?;
+    let worlds = worlds(req.all, req.scenarios, req.files)?;
+    let options = LegacyOptions {
+        max_states: req.max_states,
+        timeout: req.timeout.map(Duration::from_secs),
+    };
+    let results: Vec<LegacyResult> = worlds
+        .into_iter()
+        .map(|w| check_legacy(&LegacyModel::new(w, variant), &options))
+        .collect();
+    if req.json {
+        println!("{}", json_report(&results, req.timings));
+    } else {
+        for r in &results {
+            print!("{}", human(r, req.verbose, req.timings));
+        }
+    }
+    Ok(exit_code(&results))
+}
+
+/// 1 when a property is violated, else 3 when one is undecided, else 0.
+pub fn exit_code(results: &[LegacyResult]) -> ExitCode {
+    let any = |v: Verdict| {
+        results
+            .iter()
+            .any(|r| r.properties.iter().any(|p| p.verdict == v))
+    };
+    if any(Verdict::Violated) {
+        ExitCode::from(1)
+    } else if any(Verdict::Incomplete) {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {
+    let mut out = format!(
+        "{} [legacy {}]: {} states generated, {} unique, max depth {}{}{}\n",
+        r.scenario,
+        r.variant,
+        thousands(r.total_states),
+        thousands(r.unique_states),
+        r.max_depth,
+        if timings {
+            format!(", {:.2} s", r.seconds)
+        } else {
+            String::new()
+        },
+        if r.exhaustive {
+            ""
+        } else {
+            ", INCOMPLETE (not exhaustive: a bound stopped exploration)"
+        },
+    );
+    let (mut held, mut unwitnessed, mut undecided) = (0, 0, 0);
+    for p in &r.properties {
+        match p.verdict {
+            Verdict::Holds => held += 1,
+            Verdict::NotWitnessed => unwitnessed += 1,
+            Verdict::Incomplete => undecided += 1,
+            _ => {}
+        }
+        if !verbose && !matches!(p.verdict, Verdict::Violated | Verdict::Witnessed) {
+            continue;
+        }
+        let label = match p.verdict {
+            Verdict::Violated => "VIOLATED",
+            v => v.as_str(),
+        };
+        out.push_str(&format!("  {:<13} {}", label, p.property.name));
+        if let (Verdict::Violated, Some(path)) = (p.verdict, &p.path) {
+            let last = path
+                .last()
+                .and_then(|s| s.steps.last())
+                .copied()
+                .unwrap_or("-");
+            out.push_str(&format!(
+                " (shortest counterexample: {} actions, ending at {last})",
+                path.len()
+            ));
+        }
+        out.push('\n');
+        if verbose && p.verdict == Verdict::Violated {
+            for (i, s) in p.path.iter().flatten().enumerate() {
+                out.push_str(&format!(
+                    "      {}. {:?} [{}]\n",
+                    i + 1,
+                    s.action,
+                    s.steps.join(", ")
+                ));
+            }
+        }
+    }
+    if !verbose {
+        out.push_str(&format!(
+            "  {held} properties hold; {unwitnessed} witnesses not reachable in this scenario"
+        ));
+        if undecided > 0 {
+            out.push_str(&format!("; {undecided} undecided (incomplete)"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Always => "always",
+        Kind::AtTermination => "at-termination",
+        Kind::Sometimes => "sometimes",
+    }
+}
+
+pub fn json_report(results: &[LegacyResult], timings: bool) -> String {
+    let scenarios: Vec<_> = results
+        .iter()
+        .map(|r| {
+            let properties: Vec<_> = r
+                .properties
+                .iter()
+                .map(|p| {
+                    json!({
+                        "name": p.property.name,
+                        "kind": kind_name(p.property.kind),
+                        "about": p.property.about,
+                        "verdict": p.verdict.as_str(),
+                        "counterexample": p.path.as_ref().filter(|_| p.verdict == Verdict::Violated).map(|path| path.iter().map(|s| json!({
+                            "action": format!("{:?}", s.action),
+                            "steps": s.steps,
+                        })).collect::<Vec<_>>()),
+                    })
+                })
+                .collect();
+            let mut o = json!({
+                "profile": "legacy",
+                "scenario": r.scenario,
+                "variant": r.variant,
+                "unique_states": r.unique_states,
+                "total_states": r.total_states,
+                "max_depth": r.max_depth,
+                "exhaustive": r.exhaustive,
+                "observations": r.observations.len(),
+                "properties": properties,
+            });
+            if timings {
+                o["seconds"] = json!(r.seconds);
+            }
+            o
+        })
+        .collect();
+    serde_json::to_string_pretty(&json!({ "scenarios": scenarios })).expect("JSON values serialize")
+}

@@ -1,0 +1,400 @@
+//! `webmcp-check legacy-conformance`: run each legacy scenario against the legacy polyfill
+//! (`@mcp-b/webmcp-polyfill` 2.3.2, its IIFE build) in headless Chromium without the WebMCP
+//! flag, and judge the observation by the legacy model: it conforms when the model allows
+//! that observation in some interleaving.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use serde_json::{json, Value};
+use webmcp_browser::{run_pages, Chromium, Origin, Resource, Site, Visit, REPORT_JS};
+use webmcp_model::legacy::observe::Observation;
+use webmcp_model::legacy::variant::ALTERNATIVES;
+use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
+use webmcp_properties::legacy::{check_legacy, LegacyOptions};
+
+/// Where `npm ci` in browser/js puts the polyfill (browser/js/package.json aliases 2.3.2).
+pub const DEFAULT_POLYFILL: &str =
+    "browser/js/node_modules/webmcp-polyfill-legacy/dist/index.iife.js";
+const DRIVER_JS: &str = include_str!("legacy_driver.js");
+
+#[derive(clap::Args)]
+pub struct LegacyConformanceArgs {
+    /// Run every embedded legacy scenario that has a browser schedule (the default).
+    #[arg(long)]
+    all: bool,
+    /// Run these legacy scenarios (repeatable).
+    #[arg(long = "scenario", value_name = "NAME")]
+    scenarios: Vec<String>,
+    /// The legacy variant that judges: chosen[+ALTERNATIVE...].
+    #[arg(long, default_value = "chosen")]
+    variant: String,
+    /// The polyfill's IIFE build (installed by `npm ci` in browser/js, never fetched here).
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_POLYFILL)]
+    polyfill: PathBuf,
+    /// The Chromium binary (default: $WEBMCP_CHROMIUM or /usr/bin/chromium).
+    #[arg(long, value_name = "PATH")]
+    chromium: Option<PathBuf>,
+    /// Seconds each page may take.
+    #[arg(long, default_value_t = 20)]
+    page_timeout: u64,
+    #[arg(long, value_enum, default_value_t = ConformanceFormat::Human)]
+    format: ConformanceFormat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConformanceFormat {
+    Human,
+    Json,
+    Markdown,
+}
+
+/// The verdict on one scenario.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub scenario: String,
+    /// None: no browser schedule, or the page did not finish.
+    pub observed: Option<Observation>,
+    pub allowed: Option<bool>,
+    /// Keys where the observation differs from the nearest allowed one: (key, seen, model).
+    pub differences: Vec<(String, String, String)>,
+    /// Alternatives that, added alone to the judging variant, allow the observation.
+    pub allowed_by: Vec<&'static str>,
+    pub model_observations: usize,
+    pub note: String,
+}
+
+pub fn run(args: &LegacyConformanceArgs) -> Result<ExitCode, String> {
+    let variant = LegacyVariant::parse(&args.variant)?;
+    let worlds =
+        crate::legacy_cmd::worlds(args.all || args.scenarios.is_empty(), &args.scenarios, &[])?;
+    let polyfill = std::fs::read(&args.polyfill).map_err(|e| {
+        format!(
+            "{}: {e} (install it with `npm ci` in browser/js)",
+            args.polyfill.display()
+        )
+    })?;
+    let chromium_path = args
+        .chromium
+        .clone()
+        .or_else(|| std::env::var_os("WEBMCP_CHROMIUM").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(webmcp_browser::DEFAULT_CHROMIUM));
+    if !chromium_path.exists() {
+        return Err(format!("no Chromium at {}", chromium_path.display()));
+    }
+    let chromium = Chromium::new(&chromium_path);
+    let runnable: Vec<&LegacyWorld> = worlds.iter().filter(|w| w.browser.is_some()).collect();
+    let outcomes = run_pages(
+        &chromium,
+        |_| site(&runnable, polyfill),
+        Duration::from_secs(args.page_timeout),
+        |_| {},
+    )
+    .map_err(|e| format!("browser run: {e}"))?;
+    let rows: Vec<Row> = worlds
+        .iter()
+        .map(|w| {
+            let done = outcomes
+                .iter()
+                .find(|o| o.run == w.name)
+                .map(|o| o.done.clone());
+            judge(w, variant, done)
+        })
+        .collect();
+    let version = chromium.version().unwrap_or_default();
+    match args.format {
+        ConformanceFormat::Human => print!("{}", human(&rows, &version, variant)),
+        ConformanceFormat::Markdown => print!("{}", markdown(&rows, &version, variant)),
+        ConformanceFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(&rows, &version, variant)).expect("JSON")
+        ),
+    }
+    Ok(exit_code(&rows))
+}
+
+/// 1 when an observation is not allowed, else 3 when a scenario could not be judged.
+pub fn exit_code(rows: &[Row]) -> ExitCode {
+    if rows.iter().any(|r| r.allowed == Some(false)) {
+        ExitCode::from(1)
+    } else if rows
+        .iter()
+        .any(|r| r.allowed.is_none() && !r.note.starts_with("no browser"))
+    {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn site(worlds: &[&LegacyWorld], polyfill: Vec<u8>) -> (Site, Vec<Visit>) {
+    let mut site = Site::new();
+    site.add(
+        Origin::Primary,
+        "/legacy-polyfill.js",
+        Resource::javascript(polyfill),
+    );
+    let mut visits = Vec::new();
+    for w in worlds {
+        let path = format!("/legacy/{}.html", w.name);
+        site.add(Origin::Primary, &path, Resource::html(page(w)));
+        visits.push(Visit {
+            run: w.name.clone(),
+            origin: Origin::Primary,
+            path,
+        });
+    }
+    (site, visits)
+}
+
+/// The page: report helpers, a note of whether the browser has its own modelContext, the
+/// polyfill, then the driver on the scenario's JSON.
+pub fn page(w: &LegacyWorld) -> String {
+    let scenario = w.source.replace("</", "<\\/");
+    format!(
+        "<!doctype html><meta charset=utf-8><body>\
+         <script>{REPORT_JS}\nwindow.__nativeModelContext = 'modelContext' in navigator;</script>\
+         <script src=\"/legacy-polyfill.js\"></script>\
+         <script>{DRIVER_JS}\n__runLegacy({scenario}).then(__done, (e) => __done({{ error: String(e && e.stack || e) }}));</script>"
+    )
+}
+
+fn observations(w: &LegacyWorld, variant: LegacyVariant) -> (BTreeSet<Observation>, bool) {
+    let r = check_legacy(
+        &LegacyModel::new(w.clone(), variant),
+        &LegacyOptions::default(),
+    );
+    (r.observations, r.exhaustive)
+}
+
+/// Judges what one page reported (`None`: not run; `Some(None)`: timed out).
+pub fn judge(w: &LegacyWorld, variant: LegacyVariant, done: Option<Option<Value>>) -> Row {
+    let (allowed_set, _) = observations(w, variant);
+    let mut row = Row {
+        scenario: w.name.clone(),
+        observed: None,
+        allowed: None,
+        differences: Vec::new(),
+        allowed_by: Vec::new(),
+        model_observations: allowed_set.len(),
+        note: String::new(),
+    };
+    let value = match done {
+        None => {
+            row.note = "no browser schedule (not run)".into();
+            return row;
+        }
+        Some(None) => {
+            row.note = "page timed out".into();
+            return row;
+        }
+        Some(Some(v)) => v,
+    };
+    if let Some(e) = value.get("error") {
+        row.note = format!("page error: {e}");
+        return row;
+    }
+    if value["native"] == true || value["polyfill"] != true {
+        row.note = "the page did not run on the polyfill (native modelContext present?)".into();
+        return row;
+    }
+    let observed = match parse_observation(&value["observation"]) {
+        Some(o) => o,
+        None => {
+            row.note = "malformed observation".into();
+            return row;
+        }
+    };
+    let allowed = allowed_set.contains(&observed);
+    row.allowed = Some(allowed);
+    if !allowed {
+        row.differences = nearest_differences(&observed, &allowed_set);
+        row.allowed_by = ALTERNATIVES
+            .iter()
+            .filter(|a| !variant.has(**a))
+            .filter(|a| observations(w, variant.with(**a)).0.contains(&observed))
+            .map(|a| a.name)
+            .collect();
+    }
+    row.observed = Some(observed);
+    row
+}
+
+fn parse_observation(v: &Value) -> Option<Observation> {
+    v.as_object()?
+        .iter()
+        .map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect()
+}
+
+/// The differing keys against the allowed observation that differs in the fewest keys.
+pub fn nearest_differences(
+    observed: &Observation,
+    allowed: &BTreeSet<Observation>,
+) -> Vec<(String, String, String)> {
+    let diff = |a: &Observation| -> Vec<(String, String, String)> {
+        let keys: BTreeSet<&String> = observed.keys().chain(a.keys()).collect();
+        keys.into_iter()
+            .filter(|k| observed.get(*k) != a.get(*k))
+            .map(|k| {
+                let show = |o: Option<&String>| o.cloned().unwrap_or_else(|| "(absent)".into());
+                ((*k).clone(), show(observed.get(k)), show(a.get(k)))
+            })
+            .collect()
+    };
+    allowed
+        .iter()
+        .map(diff)
+        .min_by_key(|d| d.len())
+        .unwrap_or_default()
+}
+
+fn differences_text(r: &Row) -> String {
+    r.differences
+        .iter()
+        .map(|(k, seen, model)| format!("{k}: polyfill {seen}, model {model}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn verdict(r: &Row) -> &str {
+    match r.allowed {
+        Some(true) => "conforms",
+        Some(false) => "DIVERGES",
+        None => &r.note,
+    }
+}
+
+pub fn human(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
+    let mut out = format!(
+        "legacy conformance: @mcp-b/webmcp-polyfill 2.3.2 (IIFE) in {version}, judged by legacy {}\n",
+        variant.name()
+    );
+    for r in rows {
+        out.push_str(&format!("  {:<34} {}", r.scenario, verdict(r)));
+        if r.allowed == Some(false) {
+            out.push_str(&format!(" ({})", differences_text(r)));
+            if !r.allowed_by.is_empty() {
+                out.push_str(&format!("; allowed by {}", r.allowed_by.join(", ")));
+            }
+        }
+        out.push('\n');
+    }
+    let diverging = rows.iter().filter(|r| r.allowed == Some(false)).count();
+    let conforming = rows.iter().filter(|r| r.allowed == Some(true)).count();
+    out.push_str(&format!(
+        "{conforming} conform, {diverging} diverge, {} not judged\n",
+        rows.len() - conforming - diverging
+    ));
+    out
+}
+
+pub fn markdown(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
+    let mut out = format!(
+        "Polyfill `@mcp-b/webmcp-polyfill` 2.3.2 (`dist/index.iife.js`) in {version} without the WebMCP flag, judged by legacy `{}`.\n\n\
+         | scenario | allowed observations | polyfill | where it differs from the nearest allowed observation | alternatives that allow it |\n|---|---:|---|---|---|\n",
+        variant.name()
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.scenario,
+            r.model_observations,
+            verdict(r),
+            differences_text(r),
+            r.allowed_by.join(", ")
+        ));
+    }
+    out
+}
+
+pub fn to_json(rows: &[Row], version: &str, variant: LegacyVariant) -> Value {
+    json!({
+        "implementation": "@mcp-b/webmcp-polyfill@2.3.2 (dist/index.iife.js)",
+        "browser": version,
+        "variant": variant.name(),
+        "scenarios": rows.iter().map(|r| json!({
+            "scenario": r.scenario,
+            "allowed": r.allowed,
+            "note": r.note,
+            "model_observations": r.model_observations,
+            "observed": r.observed,
+            "differences": r.differences.iter().map(|(k, s, m)| json!({"key": k, "polyfill": s, "model": m})).collect::<Vec<_>>(),
+            "allowed_by": r.allowed_by,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world(name: &str) -> LegacyWorld {
+        crate::legacy_cmd::named(name).unwrap()
+    }
+
+    fn report(o: &Observation) -> Option<Option<Value>> {
+        Some(Some(
+            json!({"native": false, "polyfill": true, "observation": o}),
+        ))
+    }
+
+    #[test]
+    fn every_model_observation_is_judged_allowed() {
+        let w = world("provide-replaces");
+        let (all, exhaustive) = observations(&w, LegacyVariant::CHOSEN);
+        assert!(exhaustive && all.len() > 1);
+        for o in &all {
+            let row = judge(&w, LegacyVariant::CHOSEN, report(o));
+            assert_eq!(row.allowed, Some(true), "{o:?}");
+            assert!(row.differences.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_changed_value_diverges_and_names_the_key() {
+        let w = world("provide-replaces");
+        let (all, _) = observations(&w, LegacyVariant::CHOSEN);
+        let mut o = all.iter().find(|o| o["l1"] == "a,b").unwrap().clone();
+        o.insert("l1".into(), "a".into());
+        let row = judge(&w, LegacyVariant::CHOSEN, report(&o));
+        assert_eq!(row.allowed, Some(false));
+        // One key differs; several allowed observations are equally near.
+        assert_eq!(row.differences.len(), 1);
+        assert_eq!(row.differences[0].0, "l1");
+        assert_eq!(row.differences[0].1, "a");
+        assert_eq!(row.allowed_by, vec!["piecewise-provide"]);
+    }
+
+    #[test]
+    fn pages_that_did_not_run_on_the_polyfill_are_not_judged() {
+        let w = world("provide-replaces");
+        let native = Some(Some(
+            json!({"native": true, "polyfill": false, "observation": {}}),
+        ));
+        for (done, note) in [
+            (None, "no browser schedule"),
+            (Some(None), "page timed out"),
+            (Some(Some(json!({"error": "boom"}))), "page error"),
+            (native, "did not run on the polyfill"),
+        ] {
+            let row = judge(&w, LegacyVariant::CHOSEN, done);
+            assert_eq!(row.allowed, None);
+            assert!(row.note.contains(note), "{}", row.note);
+        }
+    }
+
+    #[test]
+    fn the_page_embeds_the_scenario_without_closing_its_script() {
+        let mut w = world("provide-replaces");
+        w.source = w
+            .source
+            .replace("\"summary\"", "\"x\": \"</script>\", \"summary\"");
+        let p = page(&w);
+        assert_eq!(p.matches("</script>").count(), 3);
+        assert!(p.contains("__runLegacy({"));
+    }
+}

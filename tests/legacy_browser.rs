@@ -1,0 +1,120 @@
+//! `legacy-conformance` against the real polyfill in real Chromium. Runs when /usr/bin/chromium
+//! (or $WEBMCP_CHROMIUM) and the installed polyfill exist, or when WEBMCP_REQUIRE_BROWSER=1
+//! (then their absence fails).
+
+use std::path::Path;
+use std::process::Command;
+
+fn polyfill() -> String {
+    format!(
+        "{}/browser/js/node_modules/webmcp-polyfill-legacy/dist/index.iife.js",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn ready_or_skip() -> bool {
+    let chromium =
+        std::env::var("WEBMCP_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_string());
+    let required = std::env::var("WEBMCP_REQUIRE_BROWSER").as_deref() == Ok("1");
+    let missing: Vec<String> = [chromium, polyfill()]
+        .into_iter()
+        .filter(|p| !Path::new(p).exists())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        !required,
+        "WEBMCP_REQUIRE_BROWSER=1 but missing: {missing:?}"
+    );
+    eprintln!("!!!! SKIPPED legacy browser test: missing {missing:?} (set WEBMCP_REQUIRE_BROWSER=1 to make this a failure; `npm ci` in browser/js installs the polyfill) !!!!");
+    false
+}
+
+fn conformance(variant: &str) -> (Option<i32>, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "legacy-conformance",
+            "--format",
+            "json",
+            "--variant",
+            variant,
+        ])
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("JSON: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), v)
+}
+
+fn verdicts(v: &serde_json::Value) -> Vec<(String, Option<bool>)> {
+    v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["scenario"].as_str().unwrap().to_string(),
+                s["allowed"].as_bool(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_polyfill_conforms_except_where_it_takes_two_alternatives() {
+    if !ready_or_skip() {
+        return;
+    }
+    let (code, report) = conformance("chosen");
+    assert_eq!(code, Some(1), "{report}");
+    for (name, allowed) in verdicts(&report) {
+        let s = report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["scenario"] == name.as_str())
+            .unwrap();
+        match name.as_str() {
+            // The polyfill looks the tool up, awaits validation, then invokes it.
+            "clear-between-request-and-start" => {
+                assert_eq!(allowed, Some(false));
+                assert_eq!(s["allowed_by"], serde_json::json!(["lookup-at-request"]));
+                assert_eq!(s["differences"][0]["key"], "e1.at-start");
+            }
+            // The polyfill deactivates the client only after the result is serialised.
+            "interaction-same-task-as-settle" => {
+                assert_eq!(allowed, Some(false));
+                assert_eq!(
+                    s["allowed_by"],
+                    serde_json::json!(["unbound-client", "live-until-reply"])
+                );
+                assert_eq!(s["differences"][0]["key"], "e1.rui#0");
+            }
+            "unload-during-execution" => assert_eq!(allowed, None, "not run in a browser"),
+            _ => assert_eq!(allowed, Some(true), "{name}: {s}"),
+        }
+    }
+    let (code, report) = conformance("chosen+lookup-at-request+live-until-reply");
+    assert_eq!(code, Some(0), "{report}");
+    assert!(verdicts(&report)
+        .iter()
+        .all(|(n, a)| *a == Some(true) || n == "unload-during-execution"));
+}
+
+#[test]
+fn a_missing_polyfill_is_a_usage_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+        .args([
+            "legacy-conformance",
+            "--polyfill",
+            "/nonexistent/index.iife.js",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("npm ci"));
+}

@@ -1,0 +1,247 @@
+//! End-to-end tests of `--profile legacy`: the verdicts every legacy scenario expects, the
+//! alternatives each property rules out, and one-line errors for bad input.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+}
+
+fn expectations() -> BTreeMap<String, BTreeMap<String, String>> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/legacy");
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let expect = v["expect"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+            .collect();
+        out.insert(v["name"].as_str().unwrap().to_string(), expect);
+    }
+    out
+}
+
+fn check_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = bin()
+        .args([
+            "check",
+            "--profile",
+            "legacy",
+            "--format",
+            "json",
+            "--no-timings",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("JSON: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), v)
+}
+
+#[test]
+fn every_legacy_scenario_gives_its_expected_verdicts_and_every_witness_is_reached() {
+    let (code, report) = check_json(&["--all"]);
+    assert_eq!(code, Some(0), "the chosen semantics keeps every property");
+    let expectations = expectations();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), expectations.len());
+    assert!(scenarios.len() >= 8);
+    let mut witnessed = BTreeMap::<String, usize>::new();
+    let mut names = Vec::new();
+    for s in scenarios {
+        let name = s["scenario"].as_str().unwrap();
+        assert_eq!(s["exhaustive"], true, "{name}");
+        assert_eq!(s["profile"], "legacy");
+        let expect = &expectations[name];
+        for p in s["properties"].as_array().unwrap() {
+            let prop = p["name"].as_str().unwrap().to_string();
+            names.push(prop.clone());
+            let verdict = p["verdict"].as_str().unwrap();
+            match expect.get(&prop) {
+                Some(want) => assert_eq!(verdict, want, "{name}: {prop}"),
+                None => assert!(
+                    matches!(verdict, "hold" | "not witnessed"),
+                    "{name}: {prop} is {verdict} but the scenario does not expect it"
+                ),
+            }
+            if verdict == "witnessed" {
+                *witnessed.entry(prop).or_default() += 1;
+            }
+        }
+        for prop in expect.keys() {
+            assert!(
+                s["properties"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["name"] == prop.as_str()),
+                "{name} expects unknown property {prop}"
+            );
+        }
+    }
+    for n in names.iter().filter(|n| n.starts_with("witness:")) {
+        assert!(
+            witnessed.contains_key(n),
+            "{n} is reached by no legacy scenario"
+        );
+    }
+}
+
+/// Each alternative reading breaks the property that names the chosen reading's guarantee.
+#[test]
+fn each_alternative_breaks_the_property_the_choice_buys() {
+    for (alt, scenario, property) in [
+        (
+            "lookup-at-request",
+            "clear-between-request-and-start",
+            "clear-means-gone",
+        ),
+        (
+            "lookup-at-request",
+            "provide-replaces",
+            "starts-only-current",
+        ),
+        ("piecewise-provide", "provide-replaces", "provide-atomic"),
+        (
+            "clear-keeps-registered",
+            "register-then-provide",
+            "clear-means-gone",
+        ),
+        (
+            "unbound-client",
+            "interaction-same-task-as-settle",
+            "callback-only-while-live",
+        ),
+        (
+            "provide-keeps-duplicates",
+            "provide-duplicate-names",
+            "names-unique",
+        ),
+        (
+            "live-until-reply",
+            "interaction-same-task-as-settle",
+            "callback-only-while-live",
+        ),
+    ] {
+        let variant = format!("chosen+{alt}");
+        let (code, report) = check_json(&["--scenario", scenario, "--variant", &variant]);
+        assert_eq!(code, Some(1), "{variant} on {scenario}");
+        let s = &report["scenarios"][0];
+        assert_eq!(s["variant"], variant.as_str());
+        let p = s["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == property)
+            .unwrap();
+        assert_eq!(p["verdict"], "violated", "{variant}: {property}");
+        assert!(!p["counterexample"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn list_shows_every_legacy_scenario_and_the_draft_stays_the_default() {
+    let out = bin()
+        .args(["list", "--profile", "legacy"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let listed: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let expected: Vec<String> = expectations().into_keys().collect();
+    assert_eq!(listed, expected);
+    let draft = bin().arg("list").output().unwrap();
+    let draft = String::from_utf8(draft.stdout).unwrap();
+    assert!(!draft.contains("provide-replaces"));
+    assert!(draft.contains("register-and-discover"));
+}
+
+#[test]
+fn human_output_has_the_draft_look() {
+    let out = bin()
+        .args([
+            "check",
+            "--profile",
+            "legacy",
+            "--scenario",
+            "provide-replaces",
+            "--no-timings",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("provide-replaces [legacy chosen]: "),
+        "{text}"
+    );
+    assert!(text.contains("  witnessed     witness:provide-replaced-set\n"));
+    assert!(text.contains("properties hold;"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    for args in [
+        vec!["check", "--profile", "legacy", "--scenario", "no-such"],
+        vec!["check", "--profile", "legacy", "--all", "--variant", "seed"],
+        vec![
+            "check",
+            "--profile",
+            "legacy",
+            "--all",
+            "--variant",
+            "chosen+nope",
+        ],
+        vec!["check", "--profile", "legacy", "--all", "--format", "junit"],
+        vec!["check", "--profile", "legacy"],
+        vec!["check", "--profile", "nope", "--all"],
+        vec![
+            "check",
+            "--profile",
+            "legacy",
+            "--scenario-file",
+            "/nonexistent.json",
+        ],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("webmcp-check: "), "{err}");
+    }
+}
+
+#[test]
+fn a_bound_makes_the_verdict_incomplete_exit_3() {
+    let (code, report) = check_json(&["--scenario", "concurrent-executions", "--max-states", "5"]);
+    assert_eq!(code, Some(3));
+    assert_eq!(report["scenarios"][0]["exhaustive"], false);
+}
+
+#[test]
+fn a_malformed_scenario_file_is_rejected() {
+    let dir = std::env::temp_dir().join(format!("legacy-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.json");
+    std::fs::write(
+        &path,
+        r#"{"name":"x","summary":"s","description":"d","page":{"app":[{"provideContext":["a"]}]},"bodies":{"zz":["fulfil"]}}"#,
+    )
+    .unwrap();
+    let out = bin()
+        .args(["check", "--profile", "legacy", "--scenario-file"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("body for \"zz\""));
+}
