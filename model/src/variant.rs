@@ -97,7 +97,7 @@ fixes! {
         "tool-execute-steps return without invoking the tool when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet).",
         title: "Aborting right after executeTool() does not stop the tool from running",
         steps: ["execute-tool#14.4.2", "cancel-pending-execution#2", "execute-tool#15.12", "tool-execute-steps#2"],
-        impact: "The cancellation started by abort() runs in parallel and can look for the pending execution before execute-tool#15.12 stores it; it then finds nothing, and the tool runs anyway for a caller whose promise already rejected with AbortError.";
+        impact: "The cancellation that abort() starts runs in parallel: when the tool's task runs it may not have run yet, or it may have looked for the pending execution before execute-tool#15.12 stored it and found nothing. Either way the tool runs for a caller whose promise already rejected with AbortError.";
     AMEND_CANCEL_NOTE = 9, "amend-cancel-note",
         "the note at cancel-pending-execution#5 says the target may be gone, in which case the queued task never runs (harmless with abort-local-on-unload).",
         title: "The note at cancel-pending-execution#5 promises a target document that may be gone",

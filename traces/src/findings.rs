@@ -331,7 +331,8 @@ fn counterexample(
     let path = replay_path(&model, min.trace.actions.clone());
     let _ = writeln!(
         out,
-        "**Counterexample:** `{}` in scenario `{}` ({} actions, minimised from {}). Reproduce with\n\
+        "**Counterexample:** `{}` in scenario `{}`: {} actions after delta debugging (breadth-first\n\
+         search found {}). Reproduce with\n\
          `webmcp-check check --scenario {} --variant {}`.\n",
         p.def.name,
         src.world.name,
