@@ -96,7 +96,8 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
     let fates = run(&baseline, &selected, args.threads, args.bound);
     let (killed, counted) = score_of(&fates);
     let score = 100.0 * killed as f64 / counted.max(1) as f64;
-    let report = markdown(&fates, score, args.bound);
+    let candidates = webmcp_model::mutation::candidates().len();
+    let report = markdown(&fates, score, args.bound, candidates);
     match &args.output {
         Some(path) => {
             webmcp_traces::export::write_atomically(path, &report).map_err(UsageError)?;
@@ -164,7 +165,7 @@ fn fate_text(f: &Fate) -> String {
     }
 }
 
-fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize) -> String {
+fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize, candidates: usize) -> String {
     let mut out = String::new();
     let (killed, counted) = score_of(fates);
     let _ = writeln!(
@@ -177,12 +178,14 @@ fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize) -> String {
          the model counts as a detection, and so does a state space that grows past {bound}\n\
          times its unmutated size. Mutants come from the step table (`model/src/mutation.rs`):\n\
          every `Step` row crossed with the operators, kept where the model has a site for the\n\
-         operator at that step.\n\n\
+         operator at that step: {candidates} candidates, {} with a site (a `Let` step, for one,\n\
+         writes nothing that a dropped step could lose).\n\n\
          A surviving mutant is *equivalent* when every action enabled in every reachable state\n\
          of every scenario gives exactly the unmutated successor state: the planted change never\n\
          changes anything on the suite, so no property could tell. That is checked, not argued,\n\
          and equivalent mutants are left out of the score.\n\n\
          **Score: {killed} of {counted} mutants killed ({score:.1}%); {} equivalent.**\n",
+        fates.len(),
         fates.len() - counted
     );
     let mut per_op: BTreeMap<Operator, [usize; 3]> = BTreeMap::new();
