@@ -643,6 +643,35 @@ impl Compiler {
                 "{at}: a statement needs exactly one of registerTool, getTools, executeTool, abort, await, awaitToolchange, removeIframe, navigate"
             ));
         }
+        let is_call =
+            op.register_tool.is_some() || op.get_tools.is_some() || op.execute_tool.is_some();
+        let misplaced = [
+            (
+                "as",
+                op.label.is_some() && !is_call,
+                "registerTool, getTools and executeTool",
+            ),
+            (
+                "input",
+                op.input.is_some() && op.execute_tool.is_none(),
+                "executeTool",
+            ),
+            (
+                "exposedTo",
+                op.exposed_to.is_some() && op.register_tool.is_none(),
+                "registerTool",
+            ),
+            (
+                "signal",
+                op.signal.is_some() && op.register_tool.is_none() && op.execute_tool.is_none(),
+                "registerTool and executeTool",
+            ),
+        ];
+        if let Some((field, _, owners)) = misplaced.iter().find(|(_, wrong, _)| *wrong) {
+            return err(format!(
+                "{at}: \"{field}\" is an option of {owners}, not of this statement"
+            ));
+        }
         if let Some(t) = &op.register_tool {
             let call = self.new_call(doc, op, CallKind::Register, at)?;
             let name = self.intern(&t.name);
@@ -686,10 +715,15 @@ impl Compiler {
         if let Some(r) = &op.execute_tool {
             let name = self.intern(&r.name);
             let tool = match (&r.from, &r.origin, &r.window) {
-                (Some(list), None, None) => ToolArg::FromList {
-                    list: self.earlier_call(doc, list, at)?,
-                    name,
-                },
+                (Some(list), None, None) => {
+                    let call = self.earlier_call(doc, list, at)?;
+                    if self.calls[call as usize].kind != CallKind::GetTools {
+                        return err(format!(
+                            "{at}: \"from\" names a getTools call, and \"{list}\" is not one"
+                        ));
+                    }
+                    ToolArg::FromList { list: call, name }
+                }
                 (None, Some(origin), Some(window)) => {
                     let Some(w) = self.docs.iter().position(|d| &d.name == window) else {
                         return err(format!("{at}: no document named \"{window}\""));

@@ -64,3 +64,42 @@ fn too_many_origins_is_an_error_not_a_panic() {
     let err = webmcp_model::World::from_json(&text).unwrap_err();
     assert!(err.0.contains("more than 64 distinct origins"), "{err}");
 }
+
+#[test]
+fn an_option_on_a_statement_it_does_not_belong_to_is_an_error() {
+    let base = |statement: &str| {
+        format!(
+            r#"{{"name": "s", "summary": "s", "description": "s",
+                "tabs": [{{"tab": "main", "top": {{"doc": "top", "url": "https://a.example/"}}}}],
+                "scripts": {{"top": [{{"as": "r", "registerTool": {{"name": "t", "description": "d"}}}}, {statement}]}}}}"#
+        )
+    };
+    let cases = [
+        (r#"{"getTools": {}, "input": {"q": 1}}"#, "\"input\""),
+        (r#"{"getTools": {}, "signal": "ac"}"#, "\"signal\""),
+        (
+            r#"{"executeTool": {"from": "r", "name": "t"}, "exposedTo": ["https://b.example"]}"#,
+            "\"exposedTo\"",
+        ),
+        (r#"{"as": "w", "await": "r"}"#, "\"as\""),
+    ];
+    for (statement, field) in cases {
+        let e = webmcp_model::World::from_json(&base(statement))
+            .err()
+            .unwrap_or_else(|| panic!("{statement} compiled"));
+        assert!(e.to_string().contains(field), "{statement}: {e}");
+        assert!(
+            e.to_string().contains("not of this statement"),
+            "{statement}: {e}"
+        );
+    }
+    // The same options where they belong compile.
+    let fine = base(
+        r#"{"as": "l", "getTools": {}}, {"await": "l"}, {"as": "x", "executeTool": {"from": "l", "name": "t"}, "input": {"q": 1}}"#,
+    );
+    assert!(
+        webmcp_model::World::from_json(&fine).is_ok(),
+        "{:?}",
+        webmcp_model::World::from_json(&fine).err()
+    );
+}
