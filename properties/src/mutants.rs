@@ -32,8 +32,13 @@ impl Recorder for SiteRecorder {
     }
 }
 
-/// Every site the model reaches in `model`'s scenario.
-pub fn sites(model: &WebMcpModel, into: &mut Sites) {
+/// Visits every transition of `model` from every reachable state, breadth-first:
+/// `visit(state, action, rec)` applies the action with its own recorder and returns the
+/// successor, or `None` to stop. Returns whether the walk went to the end.
+fn walk(
+    model: &WebMcpModel,
+    mut visit: impl FnMut(&State, Action, &mut SiteRecorder) -> Option<State>,
+) -> bool {
     let mut seen: HashSet<State> = HashSet::new();
     let mut queue = VecDeque::new();
     let init = model.initial_state();
@@ -44,14 +49,24 @@ pub fn sites(model: &WebMcpModel, into: &mut Sites) {
         actions.clear();
         model.enabled_actions(&s, &mut actions);
         for a in &actions {
-            let mut rec = SiteRecorder::default();
-            let next = model.apply(&s, *a, &mut rec);
-            into.seen.extend(rec.seen);
+            let Some(next) = visit(&s, *a, &mut SiteRecorder::default()) else {
+                return false;
+            };
             if seen.insert(next.clone()) {
                 queue.push_back(next);
             }
         }
     }
+    true
+}
+
+/// Every site the model reaches in `model`'s scenario.
+pub fn sites(model: &WebMcpModel, into: &mut Sites) {
+    walk(model, |s, a, rec| {
+        let next = model.apply(s, a, rec);
+        into.seen.extend(rec.seen.drain(..));
+        Some(next)
+    });
 }
 
 /// How a mutant fared.
@@ -81,27 +96,11 @@ impl Fate {
 /// reaches exactly the same states.
 pub fn same_transitions(model: &WebMcpModel, mutant: Mutant) -> bool {
     let mutated = model.clone().with_mutant(mutant);
-    let mut seen: HashSet<State> = HashSet::new();
-    let mut queue = VecDeque::new();
-    let init = model.initial_state();
-    seen.insert(init.clone());
-    queue.push_back(init);
-    let mut actions: Vec<Action> = Vec::new();
-    while let Some(s) = queue.pop_front() {
-        actions.clear();
-        model.enabled_actions(&s, &mut actions);
-        for a in &actions {
-            let next = model.apply(&s, *a, &mut ());
-            let other = catch_unwind(AssertUnwindSafe(|| mutated.apply(&s, *a, &mut ())));
-            if other.ok().as_ref() != Some(&next) {
-                return false;
-            }
-            if seen.insert(next.clone()) {
-                queue.push_back(next);
-            }
-        }
-    }
-    true
+    walk(model, |s, a, _| {
+        let next = model.apply(s, a, &mut ());
+        let other = catch_unwind(AssertUnwindSafe(|| mutated.apply(s, a, &mut ())));
+        (other.ok().as_ref() == Some(&next)).then_some(next)
+    })
 }
 
 /// The verdicts of the unmutated model, per scenario, that mutants are compared with.
