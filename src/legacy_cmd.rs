@@ -106,36 +106,12 @@ pub fn exit_code(results: &[LegacyResult]) -> ExitCode {
     }
 }
 
-fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {
-    let mut out = format!(
-        "{} [legacy {}]: {} states generated, {} unique, max depth {}{}{}\n",
-        r.scenario,
-        r.variant,
-        thousands(r.total_states),
-        thousands(r.unique_states),
-        r.max_depth,
-        if timings {
-            format!(", {:.2} s", r.seconds)
-        } else {
-            String::new()
-        },
-        if r.exhaustive {
-            ""
-        } else {
-            ", INCOMPLETE (not exhaustive: a bound stopped exploration)"
-        },
+    let mut out = crate::output::run_header(
+        &format!("{} [legacy {}]", r.scenario, r.variant),
+        (r.total_states, r.unique_states, r.max_depth),
+        timings.then_some(r.seconds),
+        (!r.exhaustive).then_some("a bound stopped exploration"),
     );
     let (mut held, mut unwitnessed, mut undecided) = (0, 0, 0);
     for p in &r.properties {

@@ -6,6 +6,24 @@ use webmcp_properties::{Kind, PropertyResult, ScenarioResult, Verdict};
 
 use crate::baseline::{Baseline, Judgement};
 
+/// The first line of a scenario's human report: sizes, time, and whether it was exhaustive.
+pub fn run_header(
+    label: &str,
+    (total, unique, depth): (usize, usize, usize),
+    seconds: Option<f64>,
+    incomplete: Option<&str>,
+) -> String {
+    format!(
+        "{label}: {} states generated, {} unique, max depth {depth}{}{}\n",
+        thousands(total),
+        thousands(unique),
+        seconds.map_or(String::new(), |t| format!(", {t:.2} s")),
+        incomplete.map_or(String::new(), |why| format!(
+            ", INCOMPLETE (not exhaustive: {why})"
+        )),
+    )
+}
+
 fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
@@ -29,23 +47,11 @@ pub fn human(
     timings: bool,
     baseline: Option<&Baseline>,
 ) -> String {
-    let mut out = format!(
-        "{} [{}]: {} states generated, {} unique, max depth {}{}{}\n",
-        r.scenario,
-        r.variant,
-        thousands(r.total_states),
-        thousands(r.unique_states),
-        r.max_depth,
-        if timings {
-            format!(", {:.2} s", r.seconds)
-        } else {
-            String::new()
-        },
-        if r.exhaustive {
-            ""
-        } else {
-            ", INCOMPLETE (not exhaustive: a bound stopped exploration, or random walks)"
-        },
+    let mut out = run_header(
+        &format!("{} [{}]", r.scenario, r.variant),
+        (r.total_states, r.unique_states, r.max_depth),
+        timings.then_some(r.seconds),
+        (!r.exhaustive).then_some("a bound stopped exploration, or random walks"),
     );
     let mut held = 0;
     for p in &r.properties {

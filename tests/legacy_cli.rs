@@ -1,6 +1,8 @@
 //! End-to-end tests of `--profile legacy`: the verdicts every legacy scenario expects, the
 //! alternatives each property rules out, and one-line errors for bad input.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -9,21 +11,7 @@ fn bin() -> Command {
 }
 
 fn expectations() -> BTreeMap<String, BTreeMap<String, String>> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/legacy");
-    let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        let expect = v["expect"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
-            .collect();
-        out.insert(v["name"].as_str().unwrap().to_string(), expect);
-    }
-    out
+    common::expectations_in(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/legacy"))
 }
 
 fn check_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
