@@ -4,8 +4,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use webmcp_model::mutation::{Mutant, Operator};
 use webmcp_model::{Variant, WebMcpModel, World};
@@ -127,23 +125,12 @@ fn run(
     threads: usize,
     bound: usize,
 ) -> Vec<(Mutant, Fate)> {
-    let next = AtomicUsize::new(0);
-    let out = Mutex::new(Vec::new());
     // Mutants may panic by design; the panic is the detection, not a message for the user.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&m) = mutants.get(i) else { break };
-                let fate = baseline.judge(m, bound);
-                out.lock().expect("no worker panics").push((m, fate));
-            });
-        }
-    });
+    let fates = webmcp_properties::parallel::map(mutants, threads, |&m| baseline.judge(m, bound));
     std::panic::set_hook(hook);
-    let mut out = out.into_inner().expect("no worker panics");
+    let mut out: Vec<(Mutant, Fate)> = mutants.iter().copied().zip(fates).collect();
     out.sort_by_key(|(m, _)| *m);
     out
 }

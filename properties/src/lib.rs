@@ -12,6 +12,7 @@ pub mod driver;
 pub mod fingerprint;
 pub mod legacy;
 pub mod mutants;
+pub mod parallel;
 mod simulation;
 
 pub use catalogue::{Kind, PropertyDef};

@@ -13,9 +13,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use webmcp_model::machine::WebMcpModel;
 use webmcp_model::variant::{Fix, FIXES};
 use webmcp_model::Variant;
@@ -49,38 +46,23 @@ fn check_all(
     let jobs: Vec<(usize, usize)> = (0..variants.len())
         .flat_map(|v| (0..sources.len()).map(move |s| (v, s)))
         .collect();
-    let next = AtomicUsize::new(0);
-    let done: Mutex<BTreeMap<(usize, usize), ScenarioResult>> = Mutex::new(BTreeMap::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(v, s)) = jobs.get(i) else { break };
-                let model = WebMcpModel::new(sources[s].world.clone(), variants[v]);
-                let options = CheckOptions {
-                    threads: 1,
-                    ..CheckOptions::default()
-                };
-                let result = check(model, &options);
-                done.lock()
-                    .expect("no worker panics")
-                    .insert((v, s), result);
-            });
-        }
-    });
-    let mut done = done.into_inner().expect("no worker panics");
+    let mut results = webmcp_properties::parallel::map(&jobs, threads, |&(v, s)| {
+        let model = WebMcpModel::new(sources[s].world.clone(), variants[v]);
+        let options = CheckOptions {
+            threads: 1,
+            ..CheckOptions::default()
+        };
+        check(model, &options)
+    })
+    .into_iter();
     let mut out = Vec::new();
-    for v in 0..variants.len() {
-        let mut row = Vec::new();
-        for s in 0..sources.len() {
-            let r = done.remove(&(v, s)).expect("every job ran");
-            if !r.exhaustive || r.is_incomplete() {
-                return Err(format!(
-                    "{} under {}: the check was not exhaustive",
-                    r.scenario, r.variant
-                ));
-            }
-            row.push(r);
+    for _ in 0..variants.len() {
+        let row: Vec<ScenarioResult> = results.by_ref().take(sources.len()).collect();
+        if let Some(r) = row.iter().find(|r| !r.exhaustive || r.is_incomplete()) {
+            return Err(format!(
+                "{} under {}: the check was not exhaustive",
+                r.scenario, r.variant
+            ));
         }
         out.push(row);
     }
