@@ -4,7 +4,10 @@
 use std::fmt::Write;
 use std::path::Path;
 
+include!("browser/build_probe.rs");
+
 fn main() {
+    probe_browser(Path::new(env!("CARGO_MANIFEST_DIR")));
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let mut out = String::new();
     embed(&mut out, "SCENARIOS", &root);

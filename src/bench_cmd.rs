@@ -107,7 +107,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
         memory_limit_mib: args.memory_limit,
     };
     let m = bench::measure(bench::model_of(world), &spec);
-    println!("{}", serde_json::to_string(&m).expect("JSON"));
+    outln!("{}", serde_json::to_string(&m).expect("JSON"));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -212,10 +212,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     };
     match args.format {
         BenchFormat::Markdown if args.scaling => {
-            print!("{}", bench::scaling_markdown(&scaling, &machine, &command))
+            out!("{}", bench::scaling_markdown(&scaling, &machine, &command))
         }
-        BenchFormat::Markdown => print!("{}", bench::markdown_table(&rows, &machine, &command)),
-        BenchFormat::Json => println!(
+        BenchFormat::Markdown => out!("{}", bench::markdown_table(&rows, &machine, &command)),
+        BenchFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&Report {
                 command,

@@ -36,8 +36,9 @@ pub fn text(name: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
-/// A scenario file written by a user.
-pub fn from_file(path: &Path) -> Result<World, String> {
+/// A scenario file written by a user, compiled, with its text (which traces record).
+pub fn from_file(path: &Path) -> Result<(World, String), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    World::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    let world = World::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((world, text))
 }

@@ -27,7 +27,7 @@ pub fn findings(args: &FindingsArgs, sources: &[Source]) -> Result<ExitCode, Usa
             webmcp_traces::export::write_atomically(path, &report).map_err(UsageError)?;
             eprintln!("wrote {}", path.display());
         }
-        None => print!("{report}"),
+        None => out!("{report}"),
     }
     Ok(ExitCode::SUCCESS)
 }

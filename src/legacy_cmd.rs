@@ -35,7 +35,7 @@ pub fn named(name: &str) -> Result<LegacyWorld, String> {
 
 pub fn list() -> Result<ExitCode, String> {
     for w in all()? {
-        println!("{:<40} {}", w.name, w.summary);
+        outln!("{:<40} {}", w.name, w.summary);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -81,10 +81,10 @@ pub fn check(req: &CheckRequest) -> Result<ExitCode, String> {
         .map(|w| check_legacy(&LegacyModel::new(w, variant), &options))
         .collect();
     if req.json {
-        println!("{}", json_report(&results, req.timings));
+        outln!("{}", json_report(&results, req.timings));
     } else {
         for r in &results {
-            print!("{}", human(r, req.verbose, req.timings));
+            out!("{}", human(r, req.verbose, req.timings));
         }
     }
     Ok(exit_code(&results))

@@ -35,11 +35,11 @@ pub struct LegacyConformanceArgs {
     /// The polyfill's IIFE build (installed by `npm ci` in browser/js, never fetched here).
     #[arg(long, value_name = "FILE", default_value = DEFAULT_POLYFILL)]
     polyfill: PathBuf,
-    /// The Chromium binary (default: $WEBMCP_CHROMIUM or /usr/bin/chromium).
-    #[arg(long, value_name = "PATH")]
-    chromium: Option<PathBuf>,
-    /// Seconds each page may take.
-    #[arg(long, default_value_t = 20)]
+    /// The Chromium binary.
+    #[arg(long, value_name = "PATH", env = webmcp_browser::CHROMIUM_ENV, default_value = webmcp_browser::DEFAULT_CHROMIUM)]
+    chromium: PathBuf,
+    /// Seconds each page may take (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=600))]
     page_timeout: u64,
     #[arg(long, value_enum, default_value_t = ConformanceFormat::Human)]
     format: ConformanceFormat,
@@ -77,13 +77,13 @@ pub fn run(args: &LegacyConformanceArgs) -> Result<ExitCode, String> {
             args.polyfill.display()
         )
     })?;
-    let chromium_path = args
-        .chromium
-        .clone()
-        .or_else(|| std::env::var_os("WEBMCP_CHROMIUM").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from(webmcp_browser::DEFAULT_CHROMIUM));
+    let chromium_path = args.chromium.clone();
     if !chromium_path.exists() {
-        return Err(format!("no Chromium at {}", chromium_path.display()));
+        return Err(format!(
+            "no Chromium at {} (pass --chromium PATH or set {})",
+            chromium_path.display(),
+            webmcp_browser::CHROMIUM_ENV
+        ));
     }
     let chromium = Chromium::new(&chromium_path);
     let runnable: Vec<&LegacyWorld> = worlds.iter().filter(|w| w.browser.is_some()).collect();
@@ -106,9 +106,9 @@ pub fn run(args: &LegacyConformanceArgs) -> Result<ExitCode, String> {
         .collect();
     let version = chromium.version().unwrap_or_default();
     match args.format {
-        ConformanceFormat::Human => print!("{}", human(&rows, &version, variant)),
-        ConformanceFormat::Markdown => print!("{}", markdown(&rows, &version, variant)),
-        ConformanceFormat::Json => println!(
+        ConformanceFormat::Human => out!("{}", human(&rows, &version, variant)),
+        ConformanceFormat::Markdown => out!("{}", markdown(&rows, &version, variant)),
+        ConformanceFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&to_json(&rows, &version, variant)).expect("JSON")
         ),

@@ -2,9 +2,13 @@
 
 #![recursion_limit = "512"]
 
+#[macro_use]
+mod stdout;
+
 mod baseline;
 mod bench_cmd;
 mod catalog;
+mod exit_codes;
 mod findings_cmd;
 mod legacy_cmd;
 mod legacy_conformance;
@@ -17,10 +21,10 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, check_with_progress, CheckOptions, Mode, ScenarioResult, Verdict};
+use webmcp_properties::{check, check_with_progress, CheckOptions, Mode, ScenarioResult};
 
 #[derive(Parser)]
-#[command(name = "webmcp-check", version, about = "Model-check the W3C WebMCP draft", long_about = None)]
+#[command(name = "webmcp-check", version, about = "Model-check the W3C WebMCP draft", long_about = None, after_help = exit_codes::TOP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -29,36 +33,49 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the embedded scenarios, one per line: name, then summary.
+    #[command(after_help = exit_codes::LIST)]
     List(ListArgs),
     /// Explore every interleaving of scenarios and judge every property.
+    #[command(after_help = exit_codes::CHECK)]
     Check(CheckArgs),
     /// Check every embedded scenario and write the results as Markdown (docs/results.md).
+    #[command(after_help = exit_codes::WRITE)]
     Report(ReportArgs),
     /// Which spec steps the scenario suite executes, and which it never reaches and why.
+    #[command(after_help = exit_codes::COVERAGE)]
     Coverage(CoverageArgs),
     /// Measure the checker: states, time, states/s and memory per scenario (medians), or the
     /// scaling series (--scaling).
+    #[command(after_help = exit_codes::WRITE)]
     Bench(bench_cmd::BenchArgs),
     /// Measure one run in this process (used by bench; prints JSON).
     #[command(hide = true, name = "bench-child")]
     BenchChild(bench_cmd::BenchChildArgs),
     /// Re-execute an ITF trace (.itf.json) and check it reproduces every state and its verdict.
+    #[command(after_help = exit_codes::REPLAY)]
     Replay(ReplayArgs),
     /// Shrink an ITF trace to a shortest one that still shows the same verdict.
+    #[command(after_help = exit_codes::REPLAY)]
     Minimize(MinimizeArgs),
     /// Tell an ITF trace as a numbered story citing the draft's steps.
+    #[command(after_help = exit_codes::REPLAY)]
     Explain(ExplainArgs),
     /// Run the scenarios' browser forms in headless Chromium (or the polyfill) and judge
     /// what the pages observe against the model, under seed and proposed.
+    #[command(after_help = exit_codes::CONFORMANCE)]
     Conformance(webmcp_conformance::cli::Args),
     /// Regenerate traces/corpus/: one minimised trace per finding of the seed variant.
+    #[command(after_help = exit_codes::WRITE)]
     Corpus(CorpusArgs),
     /// Write the findings report for spec editors (docs/findings.md): one section per defect.
+    #[command(after_help = exit_codes::WRITE)]
     Findings(findings_cmd::FindingsArgs),
     /// Plant one bug at a time in the proposed model and report which property catches it.
+    #[command(after_help = exit_codes::MUTANTS)]
     Mutants(mutants_cmd::MutantsArgs),
     /// Run the legacy scenarios against @mcp-b/webmcp-polyfill 2.3.2 in headless Chromium and
     /// judge each observation by the legacy model.
+    #[command(after_help = exit_codes::CONFORMANCE)]
     LegacyConformance(legacy_conformance::LegacyConformanceArgs),
 }
 
@@ -77,13 +94,15 @@ struct ListArgs {
 
 #[derive(clap::Args)]
 struct ReplayArgs {
-    /// The trace file.
+    /// The trace file (.itf.json).
+    #[arg(value_name = "FILE")]
     file: std::path::PathBuf,
 }
 
 #[derive(clap::Args)]
 struct MinimizeArgs {
-    /// The trace file.
+    /// The trace file (.itf.json).
+    #[arg(value_name = "FILE")]
     file: std::path::PathBuf,
     /// Where to write the minimised trace.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -92,7 +111,8 @@ struct MinimizeArgs {
 
 #[derive(clap::Args)]
 struct ExplainArgs {
-    /// The trace file.
+    /// The trace file (.itf.json).
+    #[arg(value_name = "FILE")]
     file: std::path::PathBuf,
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     format: ExplainFormat,
@@ -112,7 +132,7 @@ enum ExplainFormat {
 #[derive(clap::Args)]
 struct CorpusArgs {
     /// The corpus directory.
-    #[arg(long, default_value = "traces/corpus")]
+    #[arg(long, value_name = "DIR", default_value = "traces/corpus")]
     dir: std::path::PathBuf,
 }
 
@@ -125,7 +145,7 @@ struct CoverageArgs {
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// The spec variant: seed (the text as written), proposed, or seed+FIX+...
-    #[arg(long, default_value = "seed")]
+    #[arg(long, value_name = "VARIANT", default_value = "seed")]
     variant: String,
     #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
     format: CoverageFormat,
@@ -141,7 +161,7 @@ enum CoverageFormat {
 #[derive(clap::Args)]
 struct ReportArgs {
     /// The spec variant: seed (the text as written), proposed, or seed+FIX+...
-    #[arg(long, default_value = "seed")]
+    #[arg(long, value_name = "VARIANT", default_value = "seed")]
     variant: String,
     /// Write the report here instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -154,8 +174,8 @@ struct CheckArgs {
     /// --mode bfs, --max-states and --timeout, and its variants are chosen[+ALTERNATIVE...].
     #[arg(long, value_enum, default_value_t = Profile::Draft)]
     profile: Profile,
-    /// An embedded scenario to check (repeatable).
-    #[arg(long = "scenario", value_name = "NAME")]
+    /// An embedded scenario to check (repeatable; `webmcp-check list` names them).
+    #[arg(long = "scenario", value_name = "NAME", conflicts_with = "all")]
     scenarios: Vec<String>,
     /// Check every embedded scenario.
     #[arg(long)]
@@ -163,21 +183,22 @@ struct CheckArgs {
     /// A scenario file to check (repeatable).
     #[arg(long = "scenario-file", value_name = "PATH")]
     files: Vec<std::path::PathBuf>,
-    /// The spec variant: seed (the text as written, the default), proposed, or seed+FIX+...
-    #[arg(long)]
+    /// The spec variant: seed (the text as written), proposed, seed+FIX+... or proposed-FIX-...
+    /// (docs/variants.md) [default: seed; legacy: chosen]
+    #[arg(long, value_name = "VARIANT")]
     variant: Option<String>,
     /// How to explore: bfs (exhaustive, shortest counterexamples), dfs (exhaustive), sim
     /// (random walks; never exhaustive).
     #[arg(long, value_enum, default_value_t = ModeArg::Bfs)]
     mode: ModeArg,
-    /// The seed of --mode sim (the same seed gives the same walks).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// How many random walks --mode sim takes per scenario.
-    #[arg(long, default_value_t = 1000)]
-    runs: u64,
+    /// The seed of --mode sim (the same seed gives the same walks) [default: 0].
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// How many random walks --mode sim takes per scenario (1 to 10^9) [default: 1000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    runs: Option<u64>,
     /// Checker threads (1 guarantees shortest counterexamples under bfs).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
     /// Stop after generating this many states (the verdict is then incomplete).
     #[arg(long, value_name = "N")]
@@ -188,6 +209,7 @@ struct CheckArgs {
     /// Stop each scenario after this many seconds (the verdict is then incomplete).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
+    /// How to print the report: for people, or for programs and CI.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
     /// A known-findings file: listed violations do not fail the run; unlisted ones do.
@@ -226,6 +248,9 @@ enum ModeArg {
     Dfs,
     Sim,
 }
+
+/// Random walks per scenario of `--mode sim` when `--runs` is not given.
+const DEFAULT_SIM_RUNS: u64 = 1000;
 
 /// An error that ends the run with exit code 2 and one line on stderr.
 pub(crate) struct UsageError(pub(crate) String);
@@ -285,7 +310,10 @@ fn main() -> ExitCode {
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
         Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
-            .map(ExitCode::from)
+            .map(|(code, text)| {
+                out!("{text}");
+                ExitCode::from(code)
+            })
             .map_err(UsageError),
     };
     match result {
@@ -318,18 +346,21 @@ fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
     let sources = scenario_sources()?;
     let entries = webmcp_traces::corpus::regenerate(&args.dir, &sources).map_err(UsageError)?;
     for e in &entries {
-        println!(
+        outln!(
             "{}: {} actions (checker: {}), {} bytes",
-            e.file, e.kept, e.found, e.bytes
+            e.file,
+            e.kept,
+            e.found,
+            e.bytes
         );
     }
-    println!("{} traces in {}", entries.len(), args.dir.display());
+    outln!("{} traces in {}", entries.len(), args.dir.display());
     Ok(ExitCode::SUCCESS)
 }
 
 fn list() -> Result<ExitCode, UsageError> {
     for world in catalog::all().map_err(UsageError)? {
-        println!("{:<40} {}", world.name, world.summary);
+        outln!("{:<40} {}", world.name, world.summary);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -354,9 +385,9 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
         .collect();
     let cov = Coverage::of(&models);
     match args.format {
-        CoverageFormat::Human => print!("{}", cov.render_text()),
-        CoverageFormat::Markdown => print!("{}", cov.render_markdown()),
-        CoverageFormat::Json => println!(
+        CoverageFormat::Human => out!("{}", cov.render_text()),
+        CoverageFormat::Markdown => out!("{}", cov.render_markdown()),
+        CoverageFormat::Json => outln!(
             "{}",
             serde_json::to_string_pretty(&cov.render_json()).expect("JSON")
         ),
@@ -391,7 +422,7 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     match &args.output {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| UsageError(format!("{}: {e}", path.display())))?,
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -400,6 +431,28 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     if args.profile == Profile::Legacy {
         return legacy_check(args);
     }
+    let plan = plan_check(args)?;
+    let results = explore(&plan, args)?;
+    let judgement = baseline::judge(&results, plan.baseline.as_ref());
+    out!("{}", render_check(&plan, &results, &judgement, args));
+    Ok(ExitCode::from(
+        output::Outcome::of(&results, &judgement).exit_code(),
+    ))
+}
+
+/// What one `check` of the draft will do, decided before any exploration so that every
+/// usage error is found before the work.
+struct CheckPlan {
+    variant: Variant,
+    worlds: Vec<World>,
+    /// Per world: where it came from (`scenarios/NAME.json` or the user's path) and its text,
+    /// as the traces record them.
+    sources: Vec<(String, String)>,
+    options: CheckOptions,
+    baseline: Option<baseline::Baseline>,
+}
+
+fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     let variant = Variant::parse(args.variant.as_deref().unwrap_or("seed")).map_err(UsageError)?;
     let mut worlds: Vec<World> = Vec::new();
     if args.all {
@@ -408,7 +461,6 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     for name in &args.scenarios {
         worlds.push(catalog::named(name).map_err(UsageError)?);
     }
-    // Where each scenario came from and its text, recorded in the traces of `--trace-dir`.
     let mut sources: Vec<(String, String)> = worlds
         .iter()
         .map(|w| {
@@ -417,9 +469,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         })
         .collect();
     for path in &args.files {
-        worlds.push(catalog::from_file(path).map_err(UsageError)?);
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+        let (world, text) = catalog::from_file(path).map_err(UsageError)?;
+        worlds.push(world);
         sources.push((path.display().to_string(), text));
     }
     if worlds.is_empty() {
@@ -430,8 +481,14 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     if args.threads == 0 {
         return Err(UsageError("--threads must be at least 1".into()));
     }
-    if args.runs == 0 {
-        return Err(UsageError("--runs must be at least 1".into()));
+    let sim = args.mode == ModeArg::Sim;
+    if !sim && (args.seed.is_some() || args.runs.is_some()) {
+        return Err(UsageError(
+            "--seed and --runs choose random walks: they need --mode sim".into(),
+        ));
+    }
+    if args.symmetry && args.mode != ModeArg::Bfs {
+        return Err(UsageError("--symmetry works with --mode bfs only".into()));
     }
     let baseline = match &args.baseline {
         Some(path) => Some(baseline::Baseline::load(path).map_err(UsageError)?),
@@ -442,8 +499,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
             ModeArg::Bfs => Mode::Bfs,
             ModeArg::Dfs => Mode::Dfs,
             ModeArg::Sim => Mode::Sim {
-                seed: args.seed,
-                runs: args.runs,
+                seed: args.seed.unwrap_or(0),
+                runs: args.runs.unwrap_or(DEFAULT_SIM_RUNS),
             },
         },
         threads: args.threads,
@@ -452,30 +509,39 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         timeout: args.timeout.map(Duration::from_secs),
         symmetry: args.symmetry,
     };
-    if args.symmetry && args.mode != ModeArg::Bfs {
-        return Err(UsageError("--symmetry works with --mode bfs only".into()));
-    }
-    let mut results: Vec<ScenarioResult> = Vec::new();
+    Ok(CheckPlan {
+        variant,
+        worlds,
+        sources,
+        options,
+        baseline,
+    })
+}
+
+/// Explores every scenario of the plan in turn, printing each human report as it completes
+/// (so a long `--all` shows results as they come) and writing its traces.
+fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Vec<ScenarioResult>, UsageError> {
+    let mut results = Vec::new();
     let mut traces_written = 0;
-    for (world, (source, text)) in worlds.iter().zip(&sources) {
-        let model = WebMcpModel::new(world.clone(), variant);
+    for (world, (source, text)) in plan.worlds.iter().zip(&plan.sources) {
+        let model = WebMcpModel::new(world.clone(), plan.variant);
         let result = if args.quiet {
-            check(model.clone(), &options)
+            check(model.clone(), &plan.options)
         } else {
             let mut bar = progress::Bar::new(&world.name);
-            let r = check_with_progress(model.clone(), &options, &mut |p| bar.update(p));
+            let r = check_with_progress(model.clone(), &plan.options, &mut |p| bar.update(p));
             bar.finish();
             r
         };
         if args.format == Format::Human {
-            print!(
+            out!(
                 "{}",
                 output::human(
                     world,
                     &result,
                     args.verbose,
                     !args.no_timings,
-                    baseline.as_ref()
+                    plan.baseline.as_ref()
                 )
             );
         }
@@ -491,42 +557,41 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
             args.trace_dir.display()
         );
     }
-    let judgement = baseline::judge(&results, baseline.as_ref());
+    Ok(results)
+}
+
+/// Everything after the per-scenario reports: the whole report in a machine format, or the
+/// baseline judgement and the closing summary for people.
+fn render_check(
+    plan: &CheckPlan,
+    results: &[ScenarioResult],
+    judgement: &baseline::Judgement,
+    args: &CheckArgs,
+) -> String {
+    let with_baseline = plan.baseline.is_some();
     match args.format {
-        Format::Human => print!(
-            "{}",
-            output::baseline_summary(&judgement, baseline.is_some())
+        Format::Human => format!(
+            "{}{}",
+            output::baseline_summary(judgement, with_baseline),
+            output::closing_summary(results, judgement, with_baseline, &args.trace_dir)
         ),
-        Format::Json => println!(
-            "{}",
+        Format::Json => format!(
+            "{}\n",
             output::json(
-                &results,
+                results,
                 !args.no_timings,
-                baseline.as_ref().map(|_| &judgement)
+                with_baseline.then_some(judgement)
             )
         ),
-        Format::Junit => print!(
-            "{}",
-            output::junit(&results, !args.no_timings, baseline.as_ref())
-        ),
-        Format::Markdown => print!(
-            "{}",
-            output::markdown_summary(&results, &judgement, baseline.is_some(), !args.no_timings)
-        ),
-        Format::Github => print!("{}", output::github(&worlds, &results, &judgement)),
+        Format::Junit => output::junit(results, !args.no_timings, plan.baseline.as_ref()),
+        Format::Markdown => {
+            output::markdown_summary(results, judgement, with_baseline, !args.no_timings)
+        }
+        Format::Github => {
+            let sources: Vec<&str> = plan.sources.iter().map(|(s, _)| s.as_str()).collect();
+            output::github(&sources, results, judgement)
+        }
     }
-    let incomplete = results.iter().any(|r| {
-        r.properties
-            .iter()
-            .any(|p| p.verdict == Verdict::Incomplete)
-    });
-    Ok(if !judgement.new.is_empty() {
-        ExitCode::from(1)
-    } else if incomplete {
-        ExitCode::from(3)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {

@@ -26,12 +26,20 @@ pub struct MutantsArgs {
     #[arg(long, default_value_t = 2)]
     threads: usize,
     /// A mutant whose state space grows past this many times the unmutated size counts
-    /// as killed (exploded).
-    #[arg(long, default_value_t = 20)]
-    bound: usize,
-    /// Exit 1 when the mutation score (percent) is below this.
-    #[arg(long, default_value_t = 90.0)]
+    /// as killed (exploded); 1 to 1000.
+    #[arg(long, value_name = "FACTOR", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    bound: u16,
+    /// Exit 1 when the mutation score (a percentage, 0 to 100) is below this.
+    #[arg(long, value_name = "PERCENT", default_value_t = 90.0, value_parser = percent)]
     min_score: f64,
+}
+
+fn percent(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        Ok(_) => Err("a percentage is between 0 and 100".into()),
+        Err(_) => Err("expected a number between 0 and 100".into()),
+    }
 }
 
 /// Why a mutant that changes some transition still survives the suite: equivalent in what
@@ -91,11 +99,11 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
             .filter(|m| operator.is_none_or(|o| m.op == o))
             .collect(),
     };
-    let fates = run(&baseline, &selected, args.threads, args.bound);
+    let fates = run(&baseline, &selected, args.threads, usize::from(args.bound));
     let (killed, counted) = score_of(&fates);
     let score = 100.0 * killed as f64 / counted.max(1) as f64;
     let candidates = webmcp_model::mutation::candidates().len();
-    let report = markdown(&fates, score, args.bound, candidates);
+    let report = markdown(&fates, score, usize::from(args.bound), candidates);
     match &args.output {
         Some(path) => {
             webmcp_traces::export::write_atomically(path, &report).map_err(UsageError)?;
@@ -103,11 +111,11 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         }
         None => {
             for (m, f) in &fates {
-                println!("{:<70} {}", m.name(), fate_text(f));
+                outln!("{:<70} {}", m.name(), fate_text(f));
             }
         }
     }
-    println!(
+    outln!(
         "{killed} of {counted} mutants killed ({} equivalent left out): score {score:.1}% (target {:.0}%)",
         fates.len() - counted,
         args.min_score

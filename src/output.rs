@@ -80,6 +80,9 @@ pub fn human(
             ));
         }
         out.push('\n');
+        if verbose {
+            out.push_str(&format!("                {}\n", p.def.claim));
+        }
         if p.verdict == Verdict::Violated && verbose {
             if let Some(path) = &p.path {
                 let steps: Vec<_> = path
@@ -280,11 +283,26 @@ pub fn baseline_summary(j: &Judgement, with_baseline: bool) -> String {
     out
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// Text for an XML 1.0 attribute or element. Markup is escaped; the control characters that
+/// XML 1.0 cannot carry at all (not even as character references) are written as `\u{XXXX}`,
+/// so a scenario name or page string can never make the report invalid XML.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {
+                out.push_str(&format!("\\u{{{:04X}}}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn counterexample_text(p: &PropertyResult) -> String {
@@ -429,13 +447,39 @@ pub fn markdown_summary(
     out
 }
 
+/// A workflow command's message: GitHub reads `%`, CR and LF specially.
+pub fn github_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value (`file=`, `title=`): also `:` and `,`, which end it.
+pub fn github_property(s: &str) -> String {
+    github_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
 /// GitHub workflow commands: an error per new violation, a warning per stale finding or
-/// incomplete property, each pointing at the scenario file.
-pub fn github(worlds: &[World], results: &[ScenarioResult], j: &Judgement) -> String {
-    let esc = |s: &str| {
-        s.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
+/// incomplete property, each pointing at the file the scenario came from (`sources[i]` for
+/// `results[i]`; a baseline's stale finding at its embedded scenario).
+pub fn github(sources: &[&str], results: &[ScenarioResult], j: &Judgement) -> String {
+    let source_of = |scenario: &str| {
+        results
+            .iter()
+            .zip(sources)
+            .find(|(r, _)| r.scenario == scenario)
+            .map_or_else(
+                || format!("scenarios/{scenario}.json"),
+                |(_, s)| s.to_string(),
+            )
+    };
+    let command = |level: &str, file: &str, title: &str, message: &str| {
+        format!(
+            "::{level} file={},title={}::{}\n",
+            github_property(file),
+            github_property(title),
+            github_data(message)
+        )
     };
     let mut out = String::new();
     for (s, p) in &j.new {
@@ -447,36 +491,168 @@ pub fn github(worlds: &[World], results: &[ScenarioResult], j: &Judgement) -> St
             .and_then(|path| path.last())
             .map(|st| webmcp_traces::step_list(&st.steps))
             .unwrap_or_default();
-        out.push_str(&format!(
-            "::error file=scenarios/{s}.json,title=webmcp-check {p}::{}\n",
-            esc(&format!("scenario {s} violates {p} (about {steps}); the shortest counterexample ends at: {last}"))
+        out.push_str(&command(
+            "error",
+            &source_of(s),
+            &format!("webmcp-check {p}"),
+            &format!("scenario {s} violates {p} (about {steps}); the shortest counterexample ends at: {last}"),
         ));
     }
     for f in &j.stale {
-        out.push_str(&format!(
-            "::warning file=scenarios/{}.json,title=webmcp-check baseline::{}\n",
-            f.scenario,
-            esc(&format!(
+        out.push_str(&command(
+            "warning",
+            &source_of(&f.scenario),
+            "webmcp-check baseline",
+            &format!(
                 "{} no longer violates {} under {}: remove it from the known findings",
                 f.scenario, f.property, f.variant
-            ))
+            ),
         ));
     }
-    for (w, r) in worlds.iter().zip(results) {
+    for (r, source) in results.iter().zip(sources) {
         for p in r
             .properties
             .iter()
             .filter(|p| p.verdict == Verdict::Incomplete)
         {
-            out.push_str(&format!(
-                "::warning file=scenarios/{}.json,title=webmcp-check incomplete::{}\n",
-                w.name,
-                esc(&format!(
+            out.push_str(&command(
+                "warning",
+                source,
+                "webmcp-check incomplete",
+                &format!(
                     "{} was not decided for {}: a bound stopped exploration",
-                    p.def.name, w.name
-                ))
+                    p.def.name, r.scenario
+                ),
             ));
         }
     }
     out
+}
+
+/// How a check ends: the exit status and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every property held (or was witnessed or not reachable) and every search was exhaustive.
+    AllHeld,
+    /// A property was violated (and, with a baseline, the baseline does not list it).
+    Violated,
+    /// Nothing new was violated, but a bound stopped some exploration.
+    Incomplete,
+}
+
+impl Outcome {
+    pub fn of(results: &[ScenarioResult], j: &Judgement) -> Outcome {
+        if !j.new.is_empty() {
+            Outcome::Violated
+        } else if results.iter().any(|r| {
+            r.properties
+                .iter()
+                .any(|p| p.verdict == Verdict::Incomplete)
+        }) {
+            Outcome::Incomplete
+        } else {
+            Outcome::AllHeld
+        }
+    }
+
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::AllHeld => 0,
+            Outcome::Violated => 1,
+            Outcome::Incomplete => 3,
+        }
+    }
+}
+
+/// The closing lines of a human check report: what was judged, what the exit status means,
+/// and where to look next. Written for someone running the checker for the first time.
+pub fn closing_summary(
+    results: &[ScenarioResult],
+    j: &Judgement,
+    with_baseline: bool,
+    trace_dir: &std::path::Path,
+) -> String {
+    let count = |v: Verdict| -> usize {
+        results
+            .iter()
+            .map(|r| r.properties.iter().filter(|p| p.verdict == v).count())
+            .sum()
+    };
+    let judged: usize = results.iter().map(|r| r.properties.len()).sum();
+    let violating = results
+        .iter()
+        .filter(|r| r.violations().next().is_some())
+        .count();
+    let stopped = results.iter().filter(|r| !r.exhaustive).count();
+    let mut variants: Vec<&str> = results.iter().map(|r| r.variant.as_str()).collect();
+    variants.dedup();
+    let mut out = format!(
+        "\nsummary: {} scenario(s) under {}, {} property verdicts:\n  {} held, {} violated (in {} scenario(s)), {} witnessed, {} not reachable, {} undecided\n",
+        thousands(results.len()),
+        variants.join(", "),
+        thousands(judged),
+        thousands(count(Verdict::Holds)),
+        thousands(count(Verdict::Violated)),
+        violating,
+        thousands(count(Verdict::Witnessed)),
+        thousands(count(Verdict::NotWitnessed)),
+        thousands(count(Verdict::Incomplete)),
+    );
+    let outcome = Outcome::of(results, j);
+    out.push_str(&match outcome {
+        Outcome::AllHeld => {
+            "exit 0: every property held, and every exploration was exhaustive.\n".to_string()
+        }
+        Outcome::Violated if with_baseline => format!(
+            "exit 1: {} violation(s) that the baseline does not list.\n",
+            j.new.len()
+        ),
+        Outcome::Violated if variants == ["seed"] => "exit 1: properties are violated. On the draft as written (variant seed) this is the expected\n\
+             result: the draft has known defects, each explained in docs/findings.md, and\n\
+             `--variant proposed` (every proposed fix) holds on the standard scenarios.\n"
+            .to_string(),
+        Outcome::Violated => "exit 1: properties are violated under this variant.\n".to_string(),
+        Outcome::Incomplete => format!(
+            "exit 3: incomplete. A bound stopped the exploration of {stopped} scenario(s); their undecided\n\
+             properties are neither held nor violated.\n"
+        ),
+    });
+    out.push_str(&format!(
+        "next: `--verbose` shows every property's claim and each counterexample step by step;\n\
+         \x20     `webmcp-check explain FILE` tells a trace written to {} as a story;\n\
+         \x20     docs/findings.md groups the violations by root cause.\n",
+        trace_dir.display()
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_text_stays_well_formed_xml_whatever_a_name_holds() {
+        let hostile = "a\0b\u{1}c<d>&e\"f'g\u{FFFE}\n";
+        let doc = format!(
+            "<x a=\"{}\">{}</x>",
+            xml_escape(hostile),
+            xml_escape(hostile)
+        );
+        let parsed = roxmltree::Document::parse(&doc).expect("well-formed");
+        let text = parsed.root_element().text().unwrap();
+        assert!(
+            text.contains("\\u{0000}") && text.contains("<d>&e\"f'g"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_github_annotation_cannot_be_split_or_start_another_command() {
+        let value = "x.json,title=evil::\r\n::error file=y::boom%";
+        let escaped = github_property(value);
+        assert!(!escaped.contains([',', ':', '\r', '\n']), "{escaped}");
+        assert_eq!(escaped.matches('%').count(), 10, "{escaped}");
+        let message = github_data("line1\n::error::line2 100%");
+        assert_eq!(message, "line1%0A::error::line2 100%25");
+    }
 }

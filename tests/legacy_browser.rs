@@ -1,6 +1,6 @@
-//! `legacy-conformance` against the real polyfill in real Chromium. Runs when /usr/bin/chromium
-//! (or $WEBMCP_CHROMIUM) and the installed polyfill exist, or when WEBMCP_REQUIRE_BROWSER=1
-//! (then their absence fails).
+//! `legacy-conformance` against the real polyfill in real Chromium. Ignored when Chromium
+//! ($WEBMCP_CHROMIUM, default /usr/bin/chromium) or the installed polyfill is missing, unless
+//! WEBMCP_REQUIRE_BROWSER=1 (then their absence fails).
 
 use std::path::Path;
 use std::process::Command;
@@ -10,25 +10,6 @@ fn polyfill() -> String {
         "{}/browser/js/node_modules/webmcp-polyfill-legacy/dist/index.iife.js",
         env!("CARGO_MANIFEST_DIR")
     )
-}
-
-fn ready_or_skip() -> bool {
-    let chromium =
-        std::env::var("WEBMCP_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_string());
-    let required = std::env::var("WEBMCP_REQUIRE_BROWSER").as_deref() == Ok("1");
-    let missing: Vec<String> = [chromium, polyfill()]
-        .into_iter()
-        .filter(|p| !Path::new(p).exists())
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        !required,
-        "WEBMCP_REQUIRE_BROWSER=1 but missing: {missing:?}"
-    );
-    eprintln!("!!!! SKIPPED legacy browser test: missing {missing:?} (set WEBMCP_REQUIRE_BROWSER=1 to make this a failure; `npm ci` in browser/js installs the polyfill) !!!!");
-    false
 }
 
 fn conformance(variant: &str) -> (Option<i32>, serde_json::Value) {
@@ -63,10 +44,21 @@ fn verdicts(v: &serde_json::Value) -> Vec<(String, Option<bool>)> {
 }
 
 #[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+#[cfg_attr(
+    webmcp_no_polyfill,
+    ignore = "no polyfill in browser/js/node_modules: run npm ci there (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
 fn the_polyfill_conforms_except_where_it_takes_two_alternatives() {
-    if !ready_or_skip() {
-        return;
-    }
+    webmcp_browser::chromium_for_tests();
+    assert!(
+        Path::new(&polyfill()).exists(),
+        "{} is missing (npm ci in browser/js)",
+        polyfill()
+    );
     let (code, report) = conformance("chosen");
     assert_eq!(code, Some(1), "{report}");
     for (name, allowed) in verdicts(&report) {

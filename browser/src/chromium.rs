@@ -9,6 +9,24 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The default binary (Debian's package).
 pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
 
+/// The environment variable that names another Chromium binary, for the browser commands and
+/// the browser tests alike.
+pub const CHROMIUM_ENV: &str = "WEBMCP_CHROMIUM";
+
+/// The Chromium the browser tests use: `$WEBMCP_CHROMIUM`, else [`DEFAULT_CHROMIUM`]. The
+/// tests that need it are marked ignored at build time when it is missing (build_probe.rs),
+/// unless `WEBMCP_REQUIRE_BROWSER=1`, under which a missing binary fails the test here.
+pub fn chromium_for_tests() -> PathBuf {
+    let path =
+        PathBuf::from(std::env::var_os(CHROMIUM_ENV).unwrap_or_else(|| DEFAULT_CHROMIUM.into()));
+    assert!(
+        path.exists(),
+        "no Chromium at {} (install Debian's chromium or set {CHROMIUM_ENV})",
+        path.display()
+    );
+    path
+}
+
 /// Flags for every launch: headless, no sandbox (runs as root in CI), and no
 /// traffic other than to the loopback server.
 pub const BASE_FLAGS: &[&str] = &[

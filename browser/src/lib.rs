@@ -13,7 +13,7 @@ pub mod server;
 
 use std::time::{Duration, Instant};
 
-pub use chromium::{Chromium, DEFAULT_CHROMIUM};
+pub use chromium::{chromium_for_tests, Chromium, CHROMIUM_ENV, DEFAULT_CHROMIUM};
 use serde_json::Value;
 pub use server::{Origin, Report, Resource, Server, Site};
 

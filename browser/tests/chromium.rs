@@ -1,33 +1,21 @@
 //! Real Chromium: a page on the primary origin embeds a frame from the
-//! secondary origin; both report, the top page finishes. Runs when
-//! /usr/bin/chromium exists or WEBMCP_REQUIRE_BROWSER=1 (then absence fails).
+//! secondary origin; both report, the top page finishes. Ignored when no
+//! Chromium is installed, unless WEBMCP_REQUIRE_BROWSER=1 (then absence fails).
 
 use std::path::Path;
 use std::time::Duration;
 
 use webmcp_browser::{
-    run_pages, Chromium, Origin, Resource, Site, Visit, DEFAULT_CHROMIUM, REPORT_JS,
+    chromium_for_tests, run_pages, Chromium, Origin, Resource, Site, Visit, REPORT_JS,
 };
 
-fn chromium_or_skip() -> Option<Chromium> {
-    let path = std::env::var("WEBMCP_CHROMIUM").unwrap_or_else(|_| DEFAULT_CHROMIUM.to_string());
-    let required = std::env::var("WEBMCP_REQUIRE_BROWSER").as_deref() == Ok("1");
-    if Path::new(&path).exists() {
-        return Some(Chromium::new(path));
-    }
-    assert!(
-        !required,
-        "WEBMCP_REQUIRE_BROWSER=1 but no Chromium at {path}"
-    );
-    eprintln!("!!!! SKIPPED browser test: no Chromium at {path} (set WEBMCP_REQUIRE_BROWSER=1 to make this a failure) !!!!");
-    None
-}
-
 #[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
 fn pages_on_both_origins_report_and_timeouts_are_reported() {
-    let Some(chromium) = chromium_or_skip() else {
-        return;
-    };
+    let chromium = Chromium::new(chromium_for_tests());
     let outcomes = run_pages(
         &chromium,
         |origins| {

@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long)]
     pub all: bool,
     /// The Chromium binary.
-    #[arg(long, default_value = webmcp_browser::DEFAULT_CHROMIUM)]
+    #[arg(long, value_name = "PATH", env = webmcp_browser::CHROMIUM_ENV, default_value = webmcp_browser::DEFAULT_CHROMIUM)]
     pub chromium: PathBuf,
     /// Which implementation the pages exercise.
     #[arg(long = "impl", value_enum, default_value = "chromium")]
@@ -42,8 +42,8 @@ pub struct Args {
     pub polyfill: PathBuf,
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// Seconds a page may take before it counts as timed out.
-    #[arg(long, default_value_t = 15)]
+    /// Seconds a page may take before it counts as timed out (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=600))]
     pub page_timeout: u64,
     /// Write each browser form as a testharness.js test into DIR and exit (no browser).
     #[arg(long, value_name = "DIR")]
@@ -56,8 +56,9 @@ pub struct Args {
     pub save: Option<PathBuf>,
 }
 
-/// Runs the command; Ok(exit code) or Err(usage message, exit 2).
-pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<u8, String> {
+/// Runs the command: Ok((exit code, what to print on standard output)) or Err(usage message,
+/// exit 2). Progress goes to standard error as it happens.
+pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), String> {
     let selected: Vec<(&str, &str)> = match &args.scenario {
         Some(name) => {
             let found = scenarios.iter().find(|(n, _)| n == name).ok_or_else(|| {
@@ -76,13 +77,13 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<u8, String> {
     if let Some(dir) = &args.emit_wpt {
         let written =
             crate::wpt::emit(dir, &forms).map_err(|e| format!("{}: {e}", dir.display()))?;
-        println!("wrote {written} tests to {}", dir.display());
-        return Ok(0);
+        return Ok((0, format!("wrote {written} tests to {}\n", dir.display())));
     }
     if !args.chromium.exists() {
         return Err(format!(
-            "no Chromium at {} (pass --chromium PATH)",
-            args.chromium.display()
+            "no Chromium at {} (pass --chromium PATH or set {})",
+            args.chromium.display(),
+            webmcp_browser::CHROMIUM_ENV
         ));
     }
     if let Some(path) = &args.write_docs {
@@ -116,23 +117,16 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<u8, String> {
         std::fs::write(path, serde_json::to_string_pretty(&v).unwrap())
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    match args.format {
-        Format::Human => print!("{}", report::human(&version, &results, &skipped, &analyses)),
-        Format::Json => println!(
-            "{}",
+    let text = match args.format {
+        Format::Human => report::human(&version, &results, &skipped, &analyses),
+        Format::Json => format!(
+            "{}\n",
             serde_json::to_string_pretty(&report::json(&version, &results, &skipped, &analyses))
-                .unwrap()
+                .expect("JSON values serialize")
         ),
-        Format::Markdown => print!(
-            "{}",
-            report::markdown(&version, &results, &skipped, &analyses)
-        ),
-    }
-    Ok(if unexplained(&results, &analyses) {
-        1
-    } else {
-        0
-    })
+        Format::Markdown => report::markdown(&version, &results, &skipped, &analyses),
+    };
+    Ok((u8::from(unexplained(&results, &analyses)), text))
 }
 
 fn write_docs(
@@ -140,7 +134,7 @@ fn write_docs(
     path: &std::path::Path,
     forms: &[crate::form::BrowserForm],
     skipped: &std::collections::BTreeMap<String, String>,
-) -> Result<u8, String> {
+) -> Result<(u8, String), String> {
     let mut runs = Vec::new();
     for imp in [Impl::Chromium, Impl::Polyfill] {
         let config = Config {
@@ -171,7 +165,10 @@ fn write_docs(
     );
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     let all: Vec<ScenarioResult> = runs.into_iter().flatten().collect();
-    Ok(if unexplained(&all, &analyses) { 1 } else { 0 })
+    Ok((
+        u8::from(unexplained(&all, &analyses)),
+        format!("wrote {}\n", path.display()),
+    ))
 }
 
 /// The `version` of the package.json two levels above `dist/index.iife.js`.

@@ -147,14 +147,18 @@ impl Variant {
             return Ok(v);
         }
         let sep = if on { '+' } else { '-' };
-        let Some(rest) = rest.strip_prefix(sep) else {
+        let Some(mut rest) = rest.strip_prefix(sep) else {
             return Err(format!(
                 "unknown variant \"{text}\": add fixes to seed with +, take them out of proposed with -"
             ));
         };
         // Fix names contain '-', so match whole names rather than splitting.
-        let mut rest = rest;
-        while !rest.is_empty() {
+        loop {
+            if rest.is_empty() {
+                return Err(format!(
+                    "variant \"{text}\" ends with \"{sep}\": name a fix after it (docs/variants.md lists them)"
+                ));
+            }
             let fix = FIXES.iter().find(|f| {
                 rest.strip_prefix(f.name)
                     .is_some_and(|after| after.is_empty() || after.starts_with(sep))
@@ -163,8 +167,17 @@ impl Variant {
                 let name = rest.split(sep).next().unwrap_or(rest);
                 return Err(format!("unknown fix \"{name}\" in variant \"{text}\""));
             };
+            if v.has(f) == on {
+                return Err(format!(
+                    "variant \"{text}\" names the fix \"{}\" twice",
+                    f.name
+                ));
+            }
             v = v.with(f, on);
-            rest = rest[f.name.len()..].strip_prefix(sep).unwrap_or("");
+            match rest[f.name.len()..].strip_prefix(sep) {
+                Some(after) => rest = after,
+                None => break,
+            }
         }
         Ok(v)
     }
@@ -191,6 +204,43 @@ impl Variant {
                 .chain(on)
                 .collect::<Vec<_>>()
                 .join("+")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fix_parses_alone_and_round_trips() {
+        for f in FIXES {
+            let on = Variant::parse(&format!("seed+{}", f.name)).unwrap();
+            assert!(on.has(f));
+            assert_eq!(Variant::parse(&on.name()).unwrap().name(), on.name());
+            let off = Variant::parse(&format!("proposed-{}", f.name)).unwrap();
+            assert!(!off.has(f));
+        }
+        let two = format!("seed+{}+{}", FIXES[0].name, FIXES[1].name);
+        assert!(Variant::parse(&two).is_ok());
+    }
+
+    #[test]
+    fn a_dangling_separator_an_empty_or_a_repeated_fix_is_an_error() {
+        let f = FIXES[0].name;
+        for bad in [
+            "seed+".to_string(),
+            "proposed-".to_string(),
+            format!("seed+{f}+"),
+            format!("seed++{f}"),
+            format!("proposed-{f}-"),
+            format!("seed+{f}+{f}"),
+            format!("proposed-{f}-{f}"),
+            "seedling".to_string(),
+            String::new(),
+        ] {
+            let err = Variant::parse(&bad).expect_err(&bad);
+            assert!(err.contains(&format!("\"{bad}\"")), "{bad}: {err}");
         }
     }
 }

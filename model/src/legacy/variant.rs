@@ -88,6 +88,11 @@ impl LegacyVariant {
                     names.join(", ")
                 )
             })?;
+            if v.has(*a) {
+                return Err(format!(
+                    "legacy variant \"{text}\" names the alternative \"{p}\" twice"
+                ));
+            }
             v = v.with(*a);
         }
         Ok(v)

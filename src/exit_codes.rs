@@ -1,0 +1,42 @@
+//! The exit codes of each command, as `--help` shows them.
+
+pub const TOP: &str = "\
+Exit codes: 0 success (every property held), 1 a property was violated or a trace or browser run
+diverged, 2 bad usage or input (one line on stderr), 3 incomplete (a bound stopped the work; never
+a pass). Each command's --help says what they mean for it.
+
+Environment: WEBMCP_CHROMIUM names the Chromium binary of the browser commands and tests (default
+/usr/bin/chromium); WEBMCP_REQUIRE_BROWSER=1 makes the browser tests fail, not skip, when Chromium
+or the polyfills are missing.";
+
+pub const CHECK: &str = "\
+Exit codes:
+  0  every property held (or was witnessed, or is not reachable) and every search was exhaustive
+  1  a property was violated (with --baseline: one the baseline does not list)
+  2  bad usage or input: an unknown name, a malformed scenario or baseline file, a bad value
+  3  incomplete: a bound (--max-states, --max-depth, --timeout, --memory-limit) stopped a search,
+     or --mode sim took random walks; undecided properties are never reported as held";
+
+pub const LIST: &str = "\
+Exit codes: 0 listed, 2 bad usage.";
+
+pub const WRITE: &str = "\
+Exit codes: 0 written, 2 bad usage or input (including an output that cannot be written),
+3 a bound stopped the work.";
+
+pub const COVERAGE: &str = "\
+Exit codes: 0 every executable step is reached or unreachable by construction, 1 some step is
+reached by no scenario, 2 bad usage.";
+
+pub const REPLAY: &str = "\
+Exit codes: 0 the trace replays on the model (every state and its verdict), 1 the trace does not
+replay (the first divergence is printed), 2 the file is unreadable, malformed or too large.";
+
+pub const CONFORMANCE: &str = "\
+Exit codes: 0 every observation conforms or its divergence is explained, 1 an unexplained
+divergence, 2 bad usage or a missing browser or polyfill.
+
+Environment: WEBMCP_CHROMIUM names the Chromium binary when --chromium is not given.";
+
+pub const MUTANTS: &str = "\
+Exit codes: 0 the mutation score is at least --min-score, 1 it is below, 2 bad usage.";

@@ -1,0 +1,250 @@
+//! The command line as a new user and an adversary meet it: a closed pipe, bad flag values,
+//! `--help`, the closing summary, and GitHub annotations that point at the right file.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("webmcp-usage-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `webmcp-check list | head -1`, and the same for a command that prints a lot.
+#[test]
+fn a_closed_stdout_ends_the_program_quietly() {
+    for args in [
+        vec!["list"],
+        vec!["list", "--profile", "legacy"],
+        vec!["check", "--all", "--quiet", "--verbose", "--no-timings"],
+        vec!["coverage"],
+    ] {
+        let mut child = bin()
+            .args(&args)
+            .args(if args[0] == "check" {
+                vec![
+                    "--trace-dir".to_string(),
+                    scratch("pipe").display().to_string(),
+                ]
+            } else {
+                vec![]
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(!first.is_empty(), "{args:?} printed nothing");
+        // The reader is gone: the next write finds a closed pipe.
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn bad_flag_values_are_one_line_usage_errors() {
+    let cases: &[&[&str]] = &[
+        &["check", "--all", "--variant", "seed+"],
+        &["check", "--all", "--variant", "proposed-"],
+        &[
+            "check",
+            "--all",
+            "--variant",
+            "seed+object-check+object-check",
+        ],
+        &["check", "--all", "--scenario", "abort-before-dispatch"],
+        &[
+            "check",
+            "--scenario",
+            "abort-before-dispatch",
+            "--seed",
+            "3",
+        ],
+        &[
+            "check",
+            "--scenario",
+            "abort-before-dispatch",
+            "--runs",
+            "5",
+        ],
+        &[
+            "check",
+            "--scenario",
+            "abort-before-dispatch",
+            "--mode",
+            "sim",
+            "--runs",
+            "0",
+        ],
+        &[
+            "check",
+            "--scenario",
+            "abort-before-dispatch",
+            "--threads",
+            "0",
+        ],
+        &[
+            "check",
+            "--scenario",
+            "abort-before-dispatch",
+            "--mode",
+            "dfs",
+            "--symmetry",
+        ],
+        &[
+            "check",
+            "--profile",
+            "legacy",
+            "--all",
+            "--variant",
+            "chosen+",
+        ],
+        &["mutants", "--min-score", "200"],
+        &["mutants", "--min-score", "-1"],
+        &["mutants", "--bound", "0"],
+        &["conformance", "--all", "--page-timeout", "0"],
+        &["legacy-conformance", "--page-timeout", "0"],
+        &["coverage", "--variant", "seed+nope"],
+        &["report", "--variant", "seed+"],
+    ];
+    for args in cases {
+        let out = bin().args(*args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("webmcp-check: "), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a report");
+    }
+}
+
+#[test]
+fn every_command_lists_its_exit_codes_in_help() {
+    for cmd in [
+        "list",
+        "check",
+        "report",
+        "coverage",
+        "bench",
+        "replay",
+        "minimize",
+        "explain",
+        "conformance",
+        "corpus",
+        "findings",
+        "mutants",
+        "legacy-conformance",
+    ] {
+        let out = bin().args([cmd, "--help"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{cmd}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("Exit codes"), "{cmd} --help: {help}");
+    }
+    let top = bin().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&top.stdout);
+    assert!(help.contains("Exit codes") && help.contains("WEBMCP_CHROMIUM"));
+}
+
+#[test]
+fn check_all_ends_with_a_summary_that_explains_exit_1() {
+    let out = bin()
+        .args(["check", "--all", "--quiet", "--no-timings", "--trace-dir"])
+        .arg(scratch("summary"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let summary = &text[text.rfind("\nsummary: ").expect("a summary") + 1..];
+    assert!(
+        summary.starts_with("summary: 31 scenario(s) under seed"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("exit 1: properties are violated"),
+        "{summary}"
+    );
+    assert!(summary.contains("expected"), "{summary}");
+    assert!(summary.contains("docs/findings.md"), "{summary}");
+    assert!(
+        summary.contains("--verbose") && summary.contains("explain"),
+        "{summary}"
+    );
+
+    let out = bin()
+        .args([
+            "check",
+            "--all",
+            "--quiet",
+            "--variant",
+            "proposed",
+            "--trace-dir",
+        ])
+        .arg(scratch("summary-proposed"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("exit 0: every property held"), "{text}");
+}
+
+#[test]
+fn verbose_gives_each_property_its_claim() {
+    let out = bin()
+        .args([
+            "check",
+            "--scenario",
+            "register-and-discover",
+            "--verbose",
+            "--quiet",
+            "--trace-dir",
+        ])
+        .arg(scratch("verbose"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("hold") && l.contains("execute-settles-once"))
+        .expect("execute-settles-once is listed");
+    let claim = lines[at + 1].trim();
+    assert!(!claim.is_empty() && !claim.starts_with("hold"), "{text}");
+}
+
+#[test]
+fn github_annotations_point_at_the_scenario_file_that_was_given() {
+    let dir = scratch("github");
+    let file = dir.join("mine.json");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/abort-before-dispatch.json"
+    ))
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["name"] = "mine".into();
+    std::fs::write(&file, v.to_string()).unwrap();
+    let out = bin()
+        .args(["check", "--format", "github", "--quiet", "--scenario-file"])
+        .arg(&file)
+        .arg("--trace-dir")
+        .arg(dir.join("traces"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let want = format!(
+        "::error file={},",
+        file.display().to_string().replace(':', "%3A")
+    );
+    assert!(text.lines().all(|l| l.starts_with(&want)), "{text}");
+    assert!(!text.contains("scenarios/mine.json"), "{text}");
+}
