@@ -61,7 +61,15 @@ pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<Leg
     }
     for path in files {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        worlds.push(LegacyWorld::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?);
+        let world =
+            LegacyWorld::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let names: Vec<&str> = webmcp_properties::legacy::legacy_catalogue()
+            .iter()
+            .map(|p| p.name)
+            .collect();
+        crate::catalog::check_expectations(&world.expect, &names)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        worlds.push(world);
     }
     if worlds.is_empty() {
         return Err("nothing to check: give --all, --scenario NAME or --scenario-file PATH".into());

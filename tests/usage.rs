@@ -248,3 +248,53 @@ fn github_annotations_point_at_the_scenario_file_that_was_given() {
     assert!(text.lines().all(|l| l.starts_with(&want)), "{text}");
     assert!(!text.contains("scenarios/mine.json"), "{text}");
 }
+
+#[test]
+fn an_expect_block_names_only_catalogue_properties_and_real_verdicts() {
+    let dir = scratch("expect");
+    for (profile, source, good) in [
+        (
+            "draft",
+            "scenarios/abort-before-dispatch.json",
+            "execute-settles-once",
+        ),
+        ("legacy", "scenarios/legacy/concurrent-executions.json", ""),
+    ] {
+        let text =
+            std::fs::read_to_string(format!("{}/{source}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let base: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let good = if good.is_empty() {
+            base["expect"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .next()
+                .unwrap()
+                .clone()
+        } else {
+            good.to_string()
+        };
+        for (expect, complaint) in [
+            (
+                serde_json::json!({"no-such-property": "hold"}),
+                "no-such-property",
+            ),
+            (serde_json::json!({good.clone(): "maybe"}), "maybe"),
+        ] {
+            let mut v = base.clone();
+            v["expect"] = expect;
+            let file = dir.join(format!("{profile}.json"));
+            std::fs::write(&file, v.to_string()).unwrap();
+            let out = bin()
+                .args(["check", "--profile", profile, "--quiet", "--scenario-file"])
+                .arg(&file)
+                .arg("--trace-dir")
+                .arg(dir.join("traces"))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{profile}: {stderr}");
+            assert!(stderr.contains(complaint), "{profile}: {stderr}");
+        }
+    }
+}
