@@ -22,9 +22,16 @@ pub fn named(name: &str) -> Result<World, String> {
         Some((stem, text)) => {
             World::from_json(text).map_err(|e| format!("embedded scenario {stem}.json: {e}"))
         }
-        None => Err(format!(
-            "unknown scenario \"{name}\" (webmcp-check list shows the scenarios)"
-        )),
+        None => Err(match nearest(name, SCENARIOS.iter().map(|(stem, _)| *stem)) {
+            Some(near) => format!(
+                "unknown scenario \"{}\": did you mean \"{near}\"? (webmcp-check list shows the scenarios)",
+                name.escape_debug()
+            ),
+            None => format!(
+                "unknown scenario \"{}\" (webmcp-check list shows the scenarios)",
+                name.escape_debug()
+            ),
+        }),
     }
 }
 
@@ -72,4 +79,46 @@ pub fn check_expectations(
         }
     }
     Ok(())
+}
+
+/// The name closest to `typed` by edit distance, if it is close enough to be a typo.
+pub fn nearest<'a>(typed: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let typed: Vec<char> = typed.chars().take(200).collect();
+    names
+        .map(|n| (edit_distance(&typed, &n.chars().collect::<Vec<_>>()), n))
+        .filter(|(d, n)| *d <= 2.max(n.len() / 5))
+        .min()
+        .map(|(_, n)| n)
+}
+
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_suggests_the_scenario_meant_and_nonsense_suggests_nothing() {
+        let err = named("abort-befor-dispatch").unwrap_err();
+        assert!(
+            err.contains("did you mean \"abort-before-dispatch\""),
+            "{err}"
+        );
+        let err = named("zzz").unwrap_err();
+        assert!(!err.contains("did you mean"), "{err}");
+        let err = named("a\nb").unwrap_err();
+        assert!(!err.contains('\n'), "{err}");
+    }
 }
