@@ -297,8 +297,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn traces_cmd(r: Result<u8, String>) -> Result<ExitCode, UsageError> {
-    r.map(ExitCode::from).map_err(UsageError)
+/// A trace command's exit code: its own, or its error's (1 for a trace that does not replay,
+/// 2 otherwise) after one line on stderr.
+fn traces_cmd(r: Result<u8, webmcp_traces::error::TraceError>) -> Result<ExitCode, UsageError> {
+    Ok(r.unwrap_or_else(|e| {
+        eprintln!("webmcp-check: {e}");
+        e.exit_code()
+    })
+    .into())
 }
 
 /// Every embedded scenario with its file name and text (what traces record).
@@ -455,6 +461,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     if args.symmetry && args.mode != ModeArg::Bfs {
         return Err(UsageError("--symmetry works with --mode bfs only".into()));
     }
+    webmcp_traces::export::prepare_trace_dir(&args.trace_dir)
+        .map_err(|e| UsageError(e.to_string()))?;
     let mut results: Vec<ScenarioResult> = Vec::new();
     let mut traces_written = 0;
     for (world, (source, text)) in worlds.iter().zip(&sources) {
