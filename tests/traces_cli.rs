@@ -580,7 +580,7 @@ fn a_trace_dir_that_is_not_a_writable_directory_is_refused_before_exploring() {
         ),
         (
             "/proc/self",
-            "/proc/self: cannot write in the trace directory (--trace-dir)",
+            "/proc/self: cannot create a file in the trace directory (--trace-dir)",
         ),
     ] {
         // `refused` asserts stdout is empty: no report, so nothing was explored.

@@ -185,14 +185,18 @@ pub fn prepare_trace_dir(dir: &Path) -> Result<(), TraceError> {
             )
         })?,
     }
-    let probe = Output::create(&dir.join("probe.itf.json")).map_err(|e| match e {
-        TraceError::Output { reason, .. } => output_error(
-            dir,
-            format!("cannot write in the trace directory (--trace-dir): {reason}"),
-        ),
-        other => other,
-    })?;
-    drop(probe);
+    let probe = dir.join(format!(".probe.{}.tmp", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| {
+            output_error(
+                dir,
+                format!("cannot create a file in the trace directory (--trace-dir): {e}"),
+            )
+        })?;
+    let _ = std::fs::remove_file(&probe);
     Ok(())
 }
 
