@@ -325,8 +325,22 @@ fn main() -> ExitCode {
     }
 }
 
-fn traces_cmd(r: Result<u8, String>) -> Result<ExitCode, UsageError> {
-    r.map(ExitCode::from).map_err(UsageError)
+/// A trace command's exit code: its own, or its error's (1 for a trace that does not replay,
+/// 2 otherwise) after one line on stderr.
+fn traces_cmd(
+    r: Result<webmcp_traces::commands::Report, webmcp_traces::error::TraceError>,
+) -> Result<ExitCode, UsageError> {
+    Ok(match r {
+        Ok((code, text)) => {
+            out!("{text}");
+            code
+        }
+        Err(e) => {
+            eprintln!("webmcp-check: {e}");
+            e.exit_code()
+        }
+    }
+    .into())
 }
 
 /// Every embedded scenario with its file name and text (what traces record).
@@ -509,6 +523,8 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         timeout: args.timeout.map(Duration::from_secs),
         symmetry: args.symmetry,
     };
+    webmcp_traces::export::prepare_trace_dir(&args.trace_dir)
+        .map_err(|e| UsageError(e.to_string()))?;
     Ok(CheckPlan {
         variant,
         worlds,

@@ -249,3 +249,390 @@ fn explain_renders_every_format() {
         "href=\"https://webmachinelearning.github.io/webmcp/#imperative-execute-steps\""
     ));
 }
+
+// ---------------------------------------------------------------------------------------
+// Trace files, baselines and outputs are untrusted: limits, validation before explain and
+// minimize, and outputs checked before the work.
+
+fn corpus_trace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("traces/corpus/abort-before-dispatch.seed.no-ghost-run.itf.json")
+}
+
+fn corpus_doc() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(corpus_trace()).unwrap()).unwrap()
+}
+
+/// The exit code and the one line on stderr; stdout must be empty.
+fn refused(args: &[&str]) -> (i32, String) {
+    let out = run(args);
+    let err = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?} printed: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(stdout(&out), "", "{args:?} printed on stdout");
+    (out.status.code().unwrap(), err)
+}
+
+#[test]
+fn dev_zero_pipes_and_oversized_files_are_refused_naming_the_limit() {
+    let dir = tmp("limits");
+    let out = dir.join("out.itf.json");
+    let o = out.to_str().unwrap();
+    // A sparse file one byte over the limit: refused from its size, nothing read.
+    let big = dir.join("big.itf.json");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(webmcp_traces::limits::MAX_TRACE_BYTES + 1)
+        .unwrap();
+    for file in ["/dev/zero", big.to_str().unwrap()] {
+        for args in [
+            vec!["replay", file],
+            vec!["explain", file],
+            vec!["minimize", file, "-o", o],
+        ] {
+            let (code, err) = refused(&args);
+            assert_eq!(code, 2, "{err}");
+            assert!(
+                err.ends_with(": larger than 64 MiB, the limit for a trace file; not read\n"),
+                "{err}"
+            );
+        }
+    }
+    assert!(!out.exists());
+    // A pipe that never ends.
+    let fifo = dir.join("fifo.itf.json");
+    if Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let path = fifo.clone();
+        let writer = std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+            let chunk = vec![b' '; 1 << 16];
+            while f.write_all(&chunk).is_ok() {}
+        });
+        let (code, err) = refused(&["replay", fifo.to_str().unwrap()]);
+        assert_eq!(code, 2);
+        assert!(err.contains("larger than 64 MiB"), "{err}");
+        writer.join().unwrap();
+    }
+    let (code, err) = refused(&[
+        "check",
+        "--scenario",
+        "abort-before-dispatch",
+        "--baseline",
+        "/dev/zero",
+        "--quiet",
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "webmcp-check: /dev/zero: larger than 1 MiB, the limit for a baseline file; not read\n"
+    );
+}
+
+#[test]
+fn explain_and_minimize_refuse_a_trace_that_does_not_replay() {
+    let dir = tmp("refuse");
+    let out = dir.join("out");
+    // A changed state value.
+    let mut doc = corpus_doc();
+    doc["states"][3]["env"]["interventionsLeft"] = serde_json::json!({"#bigint": "7"});
+    let changed = dir.join("changed.itf.json");
+    std::fs::write(&changed, doc.to_string()).unwrap();
+    // A violation cut before the state that shows it.
+    let mut doc = corpus_doc();
+    doc["states"].as_array_mut().unwrap().pop();
+    let cut = dir.join("cut.itf.json");
+    std::fs::write(&cut, doc.to_string()).unwrap();
+    for (file, at) in [
+        (&changed, "diverges at step 3 (Step(Execute(exec))): env.interventionsLeft: expected 7, actual "),
+        (&cut, "diverges at step 6 (Step(Execute(exec))): the last state does not violate no-ghost-run"),
+    ] {
+        let f = file.to_str().unwrap();
+        let replayed = run(&["replay", f]);
+        assert_eq!(replayed.status.code(), Some(1));
+        assert!(stdout(&replayed).contains(at), "{}", stdout(&replayed));
+        for (args, what) in [
+            (vec!["explain", f], "explained"),
+            (vec!["explain", f, "--format", "html", "-o", out.to_str().unwrap()], "explained"),
+            (vec!["minimize", f, "-o", out.to_str().unwrap()], "minimised"),
+        ] {
+            let (code, err) = refused(&args);
+            assert_eq!(code, 1, "{args:?}: {err}");
+            assert!(err.starts_with(&format!("webmcp-check: {f}: {at}")), "{err}");
+            assert!(err.trim_end().ends_with(&format!("only a trace that replays is {what}")));
+            assert!(!out.exists(), "{args:?} wrote its output");
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        2,
+        "temporary files left"
+    );
+}
+
+#[test]
+fn tampered_traces_never_exit_zero() {
+    let dir = tmp("tampered");
+    let out = dir.join("out.itf.json");
+    type Edit = fn(&mut serde_json::Value);
+    let cases: Vec<(&str, Edit, i32, &str)> = vec![
+        (
+            "scenario text changed",
+            |d| {
+                let t = d["#meta"]["scenario-json"].as_str().unwrap().replace("a test tool", "a tool");
+                d["#meta"]["scenario-json"] = t.into();
+            },
+            2,
+            "corrupted trace: scenario-json does not match scenario-sha256",
+        ),
+        (
+            "scenario text changed and rehashed",
+            |d| {
+                let t = d["#meta"]["scenario-json"].as_str().unwrap().replace("a test tool", "a tool");
+                d["#meta"]["scenario-sha256"] = webmcp_traces::trace::sha256_hex(&t).into();
+                d["#meta"]["scenario-json"] = t.into();
+            },
+            1,
+            "diverges at step 1 (RunScript(top)): docs[\"top\"].tools[\"t1\"].description: expected \"a test tool\", actual \"a tool\"",
+        ),
+        (
+            "a false verdict",
+            |d| d["#meta"]["property"] = "execute-settles-once".into(),
+            1,
+            "the last state does not violate execute-settles-once",
+        ),
+        (
+            "an extra state",
+            |d| {
+                let states = d["states"].as_array_mut().unwrap();
+                let mut extra = states.last().unwrap().clone();
+                extra["#meta"]["index"] = states.len().into();
+                states.push(extra);
+            },
+            1,
+            "diverges at step 8 (RunTask(main/https://a.example)): the action is not enabled here",
+        ),
+        (
+            "a missing state, renumbered",
+            |d| {
+                let states = d["states"].as_array_mut().unwrap();
+                states.remove(3);
+                for (i, s) in states.iter_mut().enumerate() {
+                    s["#meta"]["index"] = i.into();
+                }
+            },
+            1,
+            "diverges at step 3 (Step(Execute(exec))): threads[Execute(\"exec\")].Execute.pc",
+        ),
+        (
+            "a missing state",
+            |d| {
+                d["states"].as_array_mut().unwrap().remove(3);
+            },
+            2,
+            "states[3]: #meta.index is 4",
+        ),
+        (
+            "an unknown top-level field",
+            |d| d["loop"] = 0.into(),
+            2,
+            "not a trace: unknown field `loop`",
+        ),
+        (
+            "an unknown #meta field",
+            |d| d["#meta"]["comment"] = "x".into(),
+            2,
+            "not a trace: #meta: unknown key \"comment\"",
+        ),
+        (
+            "an unknown state field",
+            |d| d["states"][2]["comment"] = "x".into(),
+            2,
+            "states[2]: has a variable \"comment\" that vars does not list",
+        ),
+        (
+            "an unknown record field",
+            |d| d["states"][2]["env"]["comment"] = true.into(),
+            1,
+            "env.comment: expected true, actual <absent>",
+        ),
+    ];
+    for (what, edit, want, message) in cases {
+        let mut doc = corpus_doc();
+        edit(&mut doc);
+        let file = dir.join("t.itf.json");
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let f = file.to_str().unwrap();
+        for args in [
+            vec!["replay", f],
+            vec!["explain", f],
+            vec!["minimize", f, "-o", out.to_str().unwrap()],
+        ] {
+            let o = run(&args);
+            let (code, line) = if args[0] == "replay" && want == 1 {
+                (o.status.code().unwrap(), stdout(&o))
+            } else {
+                assert_eq!(stdout(&o), "", "{what}: {args:?}");
+                (
+                    o.status.code().unwrap(),
+                    String::from_utf8(o.stderr).unwrap(),
+                )
+            };
+            assert_eq!(code, want, "{what}: {args:?}: {line}");
+            assert_eq!(line.trim_end().lines().count(), 1, "{what}: {line}");
+            assert!(line.contains(message), "{what}: {args:?}: {line}");
+        }
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn an_output_that_is_a_directory_or_unwritable_is_refused_before_the_work() {
+    let dir = tmp("output");
+    let trace = corpus_trace();
+    let t = trace.to_str().unwrap();
+    let target = dir.join("outdir");
+    std::fs::create_dir(&target).unwrap();
+    let o = target.to_str().unwrap();
+    for args in [vec!["minimize", t, "-o", o], vec!["explain", t, "-o", o]] {
+        let (code, err) = refused(&args);
+        assert_eq!(code, 2);
+        assert_eq!(
+            err,
+            format!("webmcp-check: {o}: is a directory; the output must be a file name\n")
+        );
+    }
+    let missing = dir.join("no/such/dir/out.md");
+    for (out, because) in [
+        ("/proc/x/y", "cannot create a file in /proc/x"),
+        (missing.to_str().unwrap(), "cannot create a file in"),
+        ("/dev/null/y", "Not a directory"),
+        ("/proc/self/out.md", "cannot create a file in /proc/self"),
+    ] {
+        for args in [
+            vec!["minimize", t, "-o", out],
+            vec!["explain", t, "-o", out],
+        ] {
+            let (code, err) = refused(&args);
+            assert_eq!(code, 2, "{err}");
+            assert!(err.starts_with(&format!("webmcp-check: {out}: ")), "{err}");
+            assert!(err.contains(because), "{err}");
+        }
+    }
+    // Checked before the work: a trace that does not replay, to an unwritable output, is
+    // refused for its output.
+    let (code, err) = refused(&["explain", "/dev/zero", "-o", o]);
+    assert_eq!(code, 2);
+    assert!(err.contains("is a directory"), "{err}");
+    // No temporary file is left, next to the directory or in it.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .chain(std::fs::read_dir(&target).unwrap())
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("outdir")]);
+    // A device is written in place, never replaced.
+    let o = run(&["explain", t, "-o", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(0));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    // And a plain file works, with nothing left beside it.
+    let file = dir.join("story.md");
+    let o = run(&[
+        "explain",
+        t,
+        "--format",
+        "markdown",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("```mermaid"));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+}
+
+#[test]
+fn a_trace_dir_that_is_not_a_writable_directory_is_refused_before_exploring() {
+    let dir = tmp("tracedir");
+    let file = dir.join("file");
+    std::fs::write(&file, "").unwrap();
+    for (trace_dir, message) in [
+        (
+            "/dev/null",
+            "/dev/null: the trace directory (--trace-dir) is not a directory",
+        ),
+        (
+            file.to_str().unwrap(),
+            "the trace directory (--trace-dir) is not a directory",
+        ),
+        (
+            "/proc/self/traces",
+            "/proc/self/traces: cannot create the trace directory (--trace-dir)",
+        ),
+        (
+            "/proc/self",
+            "/proc/self: cannot create a file in the trace directory (--trace-dir)",
+        ),
+    ] {
+        // `refused` asserts stdout is empty: no report, so nothing was explored.
+        let (code, err) = refused(&[
+            "check",
+            "--scenario",
+            "abort-before-dispatch",
+            "--trace-dir",
+            trace_dir,
+        ]);
+        assert_eq!(code, 2);
+        assert!(err.contains(message), "{err}");
+    }
+}
+
+#[test]
+fn check_writes_no_trace_that_replay_would_refuse() {
+    let dir = tmp("unreadable");
+    // A scenario whose tool description is longer than a trace may hold a string.
+    let mut s: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/register-and-discover.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let long = "x".repeat(webmcp_traces::limits::MAX_STRING_BYTES + 1);
+    let mut replaced = false;
+    for stmts in s["scripts"].as_object_mut().unwrap().values_mut() {
+        for st in stmts.as_array_mut().unwrap() {
+            if let Some(t) = st.get_mut("registerTool") {
+                t["description"] = long.clone().into();
+                replaced = true;
+            }
+        }
+    }
+    assert!(replaced);
+    s.as_object_mut().unwrap().remove("expect");
+    let scenario = dir.join("long.json");
+    std::fs::write(&scenario, s.to_string()).unwrap();
+    let traces = dir.join("traces");
+    let o = run(&[
+        "check",
+        "--scenario-file",
+        scenario.to_str().unwrap(),
+        "--trace-dir",
+        traces.to_str().unwrap(),
+        "--max-states",
+        "2000",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("warning: no trace written for the "), "{err}");
+    assert!(err.contains("the limit for a"), "{err}");
+    assert!(traces_of(&traces).is_empty());
+}

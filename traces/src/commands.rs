@@ -1,24 +1,67 @@
 //! The `replay`, `minimize`, `explain` and `corpus` commands of `webmcp-check`. Each prints its
-//! result on standard output and returns the exit code; an `Err` is a one-line message for a
-//! file that is not a valid trace (or cannot be read or written), which exits 2.
+//! result on standard output and returns the exit code; an `Err` is a [`TraceError`], one
+//! sentence for standard error, whose [`TraceError::exit_code`] the command exits with (2 for
+//! a file that cannot be read, is too large, is not a valid trace, or an output that cannot
+//! be written; 1 for a trace that does not replay, which `explain` and `minimize` refuse).
+//!
+//! Trace files are untrusted: they are read up to [`MAX_TRACE_BYTES`], parsed within the
+//! limits of [`crate::limits`], and `minimize` and `explain` replay a trace against its
+//! scenario (the check `replay` makes) before they do anything with it. An output file is
+//! created before the work, so an unwritable `-o` is found first.
 
 use std::path::Path;
 
+use crate::error::TraceError;
 use crate::explain::{explain, Format};
-use crate::export::write_atomically;
+use crate::export::Output;
+use crate::limits::{read_limited, ReadError, MAX_TRACE_BYTES};
 use crate::minimize::minimize;
 use crate::reader::{read_trace, Loaded};
 use crate::replay::{replay, Replayed};
 
-/// Reads and checks a trace file.
-pub fn load(path: &Path) -> Result<Loaded, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    read_trace(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// Reads and checks a trace file (at most [`MAX_TRACE_BYTES`]).
+pub fn load(path: &Path) -> Result<Loaded, TraceError> {
+    let bytes = read_limited(path, MAX_TRACE_BYTES).map_err(|e| match e {
+        ReadError::Io(source) => TraceError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        ReadError::TooLarge => TraceError::TooLarge {
+            path: path.to_path_buf(),
+            limit: MAX_TRACE_BYTES,
+            what: "trace file",
+        },
+    })?;
+    let malformed = |reason: String| TraceError::Malformed {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| malformed("not a trace: the file is not UTF-8 text".into()))?;
+    read_trace(&text).map_err(|e| malformed(e.0))
 }
 
+/// Reads a trace file and replays it: a trace that does not replay is refused, as what
+/// `refused` names (`explained`, `minimised`).
+fn load_replaying(path: &Path, refused: &'static str) -> Result<Loaded, TraceError> {
+    let l = load(path)?;
+    match replay(&l) {
+        Replayed::Reproduced { .. } => Ok(l),
+        Replayed::Diverged(divergence) => Err(TraceError::Diverged {
+            path: path.to_path_buf(),
+            divergence,
+            refused,
+        }),
+    }
+}
+
+/// What a command prints on standard output, with its exit code; the caller prints it (so a
+/// closed pipe is the caller's to handle).
+pub type Report = (u8, String);
+
 /// `replay FILE`: 0 when the trace replays and shows its recorded verdict, 1 when it
-/// diverges.
-pub fn replay_file(path: &Path) -> Result<u8, String> {
+/// diverges (the divergence on standard output: it is what replay reports).
+pub fn replay_file(path: &Path) -> Result<Report, TraceError> {
     let l = load(path)?;
     let t = &l.trace;
     match replay(&l) {
@@ -29,36 +72,29 @@ pub fn replay_file(path: &Path) -> Result<u8, String> {
                 }
                 _ => String::new(),
             };
-            println!(
-                "{}: replayed {} actions of scenario {} under {}: every action enabled, every state reproduced{verdict}",
+            Ok((0, format!(
+                "{}: replayed {} actions of scenario {} under {}: every action enabled, every state reproduced{verdict}\n",
                 path.display(),
                 t.actions.len(),
                 t.meta.scenario,
                 t.meta.variant
-            );
-            Ok(0)
+            )))
         }
-        Replayed::Diverged(d) => {
-            println!("{}: diverges at {d}", path.display());
-            Ok(1)
-        }
+        Replayed::Diverged(d) => Ok((1, format!("{}: diverges at {d}\n", path.display()))),
     }
 }
 
-/// `minimize FILE -o OUT`.
-pub fn minimize_file(path: &Path, out: &Path) -> Result<u8, String> {
-    let l = load(path)?;
-    if let Replayed::Diverged(d) = replay(&l) {
-        println!(
-            "{}: diverges at {d}; only a trace that replays can be minimised",
-            path.display()
-        );
-        return Ok(1);
-    }
-    let m = minimize(&l).map_err(|e| format!("{}: {e}", path.display()))?;
-    write_atomically(out, &m.trace.to_json_text())?;
-    println!(
-        "{}: {} actions -> {} actions (delta debugging: {} actions after {} candidates replayed; {}); written to {}",
+/// `minimize FILE -o OUT`: refuses (exit 1) a trace that does not replay.
+pub fn minimize_file(path: &Path, out: &Path) -> Result<Report, TraceError> {
+    let output = Output::create(out)?;
+    let l = load_replaying(path, "minimised")?;
+    let m = minimize(&l).map_err(|e| TraceError::Unsupported {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    output.commit(&m.trace.to_json_text())?;
+    Ok((0, format!(
+        "{}: {} actions -> {} actions (delta debugging: {} actions after {} candidates replayed; {}); written to {}\n",
         path.display(),
         m.before,
         m.after,
@@ -70,17 +106,20 @@ pub fn minimize_file(path: &Path, out: &Path) -> Result<u8, String> {
             "1-minimal; the search for a shorter run hit its budget"
         },
         out.display()
-    );
-    Ok(0)
+    )))
 }
 
-/// `explain FILE --format F [-o OUT]`.
-pub fn explain_file(path: &Path, format: Format, out: Option<&Path>) -> Result<u8, String> {
-    let l = load(path)?;
+/// `explain FILE --format F [-o OUT]`: refuses (exit 1, nothing narrated) a trace that does
+/// not replay.
+pub fn explain_file(path: &Path, format: Format, out: Option<&Path>) -> Result<Report, TraceError> {
+    let output = out.map(Output::create).transpose()?;
+    let l = load_replaying(path, "explained")?;
     let text = explain(&l, format);
-    match out {
-        Some(o) => write_atomically(o, &text)?,
-        None => print!("{text}"),
+    match output {
+        Some(o) => {
+            o.commit(&text)?;
+            Ok((0, String::new()))
+        }
+        None => Ok((0, text)),
     }
-    Ok(0)
 }

@@ -218,9 +218,11 @@ fn build(l: &Loaded) -> Story {
         }
     };
     let mut steps = Vec::new();
+    // Two states decoded at a time: the one before the action and the one after.
+    let mut after_state = t.state(0);
     for (i, a) in t.actions.iter().enumerate() {
-        let before = &t.states[i];
-        let after = &t.states[i + 1];
+        let before_state = std::mem::replace(&mut after_state, t.state(i + 1));
+        let (before, after) = (&before_state, &after_state);
         let (actor, what) = actor_and_what(w, a, before);
         see(&actor, &mut participants);
         let step_ids: Vec<String> = after

@@ -1,11 +1,23 @@
 //! Writing the counterexamples and witnesses of a check as `.itf.json` files.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use webmcp_model::machine::WebMcpModel;
 use webmcp_properties::{ScenarioResult, Verdict};
 
+use crate::error::TraceError;
+use crate::limits::{size_text, MAX_TRACE_BYTES};
+use crate::reader::read_trace;
 use crate::trace::{Expect, Meta, Trace, TOOL};
+
+/// Traces of fewer bytes are not read back before they are written: no limit of
+/// [`crate::limits`] can be reached below this size. A string, a state and a file need more
+/// (16 MiB, 64 MiB decoded, 64 MiB), and what a state takes decoded is at most about 110
+/// times its text (`{"a":1}`: 7 bytes, estimated at 769), so a state under 512 KiB of text
+/// stays under 64 MiB decoded; 100,000 states take more than 512 KiB.
+pub const READ_BACK_FROM: usize = 512 * 1024;
 
 /// The default `--trace-dir` of `check`.
 pub const DEFAULT_TRACE_DIR: &str = "target/webmcp-traces";
@@ -32,11 +44,160 @@ pub fn file_name(scenario: &str, variant: &str, property: &str) -> String {
     )
 }
 
-/// Writes `text` to `path` through a temporary file, so readers never see half a trace.
+/// A file about to be written: created (as a temporary file in the target's directory)
+/// before the work that produces its text, so an output that cannot be written is found
+/// before the work; [`Output::commit`] writes the text and renames the temporary file into
+/// place, so readers never see half a file. A temporary file that is not committed, or whose
+/// write or rename fails, is removed.
+#[derive(Debug)]
+pub struct Output {
+    path: PathBuf,
+    /// The temporary file, or `None` when `path` is written in place (a device or a pipe,
+    /// which renaming would replace).
+    tmp: Option<PathBuf>,
+    file: Option<std::fs::File>,
+}
+
+fn output_error(path: &Path, reason: impl Into<String>) -> TraceError {
+    TraceError::Output {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+impl Output {
+    /// Checks `path` can be written: it is not a directory, and a file can be created next to
+    /// it (or, for a device or pipe, it opens for writing).
+    pub fn create(path: &Path) -> Result<Output, TraceError> {
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_dir() => {
+                return Err(output_error(
+                    path,
+                    "is a directory; the output must be a file name",
+                ))
+            }
+            Ok(m) if !m.is_file() => {
+                // `/dev/stdout`, `/dev/null`, a FIFO: write to it directly.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| output_error(path, format!("cannot write to it: {e}")))?;
+                return Ok(Output {
+                    path: path.to_path_buf(),
+                    tmp: None,
+                    file: Some(file),
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(output_error(path, format!("cannot write to it: {e}"))),
+        }
+        let Some(name) = path.file_name() else {
+            return Err(output_error(path, "is not a file name"));
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let tmp = dir.join(format!(
+            ".{}.{}-{}.tmp",
+            name.to_string_lossy(),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| {
+                output_error(
+                    path,
+                    format!("cannot create a file in {}: {e}", dir.display()),
+                )
+            })?;
+        Ok(Output {
+            path: path.to_path_buf(),
+            tmp: Some(tmp),
+            file: Some(file),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `text` and puts the file in place.
+    pub fn commit(mut self, text: &str) -> Result<(), TraceError> {
+        let mut file = self.file.take().expect("not committed yet");
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| output_error(&self.path, format!("cannot write it: {e}")))?;
+        drop(file);
+        if let Some(tmp) = self.tmp.take() {
+            if let Err(e) = std::fs::rename(&tmp, &self.path) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(output_error(
+                    &self.path,
+                    if self.path.is_dir() {
+                        "is a directory; the output must be a file name".to_string()
+                    } else {
+                        format!("cannot put the file in place: {e}")
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        self.file.take();
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Writes `text` to `path` through a temporary file, so readers never see half a file.
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    Output::create(path)
+        .and_then(|o| o.commit(text))
+        .map_err(|e| e.to_string())
+}
+
+/// Checks that `check` can write its traces into `dir` before it explores: `dir` is a
+/// directory (created if missing) in which a file can be created.
+pub fn prepare_trace_dir(dir: &Path) -> Result<(), TraceError> {
+    match std::fs::metadata(dir) {
+        Ok(m) if !m.is_dir() => {
+            return Err(output_error(
+                dir,
+                "the trace directory (--trace-dir) is not a directory",
+            ))
+        }
+        Ok(_) => {}
+        Err(_) => std::fs::create_dir_all(dir).map_err(|e| {
+            output_error(
+                dir,
+                format!("cannot create the trace directory (--trace-dir): {e}"),
+            )
+        })?,
+    }
+    let probe = dir.join(format!(".probe.{}.tmp", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| {
+            output_error(
+                dir,
+                format!("cannot create a file in the trace directory (--trace-dir): {e}"),
+            )
+        })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 /// Writes one trace per violated or witnessed property of `result` into `dir`; returns the
@@ -81,7 +242,32 @@ pub fn write_result(
             continue;
         };
         let file = dir.join(file_name(&result.scenario, &result.variant, p.def.name));
-        write_atomically(&file, &trace.to_json_text())?;
+        let text = trace.to_json_text();
+        // A trace that `replay` would refuse is not written: say why, and keep checking.
+        // Only a limit can make the reader refuse what this writer writes (the roundtrip
+        // tests read back every kind of trace), and below `READ_BACK_FROM` bytes no limit
+        // can be reached, so only larger traces are read back (reading every trace back
+        // costs about a fifth of a `check --all`).
+        let refused = if text.len() as u64 > MAX_TRACE_BYTES {
+            Some(format!(
+                "it would be larger than {}, the limit for a trace file",
+                size_text(MAX_TRACE_BYTES)
+            ))
+        } else if text.len() >= READ_BACK_FROM {
+            read_trace(&text)
+                .err()
+                .map(|e| format!("it would not read back ({e})"))
+        } else {
+            None
+        };
+        if let Some(why) = refused {
+            eprintln!(
+                "webmcp-check: warning: no trace written for the {} path of {}: {why}",
+                p.def.name, result.scenario
+            );
+            continue;
+        }
+        write_atomically(&file, &text)?;
         written.push(file);
     }
     Ok(written)

@@ -6,6 +6,8 @@
 //! - [`trace`], [`encode`], [`itf`]: traces as ITF (`.itf.json`) files, written by `check`
 //!   ([`export`]);
 //! - [`reader`], [`replay`]: reading a trace back and re-executing it against the model;
+//! - [`limits`], [`error`]: trace files are untrusted input: the limits on reading them, and
+//!   why a command refused one;
 //! - [`minimize`]: delta debugging over a trace's actions;
 //! - [`explain`], [`anchors`]: narratives (text, Markdown, Mermaid, HTML) linked to the draft;
 //! - [`corpus`]: the corpus of findings in `traces/corpus/`;
@@ -18,10 +20,12 @@ pub mod commands;
 pub mod corpus;
 pub mod diff;
 pub mod encode;
+pub mod error;
 pub mod explain;
 pub mod export;
 pub mod findings;
 pub mod itf;
+pub mod limits;
 pub mod minimize;
 pub mod reader;
 pub mod replay;

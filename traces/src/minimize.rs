@@ -33,22 +33,60 @@ pub struct Minimized {
     pub trace: Trace,
 }
 
+/// Why a trace cannot be minimised.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MinimizeError {
+    /// A plain run: no property, so no outcome to preserve.
+    NoProperty,
+    /// The run does not show the recorded outcome of the property.
+    NoOutcome { property: String },
+    /// An action is not enabled where the trace takes it.
+    NotEnabled,
+    /// The minimised run did not record (a bug).
+    Internal(usize),
+}
+
+impl std::fmt::Display for MinimizeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MinimizeError::NoProperty => {
+                f.write_str("the trace names no property, so there is nothing to preserve")
+            }
+            MinimizeError::NoOutcome { property } => write!(
+                f,
+                "the trace does not show its verdict on {property}: replay it to see why"
+            ),
+            MinimizeError::NotEnabled => {
+                f.write_str("an action of the trace is not enabled: replay it to see where")
+            }
+            MinimizeError::Internal(i) => {
+                write!(f, "internal: minimised action {i} is not enabled")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MinimizeError {}
+
+impl From<MinimizeError> for String {
+    fn from(e: MinimizeError) -> String {
+        e.to_string()
+    }
+}
+
 /// Minimises a trace that names a property and shows its recorded verdict.
-pub fn minimize(l: &Loaded) -> Result<Minimized, String> {
-    let def = l
-        .property
-        .ok_or("the trace names no property, so there is nothing to preserve")?;
+pub fn minimize(l: &Loaded) -> Result<Minimized, MinimizeError> {
+    let def = l.property.ok_or(MinimizeError::NoProperty)?;
     let model = &l.model;
     let before = l.trace.actions.len();
     let mut cur: Vec<Action> = match first_showing(model, &def, &l.trace.actions) {
         Some(Some(k)) => l.trace.actions[..k].to_vec(),
         Some(None) => {
-            return Err(format!(
-                "the trace does not show its verdict on {}: replay it to see why",
-                def.name
-            ))
+            return Err(MinimizeError::NoOutcome {
+                property: def.name.to_string(),
+            })
         }
-        None => return Err("an action of the trace is not enabled: replay it to see where".into()),
+        None => return Err(MinimizeError::NotEnabled),
     };
     let mut candidates = 0usize;
     let mut test = |c: &[Action]| -> Option<usize> {
@@ -95,8 +133,8 @@ pub fn minimize(l: &Loaded) -> Result<Minimized, String> {
     if let Some(path) = shorter {
         cur = path;
     }
-    let trace = Trace::record(model, l.trace.meta.clone(), &cur)
-        .map_err(|i| format!("internal: minimised action {i} is not enabled"))?;
+    let trace =
+        Trace::record(model, l.trace.meta.clone(), &cur).map_err(MinimizeError::Internal)?;
     Ok(Minimized {
         before,
         after: cur.len(),

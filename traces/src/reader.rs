@@ -1,10 +1,17 @@
-//! Reading an `.itf.json` trace: JSON, then ITF well-formedness, then the `itf` crate's typed
-//! decoding of the metadata and of each state's action, then the scenario, variant and
-//! property it names. Every failure is one line of text, never a panic.
+//! Reading an `.itf.json` trace, an untrusted file: typed deserialisation of the top level
+//! (`#meta`, `vars`, `states`, nothing else), then each state's variables checked to be
+//! well-formed ITF while streaming (never built as one `serde_json::Value` of the whole
+//! file), then the `itf` crate's typed decoding of each state's action, then the scenario,
+//! variant and property the trace names. Every limit of [`crate::limits`] applies; every
+//! failure is one line of text, never a panic.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::threads::ThreadKey;
@@ -13,28 +20,27 @@ use webmcp_model::Variant;
 use webmcp_properties::{properties, PropertyDef};
 
 use crate::encode::{ACTION, ACTION_TAKEN, STEPS};
+use crate::limits::{
+    one_line, size_text, MAX_ACTION_DEPTH, MAX_DEPTH, MAX_STATES, MAX_STATE_DECODED_BYTES,
+    MAX_STRING_BYTES, MAX_VARS, MAX_VAR_NAME_BYTES,
+};
 use crate::trace::{sha256_hex, Expect, Meta, Trace, TRACE_FORMAT};
 
-/// Why a file is not a valid trace: one line.
+/// Why a text is not a valid trace: one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceError(pub String);
+pub struct Malformed(pub String);
 
-impl std::fmt::Display for TraceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for Malformed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for TraceError {}
+impl std::error::Error for Malformed {}
 
-fn err<T>(msg: impl Into<String>) -> Result<T, TraceError> {
-    let msg: String = msg.into();
+fn err<T>(msg: impl Into<String>) -> Result<T, Malformed> {
     // One line, and not a whole scenario: keep messages short.
-    let mut line: String = msg.replace(['\n', '\r'], " ");
-    if line.chars().count() > 300 {
-        line = line.chars().take(300).collect::<String>() + "...";
-    }
-    Err(TraceError(line))
+    Err(Malformed(one_line(&msg.into(), 300)))
 }
 
 /// A trace together with the model it runs on.
@@ -45,24 +51,141 @@ pub struct Loaded {
     pub property: Option<PropertyDef>,
 }
 
-/// Nesting deeper than this is not a trace we wrote (ours stay under 15).
-const MAX_DEPTH: usize = 48;
+/// The keys `#meta` may have: ITF's and ours (`docs/traces.md`).
+const META_KEYS: &[&str] = &[
+    "format",
+    "format-description",
+    "trace-format",
+    "tool",
+    "description",
+    "source",
+    "scenario",
+    "variant",
+    "property",
+    "verdict",
+    "scenario-sha256",
+    "scenario-json",
+];
+
+/// The top level of a trace: exactly these three keys (ITF's `params` and `loop` are not
+/// supported: this tool writes neither, and a lasso is not something replay checks).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a trace: a JSON object with \"#meta\", \"vars\" and \"states\""
+)]
+struct RawTrace<'a> {
+    #[serde(rename = "#meta", borrow)]
+    meta: &'a RawValue,
+    vars: Vars,
+    #[serde(borrow)]
+    states: States<'a>,
+}
+
+/// `vars`: at most [`MAX_VARS`] names.
+struct Vars(Vec<String>);
+
+impl<'de> Deserialize<'de> for Vars {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Vars;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"vars\": a list of variable names")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vars, A::Error> {
+                let mut out = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    if out.len() == MAX_VARS {
+                        return Err(de::Error::custom(format!(
+                            "\"vars\" lists more than {MAX_VARS} variables"
+                        )));
+                    }
+                    out.push(name);
+                }
+                Ok(Vars(out))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// `states`: at most [`MAX_STATES`], each kept as its text until the variables are known.
+struct States<'a>(Vec<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for States<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = States<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"states\": a list of states")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<States<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = seq.next_element::<&'de RawValue>()? {
+                    if out.len() == MAX_STATES {
+                        return Err(de::Error::custom(format!(
+                            "more than {MAX_STATES} states, the limit for a trace"
+                        )));
+                    }
+                    out.push(s);
+                }
+                Ok(States(out))
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
+    }
+}
+
+/// A state's `#meta`: its index, nothing else.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateMeta {
+    index: u64,
+}
+
+/// serde_json's message without its position (which would point into a state's text, not
+/// the file).
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((msg, _)) if e.line() > 0 => msg.to_string(),
+        _ => text,
+    }
+}
 
 /// Parses and checks a trace file's text.
-pub fn read_trace(text: &str) -> Result<Loaded, TraceError> {
-    let mut json: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
+pub fn read_trace(text: &str) -> Result<Loaded, Malformed> {
+    let raw: RawTrace = match serde_json::from_str(text) {
+        Ok(r) => r,
+        Err(e) if e.is_data() => return err(format!("not a trace: {e}")),
         Err(e) => return err(format!("not a trace: invalid JSON: {e}")),
     };
-    check_shape(&json)?;
-    // The itf crate decodes the metadata and each state's `#meta` and action (the model's
-    // variables are compared as JSON by replay). Its untagged value type backtracks, so it
-    // only sees documents that `check_shape` found well-formed.
-    let itf_meta: itf::trace::Meta = match serde_json::from_value(json["#meta"].clone()) {
+    let vars = raw.vars.0;
+    let mut seen = BTreeSet::new();
+    for v in &vars {
+        if v.len() > MAX_VAR_NAME_BYTES || v == "#meta" {
+            return err(format!(
+                "not a trace: \"vars\" lists an invalid name \"{v}\""
+            ));
+        }
+        if !seen.insert(v.as_str()) {
+            return err(format!("not a trace: \"vars\" lists \"{v}\" twice"));
+        }
+    }
+    for required in [ACTION, STEPS] {
+        if !vars.iter().any(|v| v == required) {
+            return err(format!(
+                "not a trace of webmcp-check: vars has no \"{required}\""
+            ));
+        }
+    }
+    let meta_map = match MetaMap::parse(raw.meta.get()) {
         Ok(m) => m,
-        Err(e) => return err(format!("not a trace: #meta: {e}")),
+        Err(e) => return err(format!("not a trace: #meta: {}", without_position(&e))),
     };
-    let meta = read_meta(&itf_meta)?;
+    let meta = read_meta(&meta_map)?;
     if meta.scenario_json.is_empty() {
         return err("not a trace: #meta has an empty \"scenario-json\"");
     }
@@ -103,48 +226,29 @@ pub fn read_trace(text: &str) -> Result<Loaded, TraceError> {
     if property.is_some() != meta.expect.is_some() {
         return err("#meta must give both \"property\" and \"verdict\", or neither");
     }
-    let vars: Vec<String> = json["vars"]
-        .as_array()
-        .expect("checked by check_shape")
-        .iter()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect();
-    for required in [ACTION, STEPS] {
-        if !vars.iter().any(|v| v == required) {
-            return err(format!(
-                "not a trace of webmcp-check: vars has no \"{required}\""
-            ));
-        }
+    let raw_states = raw.states.0;
+    if raw_states.is_empty() {
+        return err("not a trace: \"states\" is empty");
     }
-    let Value::Array(raw_states) = json["states"].take() else {
-        unreachable!("checked by check_shape")
-    };
+    let var_index: BTreeMap<&str, usize> = vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.as_str(), i))
+        .collect();
     let mut states = Vec::with_capacity(raw_states.len());
     let mut actions = Vec::new();
-    for (i, mut raw) in raw_states.into_iter().enumerate() {
-        let state_meta: itf::state::Meta = match serde_json::from_value(raw["#meta"].clone()) {
-            Ok(m) => m,
-            Err(e) => return err(format!("states[{i}].#meta: {e}")),
+    for (i, raw) in raw_states.into_iter().enumerate() {
+        let (index, values) = match read_state(raw.get(), &vars, &var_index) {
+            Ok(r) => r,
+            Err(e) => return err(format!("states[{i}]{e}")),
         };
-        if let Some(index) = state_meta.index {
-            if index != i as u64 {
-                return err(format!("states[{i}]: #meta.index is {index}"));
-            }
+        if index != i as u64 {
+            return err(format!("states[{i}]: #meta.index is {index}"));
         }
-        let t = match decode_state(&raw) {
+        let t = match decode_state(&vars, &values) {
             Ok(t) => t,
             Err(e) => return err(format!("states[{i}]: {e}")),
         };
-        let obj = raw.as_object_mut().expect("checked by check_shape");
-        let mut st = BTreeMap::new();
-        for v in &vars {
-            match obj.remove(v) {
-                Some(value) => {
-                    st.insert(v.clone(), value);
-                }
-                None => return err(format!("states[{i}] has no variable \"{v}\"")),
-            }
-        }
         let tag = t.action.tag();
         if vars.iter().any(|v| v == ACTION_TAKEN) {
             let taken = t.action_taken.as_deref().unwrap_or_default();
@@ -166,7 +270,7 @@ pub fn read_trace(text: &str) -> Result<Loaded, TraceError> {
                 Err(e) => return err(format!("states[{i}]: {e}")),
             },
         }
-        states.push(st);
+        states.push(values);
     }
     let model = WebMcpModel::new(world, variant);
     Ok(Loaded {
@@ -181,20 +285,144 @@ pub fn read_trace(text: &str) -> Result<Loaded, TraceError> {
     })
 }
 
-/// Decodes a state's `mbt::` variables with the itf crate.
-fn decode_state(raw: &Value) -> Result<TypedState, String> {
-    let get = |k: &str| {
-        raw.get(k)
-            .cloned()
-            .ok_or_else(|| format!("no variable \"{k}\""))
-    };
-    let action: TypedAction =
-        itf::from_value(get(ACTION)?).map_err(|e| format!("{ACTION}: {e}"))?;
-    let steps: Vec<String> = itf::from_value(get(STEPS)?).map_err(|e| format!("{STEPS}: {e}"))?;
-    let action_taken = match raw.get(ACTION_TAKEN) {
-        Some(v) => {
-            Some(itf::from_value::<String>(v.clone()).map_err(|e| format!("{ACTION_TAKEN}: {e}"))?)
+/// Reads one state: its `#meta.index`, and the text of each variable in `vars` order, each
+/// checked to be well-formed ITF within the limits. An error starts with the place in the
+/// state (`.docs: ...`, `: ...`).
+fn read_state(
+    text: &str,
+    vars: &[String],
+    var_index: &BTreeMap<&str, usize>,
+) -> Result<(u64, Vec<Box<str>>), String> {
+    struct StateVisitor<'v, 'a> {
+        var_index: &'v BTreeMap<&'v str, usize>,
+        n: usize,
+        _text: std::marker::PhantomData<&'a ()>,
+    }
+    type Fields<'a> = (Option<u64>, Vec<Option<&'a RawValue>>);
+    impl<'de: 'a, 'a> Visitor<'de> for StateVisitor<'_, 'a> {
+        type Value = Fields<'a>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a state: an object of variables")
         }
+        fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Fields<'a>, M::Error> {
+            let mut index = None;
+            let mut values: Vec<Option<&'a RawValue>> = vec![None; self.n];
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "#meta" {
+                    if index.is_some() {
+                        return Err(de::Error::custom("#meta appears twice"));
+                    }
+                    let m: StateMeta = map
+                        .next_value()
+                        .map_err(|e| de::Error::custom(format!("#meta: {e}")))?;
+                    index = Some(m.index);
+                    continue;
+                }
+                let Some(&j) = self.var_index.get(key.as_str()) else {
+                    return Err(de::Error::custom(format!(
+                        "has a variable \"{}\" that vars does not list",
+                        one_line(&key, 60)
+                    )));
+                };
+                if values[j].is_some() {
+                    return Err(de::Error::custom(format!("\"{key}\" appears twice")));
+                }
+                values[j] = Some(map.next_value::<&'de RawValue>()?);
+            }
+            Ok((index, values))
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let (index, values) = de::Deserializer::deserialize_map(
+        &mut de,
+        StateVisitor {
+            var_index,
+            n: vars.len(),
+            _text: std::marker::PhantomData,
+        },
+    )
+    .map_err(|e| format!(": {}", without_position(&e)))?;
+    let Some(index) = index else {
+        return Err(" has no \"#meta\" object".into());
+    };
+    let mut budget = MAX_STATE_DECODED_BYTES;
+    let mut out = Vec::with_capacity(vars.len());
+    for (v, raw) in vars.iter().zip(values) {
+        let Some(raw) = raw else {
+            return Err(format!(" has no variable \"{v}\""));
+        };
+        let max_depth = if v == ACTION {
+            MAX_ACTION_DEPTH
+        } else {
+            MAX_DEPTH
+        };
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        Check {
+            depth: 1,
+            max_depth,
+            budget: &mut budget,
+        }
+        .deserialize(&mut de)
+        .map_err(|e| format!(".{v}: {}", without_position(&e)))?;
+        out.push(Box::from(raw.get()));
+    }
+    Ok((index, out))
+}
+
+/// `#meta`: an object of strings, with the keys of [`META_KEYS`] only.
+struct MetaMap(BTreeMap<String, String>);
+
+impl MetaMap {
+    fn parse(text: &str) -> Result<MetaMap, serde_json::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MetaMap;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of strings")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<MetaMap, M::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if !META_KEYS.contains(&key.as_str()) {
+                        return Err(de::Error::custom(format!(
+                            "unknown key \"{}\"",
+                            one_line(&key, 60)
+                        )));
+                    }
+                    let value: String = map
+                        .next_value()
+                        .map_err(|e| de::Error::custom(format!("\"{key}\": {e}")))?;
+                    if value.len() > MAX_STRING_BYTES {
+                        return Err(de::Error::custom(format!(
+                            "\"{key}\" is longer than {}, the limit for a string",
+                            size_text(MAX_STRING_BYTES as u64)
+                        )));
+                    }
+                    if out.insert(key.clone(), value).is_some() {
+                        return Err(de::Error::custom(format!("\"{key}\" appears twice")));
+                    }
+                }
+                Ok(MetaMap(out))
+            }
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        de::Deserializer::deserialize_map(&mut de, V)
+    }
+}
+
+/// Decodes a state's `mbt::` variables with the itf crate (they are small: checked by
+/// [`read_state`], the action at most [`MAX_ACTION_DEPTH`] deep).
+fn decode_state(vars: &[String], values: &[Box<str>]) -> Result<TypedState, String> {
+    let get = |k: &str| -> Option<Value> {
+        let j = vars.iter().position(|v| v == k)?;
+        serde_json::from_str(&values[j]).ok()
+    };
+    let need = |k: &str| get(k).ok_or_else(|| format!("no variable \"{k}\""));
+    let action: TypedAction =
+        itf::from_value(need(ACTION)?).map_err(|e| format!("{ACTION}: {e}"))?;
+    let steps: Vec<String> = itf::from_value(need(STEPS)?).map_err(|e| format!("{STEPS}: {e}"))?;
+    let action_taken = match get(ACTION_TAKEN) {
+        Some(v) => Some(itf::from_value::<String>(v).map_err(|e| format!("{ACTION_TAKEN}: {e}"))?),
         None => None,
     };
     Ok(TypedState {
@@ -204,12 +432,12 @@ fn decode_state(raw: &Value) -> Result<TypedState, String> {
     })
 }
 
-fn read_meta(m: &itf::trace::Meta) -> Result<Meta, TraceError> {
-    if m.format.as_deref() != Some("ITF") {
+fn read_meta(m: &MetaMap) -> Result<Meta, Malformed> {
+    let get = |k: &str| m.0.get(k).cloned();
+    if get("format").as_deref() != Some("ITF") {
         return err("not a trace: #meta.format is not \"ITF\"");
     }
-    let get = |k: &str| m.other.get(k).cloned();
-    let need = |k: &str| -> Result<String, TraceError> {
+    let need = |k: &str| -> Result<String, Malformed> {
         match get(k) {
             Some(v) => Ok(v),
             None => err(format!("not a trace of webmcp-check: #meta has no \"{k}\"")),
@@ -239,7 +467,7 @@ fn read_meta(m: &itf::trace::Meta) -> Result<Meta, TraceError> {
     Ok(Meta {
         scenario: need("scenario")?,
         scenario_json,
-        source: m.source.clone().unwrap_or_default(),
+        source: get("source").unwrap_or_default(),
         variant: need("variant")?,
         property: get("property"),
         expect,
@@ -374,102 +602,319 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
 }
 
 // ---------------------------------------------------------------------------------------
-// ITF well-formedness, checked before the itf crate sees the document.
+// ITF well-formedness, checked while reading (no value is built), before the itf crate or
+// anything else decodes a state.
 
-fn check_shape(v: &Value) -> Result<(), TraceError> {
-    let Some(top) = v.as_object() else {
-        return err("not a trace: the file is not a JSON object");
-    };
-    for k in top.keys() {
-        if !matches!(k.as_str(), "#meta" | "params" | "vars" | "states" | "loop") {
-            return err(format!("not a trace: unexpected top-level key \"{k}\""));
-        }
-    }
-    if !top.get("#meta").is_some_and(Value::is_object) {
-        return err("not a trace: no \"#meta\" object");
-    }
-    let Some(vars) = top.get("vars").and_then(Value::as_array) else {
-        return err("not a trace: no \"vars\" list");
-    };
-    if !vars.iter().all(Value::is_string) {
-        return err("not a trace: \"vars\" must list names");
-    }
-    let Some(states) = top.get("states").and_then(Value::as_array) else {
-        return err("not a trace: no \"states\" list");
-    };
-    if states.is_empty() {
-        return err("not a trace: \"states\" is empty");
-    }
-    for (i, s) in states.iter().enumerate() {
-        let Some(obj) = s.as_object() else {
-            return err(format!("states[{i}] is not an object"));
-        };
-        if !obj.get("#meta").is_some_and(Value::is_object) {
-            return err(format!("states[{i}] has no \"#meta\" object"));
-        }
-        for (k, val) in obj {
-            if k == "#meta" {
-                continue;
-            }
-            if let Err(e) = check_value(val, 1) {
-                return err(format!("states[{i}].{k}: {e}"));
-            }
-        }
-    }
-    Ok(())
+/// What serde_json takes for one value (an enum of 32 bytes), for a non-empty object beyond
+/// that (a B-tree node of 11 entries), and per key of an object: the estimate of
+/// [`MAX_STATE_DECODED_BYTES`].
+const VALUE_BYTES: usize = 32;
+const OBJECT_BYTES: usize = 640;
+const KEY_BYTES: usize = 64;
+
+/// Checks one ITF value: no `null`, integers only, each `#` form alone and well-shaped, no
+/// key twice, nesting at most `max_depth` deep, strings at most [`MAX_STRING_BYTES`], and
+/// what it would take decoded charged to `budget`.
+struct Check<'b> {
+    depth: usize,
+    max_depth: usize,
+    budget: &'b mut usize,
 }
 
-/// Whether `v` is an ITF value (no `null`, no fractions, well-formed `#` forms).
-fn check_value(v: &Value, depth: usize) -> Result<(), String> {
-    if depth > MAX_DEPTH {
-        return Err("nested too deeply".into());
-    }
-    match v {
-        Value::Null => Err("null is not an ITF value".into()),
-        Value::Bool(_) | Value::String(_) => Ok(()),
-        Value::Number(n) => {
-            if n.is_i64() {
+impl Check<'_> {
+    fn charge<E: de::Error>(&mut self, bytes: usize) -> Result<(), E> {
+        match self.budget.checked_sub(bytes) {
+            Some(left) => {
+                *self.budget = left;
                 Ok(())
-            } else {
-                Err(format!("{n} is not an ITF integer"))
+            }
+            None => Err(E::custom(format!(
+                "the state takes more than {} once decoded, the limit for one state",
+                size_text(MAX_STATE_DECODED_BYTES as u64)
+            ))),
+        }
+    }
+
+    fn child(&mut self) -> Check<'_> {
+        Check {
+            depth: self.depth + 1,
+            max_depth: self.max_depth,
+            budget: self.budget,
+        }
+    }
+
+    /// The same level (the list inside a `#tup`, a `#map`'s pairs: not levels of their own).
+    fn same(&mut self) -> Check<'_> {
+        Check {
+            depth: self.depth,
+            max_depth: self.max_depth,
+            budget: self.budget,
+        }
+    }
+
+    fn enter<E: de::Error>(&self) -> Result<(), E> {
+        if self.depth > self.max_depth {
+            Err(E::custom(format!(
+                "nested too deeply (more than {} levels)",
+                self.max_depth
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn string<E: de::Error>(&mut self, s: &str) -> Result<(), E> {
+        if s.len() > MAX_STRING_BYTES {
+            return Err(E::custom(format!(
+                "a string longer than {}, the limit for a string",
+                size_text(MAX_STRING_BYTES as u64)
+            )));
+        }
+        self.charge(VALUE_BYTES + s.len())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Check<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.enter::<D::Error>()?;
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Check<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an ITF value")
+    }
+
+    fn visit_bool<E: de::Error>(mut self, _: bool) -> Result<(), E> {
+        self.charge(VALUE_BYTES)
+    }
+
+    fn visit_i64<E: de::Error>(mut self, _: i64) -> Result<(), E> {
+        self.charge(VALUE_BYTES)
+    }
+
+    fn visit_u64<E: de::Error>(mut self, n: u64) -> Result<(), E> {
+        if i64::try_from(n).is_err() {
+            return Err(E::custom(format!("{n} is not an ITF integer")));
+        }
+        self.charge(VALUE_BYTES)
+    }
+
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
+        Err(E::custom(format!("{n} is not an ITF integer")))
+    }
+
+    fn visit_str<E: de::Error>(mut self, s: &str) -> Result<(), E> {
+        self.string(s)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Err(E::custom("null is not an ITF value"))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        self.charge(VALUE_BYTES)?;
+        while seq.next_element_seed(self.child())?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        self.charge(VALUE_BYTES)?;
+        let Some(Key(first)) = map.next_key::<Key>()? else {
+            return Ok(());
+        };
+        self.charge(OBJECT_BYTES + KEY_BYTES + first.len())?;
+        if first.starts_with('#') {
+            let form = match &*first {
+                "#bigint" => Form::BigInt,
+                "#unserializable" => Form::Text,
+                "#tup" | "#set" => Form::List,
+                "#map" => Form::Map,
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown ITF form \"{}\"",
+                        one_line(other, 40)
+                    )))
+                }
+            };
+            map.next_value_seed(FormSeed {
+                form,
+                name: &first,
+                check: self.same(),
+            })?;
+            if map.next_key::<de::IgnoredAny>()?.is_some() {
+                return Err(de::Error::custom(format!(
+                    "{first} must be alone in its object"
+                )));
+            }
+            return Ok(());
+        }
+        let mut keys = Fields::default();
+        let mut key = first;
+        loop {
+            if key.starts_with('#') {
+                return Err(de::Error::custom(format!(
+                    "{} must be alone in its object",
+                    one_line(&key, 40)
+                )));
+            }
+            map.next_value_seed(self.child())?;
+            if !keys.insert(key) {
+                return Err(de::Error::custom("a record has a field twice"));
+            }
+            match map.next_key::<Key>()? {
+                Some(Key(k)) => {
+                    self.charge(KEY_BYTES + k.len())?;
+                    key = k;
+                }
+                None => return Ok(()),
             }
         }
-        Value::Array(items) => items.iter().try_for_each(|x| check_value(x, depth + 1)),
-        Value::Object(o) => {
-            let special: Vec<&String> = o.keys().filter(|k| k.starts_with('#')).collect();
-            if special.is_empty() {
-                return o.values().try_for_each(|x| check_value(x, depth + 1));
+    }
+}
+
+/// An object key, borrowed from the text when it has no escapes (no allocation).
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
             }
-            if o.len() != 1 {
-                return Err(format!("{} must be alone in its object", special[0]));
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(s)))
             }
-            let (k, inner) = o.iter().next().expect("one entry");
-            match k.as_str() {
-                "#bigint" => match inner.as_str() {
-                    Some(s) if is_decimal(s) => Ok(()),
-                    _ => Err("#bigint must be a decimal string".into()),
-                },
-                "#unserializable" => match inner {
-                    Value::String(_) => Ok(()),
-                    _ => Err("#unserializable must be a string".into()),
-                },
-                "#tup" | "#set" => match inner.as_array() {
-                    Some(items) => items.iter().try_for_each(|x| check_value(x, depth + 1)),
-                    None => Err(format!("{k} must be a list")),
-                },
-                "#map" => match inner.as_array() {
-                    Some(pairs) => pairs.iter().try_for_each(|p| match p.as_array() {
-                        Some(kv) if kv.len() == 2 => {
-                            check_value(&kv[0], depth + 1)?;
-                            check_value(&kv[1], depth + 1)
-                        }
-                        _ => Err("#map entries must be [key, value] pairs".into()),
-                    }),
-                    None => Err("#map must be a list of pairs".into()),
-                },
-                other => Err(format!("unknown ITF form \"{other}\"")),
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s.to_string())))
             }
         }
+        d.deserialize_str(V)
+    }
+}
+
+/// The fields of a record seen so far: a short list (records have a few fields), a set past
+/// 16 (a crafted record may have millions).
+#[derive(Default)]
+struct Fields<'de> {
+    few: Vec<Cow<'de, str>>,
+    many: BTreeSet<Cow<'de, str>>,
+}
+
+impl<'de> Fields<'de> {
+    /// False when `k` was already there.
+    fn insert(&mut self, k: Cow<'de, str>) -> bool {
+        if self.few.contains(&k) || self.many.contains(&k) {
+            return false;
+        }
+        if self.few.len() < 16 {
+            self.few.push(k);
+        } else {
+            self.many.insert(k);
+        }
+        true
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Form {
+    BigInt,
+    Text,
+    List,
+    Map,
+}
+
+/// The value of a `#` form.
+struct FormSeed<'n, 'b> {
+    form: Form,
+    name: &'n str,
+    check: Check<'b>,
+}
+
+impl<'de> DeserializeSeed<'de> for FormSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FormSeed<'_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.form {
+            Form::BigInt => write!(f, "{}: a decimal string", self.name),
+            Form::Text => write!(f, "{}: a string", self.name),
+            Form::List => write!(f, "{}: a list", self.name),
+            Form::Map => write!(f, "{}: a list of [key, value] pairs", self.name),
+        }
+    }
+
+    fn visit_str<E: de::Error>(mut self, s: &str) -> Result<(), E> {
+        match self.form {
+            Form::BigInt if is_decimal(s) => self.check.charge(VALUE_BYTES),
+            Form::BigInt => Err(E::custom("#bigint must be a decimal string")),
+            Form::Text => self.check.string(s),
+            _ => Err(E::invalid_type(de::Unexpected::Str(s), &self)),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        match self.form {
+            Form::List => {
+                self.check.charge(VALUE_BYTES)?;
+                while seq.next_element_seed(self.check.child())?.is_some() {}
+                Ok(())
+            }
+            Form::Map => {
+                self.check.charge(VALUE_BYTES)?;
+                while seq
+                    .next_element_seed(PairSeed(self.check.same()))?
+                    .is_some()
+                {}
+                Ok(())
+            }
+            _ => Err(de::Error::invalid_type(de::Unexpected::Seq, &self)),
+        }
+    }
+}
+
+/// A `[key, value]` pair of a `#map`.
+struct PairSeed<'b>(Check<'b>);
+
+impl<'de> DeserializeSeed<'de> for PairSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PairSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("#map entries must be [key, value] pairs")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        let c = &mut self.0;
+        c.charge(VALUE_BYTES)?;
+        // The pair itself is a list one level down; key and value are checked at the level
+        // of the pair's elements, as they are for any list.
+        let pair_error = || de::Error::custom("#map entries must be [key, value] pairs");
+        if seq.next_element_seed(c.child())?.is_none()
+            || seq.next_element_seed(c.child())?.is_none()
+            || seq.next_element::<de::IgnoredAny>()?.is_some()
+        {
+            return Err(pair_error());
+        }
+        Ok(())
     }
 }
 

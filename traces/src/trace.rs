@@ -71,14 +71,22 @@ pub struct Meta {
 /// `mbt::` ones), keyed by name.
 pub type ItfState = BTreeMap<String, Value>;
 
+/// One state as stored: the JSON text of each variable's ITF value, in the order of `vars`.
+/// A trace keeps its states as text (about the size of the file) and decodes one or two at
+/// a time ([`Trace::state`], [`Trace::value`]): decoded `serde_json` values take up to tens
+/// of times the size of their text.
+pub type StoredState = Vec<Box<str>>;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trace {
     pub meta: Meta,
-    /// The variables every state carries, in order.
+    /// The variables every state carries, in order, each once.
     pub vars: Vec<String>,
     /// `states[i + 1]` is the state after `actions[i]`.
     pub actions: Vec<Action>,
-    pub states: Vec<ItfState>,
+    /// Each state's variables as JSON text, in `vars` order (the reader checked each is a
+    /// well-formed ITF value within the limits of [`crate::limits`]).
+    pub states: Vec<StoredState>,
 }
 
 /// The SHA-256 of a scenario text, in hex (`#meta."scenario-sha256"`).
@@ -135,26 +143,55 @@ pub fn shows(model: &WebMcpModel, def: &PropertyDef, s: &State) -> bool {
     }
 }
 
+/// A state in the stored form: the text of each of `vars` (`null` for a variable `s` lacks,
+/// which no reader accepts).
+fn stored(vars: &[String], s: &ItfState) -> StoredState {
+    vars.iter()
+        .map(|v| {
+            s.get(v)
+                .map_or_else(|| "null".into(), |x| x.to_string().into())
+        })
+        .collect()
+}
+
 impl Trace {
     /// Records the run of `actions` from the initial state. Fails (with the index of the
     /// action) when an action is not enabled where it is taken.
     pub fn record(model: &WebMcpModel, meta: Meta, actions: &[Action]) -> Result<Trace, usize> {
+        let vars = all_vars();
         let mut s = model.initial_state();
-        let mut states = vec![itf_state(model, &s, None, &[])];
+        let mut states = vec![stored(&vars, &itf_state(model, &s, None, &[]))];
         for (i, a) in actions.iter().enumerate() {
             if !model.is_enabled(&s, *a) {
                 return Err(i);
             }
             let mut steps = Vec::new();
             s = model.apply(&s, *a, &mut steps);
-            states.push(itf_state(model, &s, Some(a), &steps));
+            states.push(stored(&vars, &itf_state(model, &s, Some(a), &steps)));
         }
         Ok(Trace {
             meta,
-            vars: all_vars(),
+            vars,
             actions: actions.to_vec(),
             states,
         })
+    }
+
+    /// The value of `vars[j]` in state `i`, decoded (`null` if it does not decode, which the
+    /// reader rules out).
+    pub fn value(&self, i: usize, j: usize) -> Value {
+        self.states
+            .get(i)
+            .and_then(|s| s.get(j))
+            .and_then(|text| serde_json::from_str(text).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// State `i`, decoded: every variable by name.
+    pub fn state(&self, i: usize) -> ItfState {
+        (0..self.vars.len())
+            .map(|j| (self.vars[j].clone(), self.value(i, j)))
+            .collect()
     }
 
     /// The number of actions.
@@ -222,14 +259,30 @@ impl Trace {
         out.push_str("  },\n  \"vars\": ");
         out.push_str(&Value::from(self.vars.clone()).to_string());
         out.push_str(",\n  \"states\": [\n");
+        // Each state is one object, keys in byte order (`#meta` first), as serde_json writes
+        // an object.
+        let mut keys: Vec<(String, Option<usize>)> = self
+            .vars
+            .iter()
+            .enumerate()
+            .map(|(j, v)| (v.clone(), Some(j)))
+            .chain([("#meta".to_string(), None)])
+            .collect();
+        keys.sort();
         for (i, st) in self.states.iter().enumerate() {
-            let mut obj = serde_json::Map::new();
-            obj.insert("#meta".into(), serde_json::json!({ "index": i }));
-            for (k, v) in st {
-                obj.insert(k.clone(), v.clone());
+            out.push_str("    {");
+            for (n, (k, j)) in keys.iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                out.push_str(&q(k));
+                out.push(':');
+                match j {
+                    Some(j) => out.push_str(st.get(*j).map_or("null", |t| t)),
+                    None => out.push_str(&format!("{{\"index\":{i}}}")),
+                }
             }
-            out.push_str("    ");
-            out.push_str(&Value::Object(obj).to_string());
+            out.push('}');
             out.push_str(if i + 1 < self.states.len() {
                 ",\n"
             } else {

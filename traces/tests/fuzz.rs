@@ -1,6 +1,9 @@
 //! Fuzzing the trace reader: truncated, corrupted and wrong-scenario files give a one-line
 //! error, never a panic; whatever still reads replays, minimises and explains without a
-//! panic. 10,000 cases on small traces (a few seconds).
+//! panic. 10,000 cases on small traces (a few seconds). Then tampering with whole states
+//! (dropped, duplicated, swapped, cut, a value moved from another state), which keeps the
+//! file well-formed: such a trace must fail to read or fail to replay, unless what is left is
+//! a genuine prefix of the run. Then hostile shapes: the reader's limits.
 
 mod common;
 
@@ -11,8 +14,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use serde_json::{json, Value};
 use webmcp_traces::explain::{explain, Format};
+use webmcp_traces::limits::{MAX_DEPTH, MAX_STATES, MAX_STRING_BYTES, MAX_VARS};
 use webmcp_traces::reader::read_trace;
-use webmcp_traces::replay::replay;
+use webmcp_traces::replay::{replay, Replayed};
 use webmcp_traces::trace::Expect;
 
 /// The checker's shortest counterexample to `property` in `name`.
@@ -257,4 +261,234 @@ fn specific_corruptions_have_specific_messages() {
     doc["#meta"]["scenario-sha256"] = json!(webmcp_traces::trace::sha256_hex(other));
     let e = read_trace(&doc.to_string()).err().unwrap().0;
     assert!(e.contains("wrong scenario"), "{e}");
+}
+
+/// A change to the list of states that keeps the file well-formed JSON and ITF.
+#[derive(Debug, Clone)]
+enum Tamper {
+    Drop(usize),
+    Duplicate(usize),
+    Swap(usize),
+    /// Keep the first `n` states (at least one).
+    Cut(usize),
+    /// Put the value of a variable in state `from` into state `to`.
+    Move {
+        to: usize,
+        from: usize,
+        var: usize,
+    },
+}
+
+fn tamper() -> impl Strategy<Value = Tamper> {
+    prop_oneof![
+        (any::<usize>()).prop_map(Tamper::Drop),
+        (any::<usize>()).prop_map(Tamper::Duplicate),
+        (any::<usize>()).prop_map(Tamper::Swap),
+        (any::<usize>()).prop_map(Tamper::Cut),
+        (any::<usize>(), any::<usize>(), any::<usize>()).prop_map(|(to, from, var)| Tamper::Move {
+            to,
+            from,
+            var
+        }),
+    ]
+}
+
+fn tamper_states(states: &mut Vec<Value>, t: &Tamper) {
+    let n = states.len();
+    match *t {
+        Tamper::Drop(i) if n > 1 => {
+            states.remove(i % n);
+        }
+        Tamper::Duplicate(i) => {
+            let s = states[i % n].clone();
+            states.insert(i % n, s);
+        }
+        Tamper::Swap(i) if n > 1 => states.swap(i % (n - 1), i % (n - 1) + 1),
+        Tamper::Cut(k) => states.truncate(1 + k % n),
+        Tamper::Move { to, from, var } => {
+            let keys: Vec<String> = states[to % n]
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter(|k| *k != "#meta")
+                .cloned()
+                .collect();
+            let k = &keys[var % keys.len()];
+            let v = states[from % n][k].clone();
+            states[to % n][k] = v;
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(Config {
+        cases: 2_000,
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(0x7A_3BE2),
+        ..Config::default()
+    })]
+
+    #[test]
+    fn a_tampered_trace_replays_only_if_it_is_a_prefix_of_the_run(
+        base in 0usize..3,
+        tampers in prop::collection::vec(tamper(), 1..3),
+        renumber in prop::bool::weighted(0.9),
+    ) {
+        let original: Value = serde_json::from_str(&bases()[base]).unwrap();
+        let mut doc = original.clone();
+        let states = doc["states"].as_array_mut().unwrap();
+        for t in &tampers {
+            tamper_states(states, t);
+        }
+        if renumber {
+            for (i, s) in states.iter_mut().enumerate() {
+                s["#meta"]["index"] = json!(i);
+            }
+        }
+        let text = doc.to_string();
+        match read_trace(&text) {
+            Err(e) => prop_assert!(!e.0.is_empty() && !e.0.contains('\n'), "{}", e.0),
+            Ok(l) => {
+                if let Replayed::Reproduced { .. } = replay(&l) {
+                    let kept = doc["states"].as_array().unwrap();
+                    let run = original["states"].as_array().unwrap();
+                    // A plain run may be cut short; a counterexample shows its violation only
+                    // in its last state (base 2 is the checker's shortest), so only the whole
+                    // run replays.
+                    let whole = l.trace.meta.property.is_some();
+                    prop_assert!(
+                        kept.len() <= run.len()
+                            && kept[..] == run[..kept.len()]
+                            && (!whole || kept.len() == run.len()),
+                        "a tampered trace replays: {:?}", tampers
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The text of base trace 0 with `f` applied to its JSON.
+fn edited(f: impl FnOnce(&mut Value)) -> String {
+    let mut doc: Value = serde_json::from_str(&bases()[0]).unwrap();
+    f(&mut doc);
+    doc.to_string()
+}
+
+fn refused(text: &str) -> String {
+    let e = read_trace(text).err().expect("refused").0;
+    assert!(!e.contains('\n') && e.len() < 400, "{e}");
+    e
+}
+
+#[test]
+fn hostile_shapes_are_refused_within_the_limits() {
+    // Nesting.
+    let deep = edited(|d| {
+        let mut v = json!(1);
+        for _ in 0..MAX_DEPTH {
+            v = json!([v]);
+        }
+        d["states"][0]["ghost"] = v;
+    });
+    assert!(refused(&deep).contains("nested too deeply"));
+    let at_limit = edited(|d| {
+        let mut v = json!({"#set": []});
+        for _ in 1..MAX_DEPTH {
+            v = json!({"#set": [v]});
+        }
+        d["states"][0]["ghost"] = v;
+    });
+    // Within the depth limit: reads, and the replay reports the changed value.
+    let l = read_trace(&at_limit).unwrap();
+    assert!(matches!(replay(&l), Replayed::Diverged(_)));
+    // The action is decoded by the itf crate: only shallow values reach it.
+    let deep_action = edited(|d| {
+        let mut v = json!("top");
+        for _ in 0..8 {
+            v = json!({"tag": "Some", "value": v});
+        }
+        d["states"][1]["mbt::action"] = json!({"tag": "RunScript", "value": {"doc": v}});
+    });
+    assert!(refused(&deep_action).contains("states[1].mbt::action: nested too deeply"));
+    // Too many states.
+    let minimal = r##"{"#meta":{"index":0},"mbt::action":{"tag":"Init","value":{"#tup":[]}},"mbt::steps":[]}"##;
+    let many = edited(|d| {
+        d["vars"] = json!(["mbt::action", "mbt::steps"]);
+        d["states"] = json!("STATES");
+    })
+    .replace(
+        "\"STATES\"",
+        &format!("[{}]", vec![minimal; MAX_STATES + 1].join(",")),
+    );
+    assert!(refused(&many).contains("more than 100000 states"));
+    // Too many variables.
+    let vars = edited(|d| {
+        d["vars"] = Value::Array((0..=MAX_VARS).map(|i| json!(format!("v{i}"))).collect());
+    });
+    assert!(refused(&vars).contains("more than 64 variables"));
+    // A state that would decode into too much memory: a million one-field records.
+    let heavy = edited(|d| d["states"][0]["ghost"] = json!("HEAVY")).replace(
+        "\"HEAVY\"",
+        &format!(
+            "{{\"#set\":[{}]}}",
+            vec![r#"{"a":true}"#; 200_000].join(",")
+        ),
+    );
+    assert!(refused(&heavy).contains("more than 64 MiB once decoded"));
+    // A string longer than the limit, in #meta and in a state.
+    let long = format!("\"{}\"", "x".repeat(MAX_STRING_BYTES + 1));
+    let meta = edited(|d| d["#meta"]["description"] = json!("LONG")).replace("\"LONG\"", &long);
+    assert!(refused(&meta).contains("longer than 16 MiB"));
+    let state =
+        edited(|d| d["states"][0]["ghost"] = json!({"#set": ["LONG"]})).replace("\"LONG\"", &long);
+    assert!(refused(&state).contains("longer than 16 MiB"));
+    // Unknown keys anywhere, duplicate keys, and ITF forms this tool does not write.
+    for (text, needle) in [
+        (edited(|d| d["loop"] = json!(0)), "unknown field `loop`"),
+        (
+            edited(|d| d["#meta"]["x"] = json!("y")),
+            "#meta: unknown key \"x\"",
+        ),
+        (
+            edited(|d| d["#meta"]["tool"] = json!(["x"])),
+            "#meta: \"tool\": invalid type",
+        ),
+        (
+            edited(|d| d["states"][1]["x"] = json!(1)),
+            "states[1]: has a variable \"x\" that vars does not list",
+        ),
+        (
+            edited(|d| d["states"][1]["#meta"]["x"] = json!(1)),
+            "states[1]: #meta: unknown field `x`",
+        ),
+        (
+            edited(|d| d["states"][1]["#meta"] = json!({})),
+            "states[1]: #meta: missing field `index`",
+        ),
+        (
+            edited(|d| d["vars"].as_array_mut().unwrap().push(json!("ghost"))),
+            "lists \"ghost\" twice",
+        ),
+        (
+            bases()[0].replacen("\"ghost\":", "\"ghost\":{\"#set\":[]},\"ghost\":", 1),
+            "\"ghost\" appears twice",
+        ),
+        (
+            edited(|d| d["states"][0]["env"]["#bigint"] = json!("1")),
+            "must be alone in its object",
+        ),
+        (
+            edited(|d| d["states"][0]["ghost"] = json!({"#map": [[1, 2, 3]]})),
+            "#map entries must be [key, value] pairs",
+        ),
+        (
+            edited(|d| d["states"][0]["ghost"] = json!(18446744073709551615u64)),
+            "is not an ITF integer",
+        ),
+    ] {
+        let e = refused(&text);
+        assert!(e.contains(needle), "{e} (wanted {needle})");
+    }
 }

@@ -115,7 +115,7 @@ proptest! {
             return Ok(());
         };
         let l = loaded(name, &actions, property);
-        let m = minimize(&l).map_err(TestCaseError::fail)?;
+        let m = minimize(&l).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(m.after <= m.before);
         prop_assert_eq!(m.before, actions.len());
         let again = read_trace(&m.trace.to_json_text()).map_err(|e| TestCaseError::fail(e.0))?;

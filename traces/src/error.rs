@@ -1,0 +1,86 @@
+//! Why a trace command could not do its work: one sentence each, and the exit code it gives
+//! (2 for a file that cannot be read, is too large or is not a valid trace, or an output
+//! that cannot be written; 1 for a trace that does not replay).
+
+use std::path::PathBuf;
+
+use crate::limits::size_text;
+use crate::replay::Divergence;
+
+#[derive(Debug)]
+pub enum TraceError {
+    /// The file could not be read.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file has more bytes than `limit` (only `limit + 1` were read).
+    TooLarge {
+        path: PathBuf,
+        limit: u64,
+        /// What the file was meant to be (`trace file`, `baseline file`).
+        what: &'static str,
+    },
+    /// The file is not a valid trace (one line: what is wrong, and where).
+    Malformed { path: PathBuf, reason: String },
+    /// The trace is valid but the command does not apply to it (`minimize` of a trace that
+    /// names no property).
+    Unsupported { path: PathBuf, reason: String },
+    /// The trace does not replay against its scenario, so the command refuses it.
+    Diverged {
+        path: PathBuf,
+        divergence: Divergence,
+        /// What the command would have done: `explained`, `minimised`.
+        refused: &'static str,
+    },
+    /// The output cannot be written (checked before the work).
+    Output { path: PathBuf, reason: String },
+}
+
+impl TraceError {
+    /// The exit code of the command: 1 for a trace that does not replay, 2 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            TraceError::Diverged { .. } => 1,
+            _ => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceError::Io { path, source } => {
+                write!(f, "{}: cannot read it: {source}", path.display())
+            }
+            TraceError::TooLarge { path, limit, what } => write!(
+                f,
+                "{}: larger than {}, the limit for a {what}; not read",
+                path.display(),
+                size_text(*limit)
+            ),
+            TraceError::Malformed { path, reason } | TraceError::Unsupported { path, reason } => {
+                write!(f, "{}: {reason}", path.display())
+            }
+            TraceError::Diverged {
+                path,
+                divergence,
+                refused,
+            } => write!(
+                f,
+                "{}: diverges at {divergence}; only a trace that replays is {refused}",
+                path.display()
+            ),
+            TraceError::Output { path, reason } => write!(f, "{}: {reason}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TraceError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
