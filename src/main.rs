@@ -450,6 +450,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         max_states: args.max_states,
         max_depth: args.max_depth,
         timeout: args.timeout.map(Duration::from_secs),
+        memory_limit_mib: None,
         symmetry: args.symmetry,
     };
     if args.symmetry && args.mode != ModeArg::Bfs {
