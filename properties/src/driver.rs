@@ -10,7 +10,7 @@ use webmcp_model::steps::StepId;
 
 use crate::bfs::Order;
 use crate::catalogue::{catalogue, is_terminal, Kind, PropertyDef};
-use crate::limits::{quietly, Budget, StopReason};
+use crate::limits::{can_start_threads, quietly, Budget, StopReason};
 
 /// The catalogue, built once per process.
 pub fn properties() -> &'static [PropertyDef] {
@@ -279,7 +279,20 @@ fn explore_in_parallel(
         // bound had a new successor, so reaching d + 1 tells that something was cut.
         builder = builder.target_max_depth(d + 1);
     }
-    // stateright panics when the OS refuses a thread; that is a stop, not a crash.
+    // A thread the OS refuses is a stop, not a crash: ask first (every thread started is
+    // joined), and should stateright's own spawn still fail, catch its panic.
+    if let Err(e) = can_start_threads(threads) {
+        return Exploration {
+            total_states: 0,
+            unique_states: 0,
+            max_depth: 0,
+            stopped_by: Some(StopReason::ThreadSpawn {
+                threads,
+                reason: e.to_string(),
+            }),
+            discoveries: Default::default(),
+        };
+    }
     let spawned = quietly(move || match options.mode {
         Mode::Dfs => Box::new(builder.spawn_dfs()) as Box<dyn Checker<Checked>>,
         _ => Box::new(builder.spawn_bfs()),

@@ -307,6 +307,41 @@ impl Budget {
     }
 }
 
+/// Whether `n` threads with the default stack can run at once: starts them, holds them all
+/// until the last has started (or one was refused), then lets them go and joins them, so a
+/// refusal leaves nothing behind. stateright panics when the OS refuses one of its threads,
+/// with the threads it already started still running, and a process at its limits may then
+/// fail even a small allocation; asking first keeps that failure clean.
+pub(crate) fn can_start_threads(n: usize) -> std::io::Result<()> {
+    use std::sync::{Arc, Condvar, Mutex};
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let mut started = Vec::with_capacity(n);
+    let mut refused = None;
+    for _ in 0..n {
+        let gate = Arc::clone(&gate);
+        let spawned = std::thread::Builder::new().spawn(move || {
+            let (open, cv) = &*gate;
+            let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
+            while !*open {
+                open = cv.wait(open).unwrap_or_else(|e| e.into_inner());
+            }
+        });
+        match spawned {
+            Ok(h) => started.push(h),
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    *gate.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+    gate.1.notify_all();
+    for h in started {
+        let _ = h.join();
+    }
+    refused.map_or(Ok(()), Err)
+}
+
 /// Runs `f`, turning a panic into `Err(message)` without the panic message on stderr (used
 /// around stateright's spawning of checker threads, which panics when the OS refuses one).
 pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
@@ -389,6 +424,11 @@ mod tests {
             "stopped by --memory-limit 512 MiB after 10 states"
         );
         assert_eq!(StopReason::MaxStates { n: 7 }.to_json()["states"], 7);
+    }
+
+    #[test]
+    fn a_few_threads_can_start() {
+        assert!(can_start_threads(4).is_ok());
     }
 
     #[test]

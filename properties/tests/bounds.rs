@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::legacy::{check_legacy, LegacyOptions};
 use webmcp_properties::{check, CheckOptions, Mode, ScenarioResult, StopReason, Verdict};
 
 /// A top-level document and `n` same-origin iframes without scripts: millions of states
@@ -221,4 +222,54 @@ fn simulation_is_always_stopped_and_names_its_runs() {
     );
     assert_eq!(r.stopped_by, Some(StopReason::Runs { n: 5 }));
     assert!(!r.exhaustive);
+}
+
+#[test]
+fn the_legacy_search_honours_every_bound() {
+    let text = std::fs::read_to_string(format!(
+        "{}/../scenarios/legacy/concurrent-executions.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let world = webmcp_model::legacy::LegacyWorld::from_json(&text).unwrap();
+    let model =
+        webmcp_model::legacy::LegacyModel::new(world, webmcp_model::legacy::LegacyVariant::CHOSEN);
+    let full = check_legacy(&model, &LegacyOptions::default());
+    assert!(full.exhaustive && full.stopped_by.is_none());
+    let bounded = |o: LegacyOptions| check_legacy(&model, &o);
+    let r = bounded(LegacyOptions {
+        max_states: Some(5),
+        ..LegacyOptions::default()
+    });
+    assert_eq!(r.stopped_by, Some(StopReason::MaxStates { n: 5 }));
+    let r = bounded(LegacyOptions {
+        max_depth: Some(2),
+        ..LegacyOptions::default()
+    });
+    assert_eq!(r.stopped_by, Some(StopReason::MaxDepth { n: 2 }));
+    assert!(!r.exhaustive);
+    let r = bounded(LegacyOptions {
+        timeout: Some(Duration::ZERO),
+        ..LegacyOptions::default()
+    });
+    assert_eq!(
+        r.stopped_by,
+        Some(StopReason::Timeout {
+            limit: Duration::ZERO
+        })
+    );
+    let r = bounded(LegacyOptions {
+        memory_limit_mib: Some(1),
+        ..LegacyOptions::default()
+    });
+    assert_eq!(r.stopped_by, Some(StopReason::MemoryLimit { mib: 1 }));
+    // Bounds at the full size cut nothing off.
+    let r = bounded(LegacyOptions {
+        max_depth: Some(full.max_depth),
+        max_states: Some(full.total_states + 1),
+        timeout: Some(Duration::from_secs(3600)),
+        memory_limit_mib: Some(64 << 10),
+    });
+    assert_eq!(r.stopped_by, None);
+    assert!(r.exhaustive);
 }
