@@ -1,5 +1,5 @@
 //! Every bound that stops a run is honoured, named in every output format, and exits 3;
-//! nothing panics for want of threads or memory.
+//! nothing panics for want of threads or memory; long runs show progress in CI logs.
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -328,4 +328,66 @@ fn every_output_format_names_the_bound_that_stopped_the_run() {
         let o = run(&["check", "--scenario", "register-and-discover", bound, "0"]);
         assert_eq!(o.status.code(), Some(2), "{bound} 0");
     }
+}
+
+#[test]
+fn progress_goes_to_a_log_as_plain_lines() {
+    let file = iframes_file(31);
+    let o = bin()
+        .args([
+            "check",
+            "--scenario-file",
+            file.to_str().unwrap(),
+            "--timeout",
+            "2",
+            "--format",
+            "json",
+        ])
+        .env("WEBMCP_PROGRESS_INTERVAL_MS", "300")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let err = text(&o.stderr);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("webmcp-check: iframes-31: "))
+        .collect();
+    assert!(lines.len() >= 3, "one line every 0.3 s of a 2 s run: {err}");
+    for l in &lines {
+        let rest = l.strip_prefix("webmcp-check: iframes-31: ").unwrap();
+        let (states, rest) = rest.split_once(" states (").unwrap();
+        assert!(states.replace(',', "").parse::<u64>().is_ok(), "{l}");
+        assert!(
+            rest.contains(" unique), depth ") && rest.ends_with(" s"),
+            "{l}"
+        );
+    }
+    assert!(
+        !err.contains('\r') && !err.contains('\u{1b}'),
+        "no terminal codes in a log"
+    );
+    // Nothing for runs shorter than the interval, and nothing with --quiet.
+    let short = bin()
+        .args(["check", "--scenario", "register-and-discover"])
+        .env("WEBMCP_PROGRESS_INTERVAL_MS", "5000")
+        .output()
+        .unwrap();
+    assert!(
+        !text(&short.stderr).contains("states ("),
+        "{}",
+        text(&short.stderr)
+    );
+    let quiet = bin()
+        .args([
+            "check",
+            "--scenario-file",
+            file.to_str().unwrap(),
+            "--timeout",
+            "1",
+            "-q",
+        ])
+        .env("WEBMCP_PROGRESS_INTERVAL_MS", "100")
+        .output()
+        .unwrap();
+    assert!(!text(&quiet.stderr).contains("states ("));
 }
