@@ -20,7 +20,7 @@ pub struct BenchArgs {
     /// Measure only these embedded scenarios (repeatable; default: all).
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
-    /// Checker threads for the per-scenario table.
+    /// Checker threads for the per-scenario table, 1 to 256.
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Per-scenario table with symmetry reduction (one-thread BFS).
@@ -100,7 +100,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
     }
     let spec = ChildSpec {
         target,
-        threads: args.threads.max(1),
+        threads: crate::threads_arg(args.threads)?,
         symmetry: args.symmetry,
         first_counterexamples: args.first_counterexamples,
         timeout: args.timeout,
@@ -122,9 +122,7 @@ fn family_named(name: &str) -> Result<Family, UsageError> {
 }
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
-    if args.threads == 0 {
-        return Err(UsageError("--threads must be at least 1".into()));
-    }
+    crate::threads_arg(args.threads)?;
     if args.repeat == Some(0) {
         return Err(UsageError("--repeat must be at least 1".into()));
     }
@@ -172,7 +170,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 p.row.seconds
             )
         })
-        .map_err(UsageError)?;
+        .map_err(|e| UsageError(e.to_string()))?;
         if let Some(path) = &args.svg {
             bench::scaling_svg(&points, path).map_err(UsageError)?;
         }
@@ -201,7 +199,8 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 timeout: None,
                 memory_limit_mib: Some(args.memory_limit),
             };
-            let row = bench::measure_repeated(&exe, &spec, repeat).map_err(UsageError)?;
+            let row = bench::measure_repeated(&exe, &spec, repeat)
+                .map_err(|e| UsageError(e.to_string()))?;
             eprintln!(
                 "bench: {name}: {} unique states, median {:.3} s over {repeat} runs",
                 row.unique_states, row.seconds

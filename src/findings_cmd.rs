@@ -12,16 +12,20 @@ pub struct FindingsArgs {
     /// Write the report to this file instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Worker threads (each scenario check runs on one thread).
+    /// Worker threads, 1 to 256 (each scenario check runs on one thread).
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    #[command(flatten)]
+    memory: crate::MemoryLimitArg,
 }
 
 pub fn findings(args: &FindingsArgs, sources: &[Source]) -> Result<ExitCode, UsageError> {
-    if args.threads == 0 {
-        return Err(UsageError("--threads must be at least 1".into()));
-    }
-    let report = webmcp_traces::findings::generate(sources, args.threads).map_err(UsageError)?;
+    crate::threads_arg(args.threads)?;
+    args.memory.apply()?;
+    let report = match webmcp_traces::findings::generate(sources, args.threads) {
+        Ok(report) => report,
+        Err(e) => return args.memory.failed(e),
+    };
     match &args.output {
         Some(path) => {
             webmcp_traces::export::write_atomically(path, &report).map_err(UsageError)?;

@@ -50,7 +50,9 @@ pub struct CheckRequest<'a> {
     pub verbose: bool,
     pub timings: bool,
     pub max_states: Option<usize>,
+    pub max_depth: Option<usize>,
     pub timeout: Option<u64>,
+    pub memory_limit_mib: u64,
 }
 
 /// The worlds a request names, in order: --all, then --scenario, then --scenario-file.
@@ -82,7 +84,9 @@ pub fn check(req: &CheckRequest) -> Result<ExitCode, String> {
     let worlds = worlds(req.all, req.scenarios, req.files)?;
     let options = LegacyOptions {
         max_states: req.max_states,
+        max_depth: req.max_depth,
         timeout: req.timeout.map(Duration::from_secs),
+        memory_limit_mib: Some(req.memory_limit_mib),
     };
     let results: Vec<LegacyResult> = worlds
         .into_iter()
@@ -98,7 +102,8 @@ pub fn check(req: &CheckRequest) -> Result<ExitCode, String> {
     Ok(exit_code(&results))
 }
 
-/// 1 when a property is violated, else 3 when one is undecided, else 0.
+/// 1 when a property is violated, else 3 when one is undecided or a bound stopped a
+/// scenario, else 0.
 pub fn exit_code(results: &[LegacyResult]) -> ExitCode {
     let any = |v: Verdict| {
         results
@@ -107,10 +112,19 @@ pub fn exit_code(results: &[LegacyResult]) -> ExitCode {
     };
     if any(Verdict::Violated) {
         ExitCode::from(1)
-    } else if any(Verdict::Incomplete) {
+    } else if any(Verdict::Incomplete) || results.iter().any(|r| !r.exhaustive) {
         ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Why a legacy scenario is not exhaustive, naming the bound; `None` when it is.
+fn stop_text(r: &LegacyResult) -> Option<String> {
+    match &r.stopped_by {
+        Some(stop) => Some(stop.describe(r.total_states)),
+        None if !r.exhaustive => Some("a bound stopped exploration".to_string()),
+        None => None,
     }
 }
 
@@ -119,7 +133,7 @@ pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {
         &format!("{} [legacy {}]", r.scenario, r.variant),
         (r.total_states, r.unique_states, r.max_depth),
         timings.then_some(r.seconds),
-        (!r.exhaustive).then_some("a bound stopped exploration"),
+        stop_text(r).as_deref(),
     );
     let (mut held, mut unwitnessed, mut undecided) = (0, 0, 0);
     for p in &r.properties {
@@ -208,6 +222,7 @@ pub fn json_report(results: &[LegacyResult], timings: bool) -> String {
                 "total_states": r.total_states,
                 "max_depth": r.max_depth,
                 "exhaustive": r.exhaustive,
+                "stopped_by": r.stopped_by.as_ref().map(|s| s.to_json()),
                 "observations": r.observations.len(),
                 "properties": properties,
             });

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::limits::{self, MAX_THREADS};
 use webmcp_properties::{check, check_with_progress, CheckOptions, Mode, ScenarioResult};
 
 #[derive(Parser)]
@@ -134,6 +135,56 @@ struct CorpusArgs {
     /// The corpus directory.
     #[arg(long, value_name = "DIR", default_value = "traces/corpus")]
     dir: std::path::PathBuf,
+    #[command(flatten)]
+    memory: MemoryLimitArg,
+}
+
+/// `--memory-limit`, on every command that explores state spaces.
+#[derive(clap::Args)]
+pub(crate) struct MemoryLimitArg {
+    /// Stop exploring when this process's resident memory exceeds MIB mebibytes (exit 3,
+    /// the stop named in the output). The default is half of this machine's memory
+    /// (MemTotal of /proc/meminfo, or the control group's limit if smaller; 4096 where
+    /// neither can be read): memory is read every 50 ms, and half leaves room for a hash
+    /// table doubling between two reads and for the rest of the machine.
+    #[arg(long = "memory-limit", value_name = "MIB", default_value_t = limits::default_memory_limit_mib())]
+    pub(crate) memory_limit: u64,
+}
+
+impl MemoryLimitArg {
+    /// Checks the limit and makes it the limit of every exploration in this process
+    /// (including those that run inside other crates: findings, corpus).
+    pub(crate) fn apply(&self) -> Result<(), UsageError> {
+        if self.memory_limit == 0 {
+            return Err(UsageError("--memory-limit must be at least 1 (MiB)".into()));
+        }
+        limits::set_process_memory_limit(Some(self.memory_limit));
+        Ok(())
+    }
+
+    /// The exit of a command whose checks ran elsewhere and failed with `error`: 3 with the
+    /// bound named when the memory limit stopped one of them, else a usage error.
+    pub(crate) fn failed(&self, error: String) -> Result<ExitCode, UsageError> {
+        if limits::memory_limit_stops() == 0 {
+            return Err(UsageError(error));
+        }
+        eprintln!(
+            "webmcp-check: {error} (stopped by --memory-limit {} MiB)",
+            self.memory_limit
+        );
+        Ok(ExitCode::from(3))
+    }
+}
+
+/// Checks a `--threads` value: at least 1, at most [`MAX_THREADS`].
+pub(crate) fn threads_arg(n: usize) -> Result<usize, UsageError> {
+    if (1..=MAX_THREADS).contains(&n) {
+        Ok(n)
+    } else {
+        Err(UsageError(format!(
+            "--threads must be between 1 and {MAX_THREADS}, not {n}"
+        )))
+    }
 }
 
 #[derive(clap::Args)]
@@ -149,6 +200,8 @@ struct CoverageArgs {
     variant: String,
     #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
     format: CoverageFormat,
+    #[command(flatten)]
+    memory: MemoryLimitArg,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -166,12 +219,15 @@ struct ReportArgs {
     /// Write the report here instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    memory: MemoryLimitArg,
 }
 
 #[derive(clap::Args)]
 struct CheckArgs {
     /// The draft (default) or the legacy proposal; legacy supports --format human|json,
-    /// --mode bfs, --max-states and --timeout, and its variants are chosen[+ALTERNATIVE...].
+    /// --mode bfs, --max-states, --max-depth, --timeout and --memory-limit, and its variants
+    /// are chosen[+ALTERNATIVE...].
     #[arg(long, value_enum, default_value_t = Profile::Draft)]
     profile: Profile,
     /// An embedded scenario to check (repeatable; `webmcp-check list` names them).
@@ -197,18 +253,23 @@ struct CheckArgs {
     /// How many random walks --mode sim takes per scenario (1 to 10^9) [default: 1000].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     runs: Option<u64>,
-    /// Checker threads (1 guarantees shortest counterexamples under bfs).
+    /// Checker threads, 1 to 256 (1 guarantees shortest counterexamples under bfs). More
+    /// threads than cores only add contention, each reserves a stack, and thousands exhaust
+    /// the process's thread limit; 256 is above any machine's core count.
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
-    /// Stop after generating this many states (the verdict is then incomplete).
+    /// Stop after generating this many states (the verdict is then incomplete, exit 3).
     #[arg(long, value_name = "N")]
     max_states: Option<usize>,
-    /// Do not explore beyond this depth (the verdict is then incomplete).
+    /// Do not expand states at this depth; the initial state is depth 1 (the verdict is then
+    /// incomplete, exit 3).
     #[arg(long, value_name = "N")]
     max_depth: Option<usize>,
-    /// Stop each scenario after this many seconds (the verdict is then incomplete).
+    /// Stop each scenario after this many seconds (the verdict is then incomplete, exit 3).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
+    #[command(flatten)]
+    memory: MemoryLimitArg,
     /// How to print the report: for people, or for programs and CI.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -357,8 +418,12 @@ fn scenario_sources() -> Result<Vec<webmcp_traces::corpus::Source>, UsageError> 
 }
 
 fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
+    args.memory.apply()?;
     let sources = scenario_sources()?;
-    let entries = webmcp_traces::corpus::regenerate(&args.dir, &sources).map_err(UsageError)?;
+    let entries = match webmcp_traces::corpus::regenerate(&args.dir, &sources) {
+        Ok(entries) => entries,
+        Err(e) => return args.memory.failed(e),
+    };
     for e in &entries {
         outln!(
             "{}: {} actions (checker: {}), {} bytes",
@@ -383,6 +448,7 @@ fn list() -> Result<ExitCode, UsageError> {
 /// construction: the suite needs a scenario for it.
 fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
     use webmcp_properties::coverage::{Coverage, Unreached};
+    args.memory.apply()?;
     let variant = Variant::parse(&args.variant).map_err(UsageError)?;
     let worlds = if args.scenarios.is_empty() || args.all {
         catalog::all().map_err(UsageError)?
@@ -406,11 +472,19 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
             serde_json::to_string_pretty(&cov.render_json()).expect("JSON")
         ),
     }
+    let mut stopped = false;
+    for (name, stop) in cov.stopped() {
+        eprintln!("webmcp-check: {name}: coverage incomplete: stopped by {stop}");
+        stopped = true;
+    }
     let gaps = cov
         .unreached()
         .iter()
         .any(|(_, u)| *u == Unreached::NotExercised);
-    Ok(if gaps {
+    // Counts of a stopped exploration are lower bounds: a step it did not reach is undecided.
+    Ok(if stopped {
+        ExitCode::from(3)
+    } else if gaps {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -418,6 +492,7 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
+    args.memory.apply()?;
     let variant = Variant::parse(&args.variant).map_err(UsageError)?;
     let worlds = catalog::all().map_err(UsageError)?;
     let results: Vec<ScenarioResult> = worlds
@@ -438,7 +513,14 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
             .map_err(|e| UsageError(format!("{}: {e}", path.display())))?,
         None => out!("{text}"),
     }
-    Ok(ExitCode::SUCCESS)
+    let mut stopped = false;
+    for r in &results {
+        if let Some(why) = output::stop_text(r) {
+            eprintln!("webmcp-check: {}: INCOMPLETE ({why})", r.scenario);
+            stopped = true;
+        }
+    }
+    Ok(ExitCode::from(if stopped { 3 } else { 0 }))
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
@@ -492,9 +574,9 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
             "nothing to check: give --all, --scenario NAME or --scenario-file PATH".into(),
         ));
     }
-    if args.threads == 0 {
-        return Err(UsageError("--threads must be at least 1".into()));
-    }
+    threads_arg(args.threads)?;
+    check_bounds(args)?;
+    args.memory.apply()?;
     let sim = args.mode == ModeArg::Sim;
     if !sim && (args.seed.is_some() || args.runs.is_some()) {
         return Err(UsageError(
@@ -521,6 +603,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         max_states: args.max_states,
         max_depth: args.max_depth,
         timeout: args.timeout.map(Duration::from_secs),
+        memory_limit_mib: Some(args.memory.memory_limit),
         symmetry: args.symmetry,
     };
     webmcp_traces::export::prepare_trace_dir(&args.trace_dir)
@@ -610,18 +693,32 @@ fn render_check(
     }
 }
 
+/// `--max-states` and `--max-depth` of 0 would stop before the initial state is judged.
+fn check_bounds(args: &CheckArgs) -> Result<(), UsageError> {
+    if args.max_states == Some(0) {
+        return Err(UsageError("--max-states must be at least 1".into()));
+    }
+    if args.max_depth == Some(0) {
+        return Err(UsageError(
+            "--max-depth must be at least 1 (the initial state is depth 1)".into(),
+        ));
+    }
+    Ok(())
+}
+
 fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     if !matches!(args.format, Format::Human | Format::Json)
         || args.mode != ModeArg::Bfs
         || args.threads != 1
         || args.symmetry
         || args.baseline.is_some()
-        || args.max_depth.is_some()
     {
         return Err(UsageError(
-            "--profile legacy supports --format human|json, --max-states and --timeout only".into(),
+            "--profile legacy supports --format human|json, --max-states, --max-depth, --timeout and --memory-limit only".into(),
         ));
     }
+    check_bounds(args)?;
+    args.memory.apply()?;
     legacy_cmd::check(&legacy_cmd::CheckRequest {
         all: args.all,
         scenarios: &args.scenarios,
@@ -631,7 +728,9 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         verbose: args.verbose,
         timings: !args.no_timings,
         max_states: args.max_states,
+        max_depth: args.max_depth,
         timeout: args.timeout,
+        memory_limit_mib: args.memory.memory_limit,
     })
     .map_err(UsageError)
 }

@@ -22,9 +22,11 @@ pub struct MutantsArgs {
     /// Run only mutants of this operator.
     #[arg(long, value_name = "OPERATOR")]
     operator: Option<String>,
-    /// Worker threads (mutants run in parallel, each check on one thread).
+    /// Worker threads, 1 to 256 (mutants run in parallel, each check on one thread).
     #[arg(long, default_value_t = 2)]
     threads: usize,
+    #[command(flatten)]
+    memory: crate::MemoryLimitArg,
     /// A mutant whose state space grows past this many times the unmutated size counts
     /// as killed (exploded); 1 to 1000.
     #[arg(long, value_name = "FACTOR", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
@@ -60,9 +62,8 @@ pub const SURVIVORS: &[(&str, &str)] = &[
 ];
 
 pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, UsageError> {
-    if args.threads == 0 {
-        return Err(UsageError("--threads must be at least 1".into()));
-    }
+    crate::threads_arg(args.threads)?;
+    args.memory.apply()?;
     let operator = match &args.operator {
         None => None,
         Some(name) => Some(
@@ -81,8 +82,19 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         .into_iter()
         .map(|w| WebMcpModel::new(w, Variant::proposed()))
         .collect();
-    let baseline = Baseline::new(models).map_err(UsageError)?;
-    let (all, _) = baseline.mutants();
+    // A bound that stops a check the mutants are judged against leaves them all undecided.
+    let stopped = |e: webmcp_properties::mutants::Stopped| {
+        eprintln!("webmcp-check: {e}");
+        ExitCode::from(3)
+    };
+    let baseline = match Baseline::new(models) {
+        Ok(b) => b,
+        Err(e) => return Ok(stopped(e)),
+    };
+    let (all, _) = match baseline.mutants() {
+        Ok(m) => m,
+        Err(e) => return Ok(stopped(e)),
+    };
     let selected: Vec<Mutant> = match &args.mutant {
         Some(name) => {
             let m = Mutant::parse(name)
@@ -120,6 +132,16 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         fates.len() - counted,
         args.min_score
     );
+    let undecided = fates
+        .iter()
+        .filter(|(_, f)| matches!(f, Fate::Stopped { .. }))
+        .count();
+    if undecided > 0 {
+        eprintln!(
+            "webmcp-check: {undecided} mutant(s) undecided: a bound stopped their check (see above)"
+        );
+        return Ok(ExitCode::from(3));
+    }
     Ok(if score + 1e-9 >= args.min_score {
         ExitCode::SUCCESS
     } else {
@@ -136,7 +158,15 @@ fn run(
     // Mutants may panic by design; the panic is the detection, not a message for the user.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let fates = webmcp_properties::parallel::map(mutants, threads, |&m| baseline.judge(m, bound));
+    let mapped =
+        webmcp_properties::parallel::try_map(mutants, threads, |&m| baseline.judge(m, bound));
+    if let Some(e) = &mapped.spawn_error {
+        eprintln!(
+            "webmcp-check: could start only {} of {threads} worker threads ({e}); going on with those",
+            mapped.workers
+        );
+    }
+    let fates = mapped.results;
     std::panic::set_hook(hook);
     let mut out: Vec<(Mutant, Fate)> = mutants.iter().copied().zip(fates).collect();
     out.sort_by_key(|(m, _)| *m);
@@ -155,6 +185,7 @@ fn fate_text(f: &Fate) -> String {
         Fate::Killed { scenario, property } => format!("killed by {property} in {scenario}"),
         Fate::Crashed { scenario, message } => format!("crashed in {scenario}: {message}"),
         Fate::Exploded { scenario } => format!("state space exploded in {scenario}"),
+        Fate::Stopped { scenario, stop } => format!("UNDECIDED: stopped by {stop} in {scenario}"),
         Fate::Equivalent => "equivalent: every transition of the suite is unchanged".into(),
         Fate::Survived => "SURVIVED".into(),
     }
@@ -188,7 +219,8 @@ fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize, candidates: usiz
         let e = per_op.entry(m.op).or_default();
         match f {
             Fate::Equivalent => e[1] += 1,
-            Fate::Survived => e[2] += 1,
+            // An undecided mutant counts against the score, as a survivor does.
+            Fate::Survived | Fate::Stopped { .. } => e[2] += 1,
             _ => e[0] += 1,
         }
     }

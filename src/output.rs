@@ -36,6 +36,16 @@ fn thousands(n: usize) -> String {
     out
 }
 
+/// Why a scenario's exploration is not exhaustive, naming the bound: "stopped by --timeout
+/// 5 s after 1,234,567 states". `None` when it is exhaustive.
+pub fn stop_text(r: &ScenarioResult) -> Option<String> {
+    match &r.stopped_by {
+        Some(stop) => Some(stop.describe(r.total_states)),
+        None if !r.exhaustive => Some("a bound stopped exploration".to_string()),
+        None => None,
+    }
+}
+
 fn is_known(baseline: Option<&Baseline>, r: &ScenarioResult, p: &PropertyResult) -> bool {
     baseline.is_some_and(|b| b.lists(&r.scenario, p.def.name, &r.variant).is_some())
 }
@@ -51,7 +61,7 @@ pub fn human(
         &format!("{} [{}]", r.scenario, r.variant),
         (r.total_states, r.unique_states, r.max_depth),
         timings.then_some(r.seconds),
-        (!r.exhaustive).then_some("a bound stopped exploration, or random walks"),
+        stop_text(r).as_deref(),
     );
     let mut held = 0;
     for p in &r.properties {
@@ -144,6 +154,7 @@ pub fn json(results: &[ScenarioResult], timings: bool, judgement: Option<&Judgem
                 "total_states": r.total_states,
                 "max_depth": r.max_depth,
                 "exhaustive": r.exhaustive,
+                "stopped_by": r.stopped_by.as_ref().map(|s| s.to_json()),
                 "properties": properties,
             });
             if timings {
@@ -225,10 +236,9 @@ pub fn markdown_report(worlds: &[World], results: &[ScenarioResult]) -> String {
             r.total_states,
             r.unique_states,
             r.max_depth,
-            if r.exhaustive {
-                "exhaustive"
-            } else {
-                "INCOMPLETE"
+            match stop_text(r) {
+                None => "exhaustive".to_string(),
+                Some(why) => format!("INCOMPLETE ({why})"),
             }
         ));
         let mut any = false;
@@ -351,7 +361,10 @@ pub fn junit(results: &[ScenarioResult], timings: bool, baseline: Option<&Baseli
                 }
                 Verdict::Incomplete => {
                     sk += 1;
-                    "<skipped message=\"incomplete: a bound stopped exploration\"/>".to_string()
+                    format!(
+                        "<skipped message=\"incomplete: {}\"/>",
+                        xml_escape(&stop_text(r).unwrap_or_default())
+                    )
                 }
                 _ => String::new(),
             };
@@ -406,12 +419,10 @@ pub fn markdown_summary(
     });
     for r in results {
         let violated = r.violations().count();
-        let verdict = if !r.exhaustive {
-            "incomplete"
-        } else if violated > 0 {
-            "violations"
-        } else {
-            "pass"
+        let verdict = match stop_text(r) {
+            Some(why) => format!("incomplete: {why}"),
+            None if violated > 0 => "violations".to_string(),
+            None => "pass".to_string(),
         };
         let time = if timings {
             format!(" {:.2} |", r.seconds)
@@ -520,8 +531,10 @@ pub fn github(sources: &[&str], results: &[ScenarioResult], j: &Judgement) -> St
                 source,
                 "webmcp-check incomplete",
                 &format!(
-                    "{} was not decided for {}: a bound stopped exploration",
-                    p.def.name, r.scenario
+                    "{} was not decided for {}: {}",
+                    p.def.name,
+                    r.scenario,
+                    stop_text(r).unwrap_or_default()
                 ),
             ));
         }
@@ -542,12 +555,15 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn of(results: &[ScenarioResult], j: &Judgement) -> Outcome {
+        // Any scenario that stopped early makes the run incomplete, even if its verdicts are
+        // all decided: a bound was hit, and the run says so.
         if !j.new.is_empty() {
             Outcome::Violated
         } else if results.iter().any(|r| {
-            r.properties
-                .iter()
-                .any(|p| p.verdict == Verdict::Incomplete)
+            !r.exhaustive
+                || r.properties
+                    .iter()
+                    .any(|p| p.verdict == Verdict::Incomplete)
         }) {
             Outcome::Incomplete
         } else {

@@ -17,16 +17,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use webmcp_model::{Variant, WebMcpModel, World};
 
-use crate::driver::{
-    check, check_with_progress, properties, CheckOptions, Mode, Progress, ScenarioResult, Verdict,
-};
+use crate::driver::{check, properties, CheckOptions, Mode, ScenarioResult, Verdict};
+use crate::limits::StopReason;
 
 /// The hidden subcommand that measures one run in a fresh process.
 pub const CHILD_SUBCOMMAND: &str = "bench-child";
@@ -325,9 +322,12 @@ pub struct Measurement {
 }
 
 /// Runs one measurement in this process: call it only from a fresh child process, so that
-/// the peak RSS belongs to this run alone.
+/// the peak RSS belongs to this run alone. The memory limit is the checker's own (set for
+/// the whole process, so the bounded first-counterexample runs obey it too): a run that
+/// outgrows it stops, named, like any other.
 pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
     properties();
+    crate::limits::set_process_memory_limit(spec.memory_limit_mib);
     let baseline_rss_kib = peak_rss_kib();
     let opts = options(
         spec.threads,
@@ -335,27 +335,7 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         spec.timeout.map(Duration::from_secs),
     );
     let cpu_before = cpu_seconds();
-    let last = Arc::new(Mutex::new(None::<Progress>));
-    let done = Arc::new(AtomicBool::new(false));
-    if let Some(limit) = spec.memory_limit_mib {
-        let (last, done, spec) = (Arc::clone(&last), Arc::clone(&done), spec.clone());
-        let scenario = model.world.name.clone();
-        std::thread::spawn(move || {
-            memory_watchdog(
-                limit,
-                &last,
-                &done,
-                &spec,
-                scenario,
-                baseline_rss_kib,
-                cpu_before,
-            )
-        });
-    }
-    let result = check_with_progress(model.clone(), &opts, &mut |p| {
-        *last.lock().expect("progress") = Some(p);
-    });
-    done.store(true, Ordering::SeqCst);
+    let result = check(model.clone(), &opts);
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let peak = peak_rss_kib();
     let first_counterexamples = if spec.first_counterexamples {
@@ -377,53 +357,16 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         baseline_rss_kib,
         peak_rss_kib: peak,
         first_counterexamples,
-        stopped: (!result.exhaustive).then(|| "timeout".to_string()),
+        stopped: result.stopped_by.as_ref().map(stop_text),
     }
 }
 
-/// Polls this process's resident set; past `limit_mib`, prints what the run reached (as a
-/// measurement that is not exhaustive) and exits the process.
-fn memory_watchdog(
-    limit_mib: u64,
-    last: &Mutex<Option<Progress>>,
-    done: &AtomicBool,
-    spec: &ChildSpec,
-    scenario: String,
-    baseline_rss_kib: Option<u64>,
-    cpu_before: Option<f64>,
-) {
-    use std::io::Write as _;
-    while !done.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(25));
-        if proc_status_kib("VmRSS:").is_none_or(|rss| rss <= limit_mib * 1024) {
-            continue;
-        }
-        let p = (*last.lock().expect("progress")).unwrap_or(Progress {
-            total_states: 0,
-            unique_states: 0,
-            max_depth: 0,
-            elapsed: Duration::ZERO,
-        });
-        let m = Measurement {
-            scenario,
-            threads: spec.threads,
-            symmetry: spec.symmetry,
-            unique_states: p.unique_states,
-            total_states: p.total_states,
-            max_depth: p.max_depth,
-            seconds: p.elapsed.as_secs_f64(),
-            cpu_seconds: cpu_seconds().zip(cpu_before).map(|(a, b)| a - b),
-            exhaustive: false,
-            violations: 0,
-            baseline_rss_kib,
-            peak_rss_kib: peak_rss_kib(),
-            first_counterexamples: Vec::new(),
-            stopped: Some(format!("memory limit ({limit_mib} MiB)")),
-        };
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", serde_json::to_string(&m).expect("JSON"));
-        let _ = out.flush();
-        std::process::exit(0);
+/// How the tables name a stop: "timeout", "memory limit (4096 MiB)".
+fn stop_text(stop: &StopReason) -> String {
+    match stop {
+        StopReason::Timeout { .. } => "timeout".to_string(),
+        StopReason::MemoryLimit { mib } => format!("memory limit ({mib} MiB)"),
+        other => other.to_string(),
     }
 }
 
@@ -475,28 +418,77 @@ pub fn model_of(world: World) -> WebMcpModel {
     WebMcpModel::new(world, Variant::parse("seed").expect("the seed variant"))
 }
 
+/// Why a measuring child gave no measurement; each keeps its cause.
+#[derive(Debug)]
+pub enum ChildError {
+    /// The child could not be started.
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    /// The child ended without success.
+    Failed {
+        command: String,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+    /// The child's answer is not a measurement.
+    Unreadable {
+        command: String,
+        source: serde_json::Error,
+        stdout: String,
+    },
+}
+
+impl std::fmt::Display for ChildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChildError::Spawn { command, source } => write!(f, "{command}: {source}"),
+            ChildError::Failed {
+                command,
+                status,
+                stderr,
+            } => write!(f, "{command} failed ({status}): {stderr}"),
+            ChildError::Unreadable {
+                command,
+                source,
+                stdout,
+            } => write!(f, "{command}: unreadable answer ({source}): {stdout}"),
+        }
+    }
+}
+
+impl std::error::Error for ChildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ChildError::Spawn { source, .. } => Some(source),
+            ChildError::Unreadable { source, .. } => Some(source),
+            ChildError::Failed { .. } => None,
+        }
+    }
+}
+
 /// Runs `exe` (the `webmcp-check` executable) as a measuring child and reads its answer.
-pub fn run_child(exe: &Path, spec: &ChildSpec) -> Result<Measurement, String> {
+pub fn run_child(exe: &Path, spec: &ChildSpec) -> Result<Measurement, ChildError> {
+    let command = format!("{} {}", exe.display(), spec.args().join(" "));
     let out = Command::new(exe)
         .args(spec.args())
         .output()
-        .map_err(|e| format!("{}: {e}", exe.display()))?;
+        .map_err(|source| ChildError::Spawn {
+            command: exe.display().to_string(),
+            source,
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "{} {} failed ({}): {}",
-            exe.display(),
-            spec.args().join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(ChildError::Failed {
+            command,
+            status: out.status,
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
-    serde_json::from_slice(&out.stdout).map_err(|e| {
-        format!(
-            "{} {}: unreadable answer ({e}): {}",
-            exe.display(),
-            spec.args().join(" "),
-            String::from_utf8_lossy(&out.stdout).trim()
-        )
+    serde_json::from_slice(&out.stdout).map_err(|source| ChildError::Unreadable {
+        command,
+        source,
+        stdout: String::from_utf8_lossy(&out.stdout).trim().to_string(),
     })
 }
 
@@ -630,7 +622,7 @@ pub fn median_row(runs: &[Measurement]) -> Row {
 }
 
 /// Runs `spec` in `repeat` fresh children and takes the medians.
-pub fn measure_repeated(exe: &Path, spec: &ChildSpec, repeat: usize) -> Result<Row, String> {
+pub fn measure_repeated(exe: &Path, spec: &ChildSpec, repeat: usize) -> Result<Row, ChildError> {
     let runs = (0..repeat.max(1))
         .map(|_| run_child(exe, spec))
         .collect::<Result<Vec<_>, _>>()?;
@@ -815,7 +807,7 @@ pub fn run_scaling(
     exe: &Path,
     config: &ScalingConfig,
     progress: &mut dyn FnMut(&ScalingPoint),
-) -> Result<Vec<ScalingPoint>, String> {
+) -> Result<Vec<ScalingPoint>, ChildError> {
     let mut points = Vec::new();
     for &family in &config.families {
         for &(threads, symmetry) in &config.configs {

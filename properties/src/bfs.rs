@@ -1,4 +1,5 @@
-//! A breadth-first search that guarantees shortest counterexamples.
+//! Our one-thread search: breadth-first, which guarantees shortest counterexamples, and
+//! depth-first, which keeps a smaller frontier.
 //!
 //! stateright 0.31's "BFS" pops each worker's pending states from the back of its queue and
 //! keeps the *last* discovery of a property, so its counterexamples are not shortest (on
@@ -6,6 +7,12 @@
 //! trace, so the single-threaded `--mode bfs` uses this explorer: a FIFO queue, first
 //! discovery wins, parent pointers for paths. `--threads N > 1` uses stateright's parallel
 //! search, which gives the same verdicts and state counts but not shortest paths.
+//!
+//! `--mode dfs` on one thread uses it too, with a stack instead of the queue: stateright's
+//! one-thread depth-first search looks at its timeout only when its own stack runs empty,
+//! which on a large scenario is never (31 iframes ran on past a 5 s `--timeout` for minutes).
+//! Here every bound is looked at every [`CHECKPOINT`] states: time and memory through a
+//! [`Budget`], states and depth as they are reached.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -15,13 +22,28 @@ use webmcp_model::state::State;
 
 use crate::driver::{outcome_shows_at, properties, CheckOptions, Exploration, Progress};
 use crate::fingerprint::{fingerprint, FingerprintMap};
+use crate::limits::{Budget, StopReason};
+
+/// Progress is reported, and the time and memory budget asked, every this many states.
+pub(crate) const CHECKPOINT: u64 = 256;
+
+/// Which state is expanded next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// The oldest (a queue): breadth-first, shortest paths.
+    Fifo,
+    /// The newest (a stack): depth-first.
+    Lifo,
+}
 
 pub(crate) fn explore(
     model: &WebMcpModel,
     options: &CheckOptions,
+    order: Order,
     start: Instant,
     progress: &mut dyn FnMut(Progress),
 ) -> Exploration {
+    let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
     let props = properties();
     let symmetry = options
         .symmetry
@@ -44,19 +66,28 @@ pub(crate) fn explore(
     parents.insert(init_fp, None);
     // Depth counts the states of a path, as stateright does: the initial state is depth 1.
     queue.push_back((init, init_fp, 1usize));
-    let (mut total, mut max_depth, mut bound_hit) = (1usize, 0usize, false);
+    let (mut total, mut max_depth) = (1usize, 0usize);
+    // The bound that stopped the search; a depth bound lets it go on elsewhere.
+    let mut stopped_by: Option<StopReason> = None;
+    let mut depth_cut = false;
     let mut actions = Vec::new();
     let mut popped = 0u64;
-    while let Some((s, fp, depth)) = queue.pop_front() {
-        if popped & 255 == 0 {
+    loop {
+        let next = match order {
+            Order::Fifo => queue.pop_front(),
+            Order::Lifo => queue.pop_back(),
+        };
+        let Some((s, fp, depth)) = next else { break };
+        if popped.is_multiple_of(CHECKPOINT) {
             progress(Progress {
                 total_states: total,
                 unique_states: parents.len(),
                 max_depth,
                 elapsed: start.elapsed(),
             });
-            if options.timeout.is_some_and(|t| start.elapsed() >= t) {
-                bound_hit = true;
+            if let Some(stop) = budget.exceeded() {
+                // The state just taken is not explored: the search is not exhaustive.
+                stopped_by = Some(stop);
                 break;
             }
         }
@@ -80,11 +111,15 @@ pub(crate) fn explore(
             continue;
         }
         if options.max_depth.is_some_and(|d| depth >= d) {
-            bound_hit = true;
+            // Not expanded: the bound cuts something off only if a successor is new.
+            depth_cut = depth_cut
+                || actions
+                    .iter()
+                    .any(|&a| !parents.contains_key(&fingerprint(&model.apply(&s, a, &mut ()))));
             continue;
         }
-        if options.max_states.is_some_and(|n| total >= n) {
-            bound_hit = true;
+        if let Some(n) = options.max_states.filter(|n| total >= *n) {
+            stopped_by = Some(StopReason::MaxStates { n });
             break;
         }
         for &a in &actions {
@@ -97,8 +132,15 @@ pub(crate) fn explore(
             }
         }
     }
-    // A timeout that fires exactly at the end still leaves nothing unexplored.
-    let exhaustive = !bound_hit && (queue.is_empty() || undecided == 0);
+    // Once every property is decided nothing a bound left out matters; and a bound that
+    // fires after the last state was explored leaves nothing unexplored (the loop ended).
+    let stopped_by = if undecided == 0 {
+        None
+    } else if depth_cut && stopped_by.is_none() {
+        options.max_depth.map(|n| StopReason::MaxDepth { n })
+    } else {
+        stopped_by
+    };
     let discoveries = props
         .iter()
         .zip(found)
@@ -108,8 +150,7 @@ pub(crate) fn explore(
         total_states: total,
         unique_states: parents.len(),
         max_depth,
-        bound_hit,
-        exhaustive,
+        stopped_by,
         discoveries,
     }
 }

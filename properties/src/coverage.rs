@@ -14,6 +14,8 @@ use webmcp_model::state::State;
 use webmcp_model::steps::{StepId, StepKind, STEPS};
 use webmcp_model::Recorder;
 
+use crate::limits::{Budget, StopReason};
+
 /// Executable step IDs that no scenario can reach, each with the reason, for a spec editor.
 ///
 /// `properties/tests/coverage.rs` checks that every entry is an executable step of the table
@@ -49,6 +51,9 @@ pub struct ScenarioCoverage {
     pub transitions: u64,
     /// Unique reachable states, the initial state included.
     pub states: u64,
+    /// The bound (the process's memory limit) that stopped the exploration early, if one did:
+    /// the counts are then a lower bound.
+    pub stopped_by: Option<StopReason>,
 }
 
 /// Collects the step IDs of one transition, each once: `seen[step]` holds the number of the
@@ -82,7 +87,17 @@ pub fn explore_coverage(model: &WebMcpModel) -> ScenarioCoverage {
     visited.insert(init.clone());
     queue.push_back(init);
     let mut actions: Vec<Action> = Vec::new();
+    let mut budget = Budget::new(std::time::Instant::now(), None, None);
+    let mut stopped_by = None;
+    let mut expanded = 0u64;
     while let Some(state) = queue.pop_front() {
+        if expanded.is_multiple_of(crate::bfs::CHECKPOINT) {
+            stopped_by = budget.exceeded();
+            if stopped_by.is_some() {
+                break;
+            }
+        }
+        expanded += 1;
         actions.clear();
         model.enabled_actions(&state, &mut actions);
         for &action in &actions {
@@ -103,6 +118,7 @@ pub fn explore_coverage(model: &WebMcpModel) -> ScenarioCoverage {
         per_step,
         transitions,
         states: visited.len() as u64,
+        stopped_by,
     }
 }
 
@@ -120,36 +136,18 @@ impl Coverage {
     pub fn of(models: &[WebMcpModel]) -> Coverage {
         let workers = std::thread::available_parallelism()
             .map(|n| n.get())
-            .unwrap_or(1)
-            .clamp(1, models.len().max(1));
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let mut results: Vec<Option<ScenarioCoverage>> = vec![None; models.len()];
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(model) = models.get(i) else { break };
-                            done.push((i, explore_coverage(model)));
-                        }
-                        done
-                    })
-                })
-                .collect();
-            for h in handles {
-                for (i, c) in h.join().expect("coverage worker panicked") {
-                    results[i] = Some(c);
-                }
-            }
+            .unwrap_or(1);
+        let scenarios = crate::parallel::map(models, workers, |model| {
+            (model.world.name.clone(), explore_coverage(model))
         });
-        let scenarios: Vec<(String, ScenarioCoverage)> = models
-            .iter()
-            .zip(results)
-            .map(|(m, c)| (m.world.name.clone(), c.expect("every model explored")))
-            .collect();
         Coverage::from_scenarios(scenarios)
+    }
+
+    /// The scenarios whose exploration a bound stopped, with the bound.
+    pub fn stopped(&self) -> impl Iterator<Item = (&str, &StopReason)> {
+        self.scenarios
+            .iter()
+            .filter_map(|(name, c)| c.stopped_by.as_ref().map(|s| (name.as_str(), s)))
     }
 
     /// Sums per-scenario coverages.
@@ -229,6 +227,12 @@ impl Coverage {
             self.states(),
             self.transitions()
         );
+        for (name, stop) in self.stopped() {
+            let _ = writeln!(
+                out,
+                "INCOMPLETE: {name}: stopped by {stop}; its counts are a lower bound"
+            );
+        }
         let _ = writeln!(out);
         for (i, info) in STEPS.iter().enumerate() {
             let id = StepId(i as u16);
@@ -285,6 +289,12 @@ impl Coverage {
             self.states(),
             self.transitions()
         );
+        for (name, stop) in self.stopped() {
+            let _ = writeln!(
+                out,
+                "\n**INCOMPLETE**: {name}: stopped by {stop}; its counts are a lower bound."
+            );
+        }
         let _ = writeln!(out);
         let _ = writeln!(out, "| Step | Kind | Transitions |");
         let _ = writeln!(out, "|---|---|---:|");
@@ -381,6 +391,7 @@ impl Coverage {
                     "name": name,
                     "states": c.states,
                     "transitions": c.transitions,
+                    "stopped_by": c.stopped_by.as_ref().map(StopReason::to_json),
                     "stepsReached": executable_steps()
                         .filter(|s| c.per_step.get(s.0 as usize).is_some_and(|n| *n > 0))
                         .count(),

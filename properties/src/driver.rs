@@ -8,7 +8,9 @@ use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 use webmcp_model::steps::StepId;
 
+use crate::bfs::Order;
 use crate::catalogue::{catalogue, is_terminal, Kind, PropertyDef};
+use crate::limits::{can_start_threads, quietly, Budget, StopReason};
 
 /// The catalogue, built once per process.
 pub fn properties() -> &'static [PropertyDef] {
@@ -79,14 +81,22 @@ pub enum Mode {
     Sim { seed: u64, runs: u64 },
 }
 
-/// Bounds and knobs of one check.
+/// Bounds and knobs of one check. Every bound that stops a check is named in
+/// [`ScenarioResult::stopped_by`].
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
     pub mode: Mode,
+    /// Checker threads: 1 runs our own search, more run stateright's (at most
+    /// [`crate::limits::MAX_THREADS`] by the command line's rule).
     pub threads: usize,
+    /// Stop after generating about this many states.
     pub max_states: Option<usize>,
+    /// Do not expand states at this depth (the initial state is depth 1).
     pub max_depth: Option<usize>,
     pub timeout: Option<Duration>,
+    /// Stop when the process's resident set exceeds this many MiB; `None` falls back to
+    /// [`crate::limits::process_memory_limit`].
+    pub memory_limit_mib: Option<u64>,
     /// Explore one state per class of states equal up to swapping interchangeable tabs
     /// (see `webmcp_model::symmetry`); always our own BFS.
     pub symmetry: bool,
@@ -151,8 +161,10 @@ pub struct ScenarioResult {
     pub unique_states: usize,
     pub max_depth: usize,
     pub seconds: f64,
-    /// Whether every reachable state was explored.
+    /// Whether every reachable state was explored (or every property decided).
     pub exhaustive: bool,
+    /// The bound that stopped exploration early; `None` exactly when `exhaustive`.
+    pub stopped_by: Option<StopReason>,
     pub properties: Vec<PropertyResult>,
 }
 
@@ -179,8 +191,8 @@ pub(crate) struct Exploration {
     pub(crate) total_states: usize,
     pub(crate) unique_states: usize,
     pub(crate) max_depth: usize,
-    pub(crate) bound_hit: bool,
-    pub(crate) exhaustive: bool,
+    /// Why exploration stopped early; `None` when it was exhaustive.
+    pub(crate) stopped_by: Option<StopReason>,
     pub(crate) discoveries: std::collections::HashMap<&'static str, Vec<Action>>,
 }
 
@@ -195,17 +207,23 @@ pub fn check_with_progress(
     let start = Instant::now();
     let found = match options.mode {
         Mode::Bfs if options.threads <= 1 || options.symmetry => {
-            crate::bfs::explore(&model, options, start, progress)
+            crate::bfs::explore(&model, options, Order::Fifo, start, progress)
         }
-        Mode::Bfs | Mode::Dfs => explore_exhaustively(model.clone(), options, start, progress),
-        Mode::Sim { seed, runs } => crate::simulation::simulate(&model, options, seed, runs, start),
+        Mode::Dfs if options.threads <= 1 || options.symmetry => {
+            crate::bfs::explore(&model, options, Order::Lifo, start, progress)
+        }
+        Mode::Bfs | Mode::Dfs => explore_in_parallel(model.clone(), options, start, progress),
+        Mode::Sim { seed, runs } => {
+            crate::simulation::simulate(&model, options, seed, runs, start, progress)
+        }
     };
+    let exhaustive = found.stopped_by.is_none();
     let seconds = start.elapsed().as_secs_f64();
     let properties = properties()
         .iter()
         .map(|def| {
             let path = found.discoveries.get(def.name);
-            let verdict = match (def.kind, path.is_some(), found.exhaustive) {
+            let verdict = match (def.kind, path.is_some(), exhaustive) {
                 (Kind::Sometimes, true, _) => Verdict::Witnessed,
                 (Kind::Sometimes, false, true) => Verdict::NotWitnessed,
                 (_, true, _) => Verdict::Violated,
@@ -227,63 +245,147 @@ pub fn check_with_progress(
         unique_states: found.unique_states,
         max_depth: found.max_depth,
         seconds,
-        exhaustive: found.exhaustive && !found.bound_hit,
+        exhaustive,
+        stopped_by: found.stopped_by,
         properties,
     }
 }
 
-fn explore_exhaustively(
+/// How often the parallel search is looked at (progress, time, memory, done).
+const POLL: Duration = Duration::from_millis(20);
+
+/// `--threads N > 1`: stateright's parallel search, which we cannot interrupt from inside.
+/// Its own `timeout` closes its job market, but a worker looks at the market only when it
+/// shares or runs out of work; so time and memory are watched here, every [`POLL`], and a
+/// run is stopped by dropping the checker, which closes the market the same way: every
+/// worker stops after the block of states it is on. States and depth are stateright's own
+/// targets, checked by its workers after every block.
+fn explore_in_parallel(
     model: WebMcpModel,
     options: &CheckOptions,
     start: Instant,
     progress: &mut dyn FnMut(Progress),
 ) -> Exploration {
+    let threads = options.threads.max(1);
     let checked = Checked { model };
-    let mut builder = checked.checker().threads(options.threads.max(1));
+    let mut builder = checked.checker().threads(threads);
     if let Some(n) = options.max_states {
         builder = builder.target_state_count(n);
     }
     if let Some(d) = options.max_depth {
-        builder = builder.target_max_depth(d);
+        // stateright skips a state whose depth reaches its target without judging it; ours
+        // judges the states at the bound and expands none of them. One deeper gives the same:
+        // a state at depth d + 1 is generated (and left unjudged) exactly when a state at the
+        // bound had a new successor, so reaching d + 1 tells that something was cut.
+        builder = builder.target_max_depth(d + 1);
     }
-    if let Some(t) = options.timeout {
-        builder = builder.timeout(t);
+    // A thread the OS refuses is a stop, not a crash: ask first (every thread started is
+    // joined), and should stateright's own spawn still fail, catch its panic.
+    if let Err(e) = can_start_threads(threads) {
+        return Exploration {
+            total_states: 0,
+            unique_states: 0,
+            max_depth: 0,
+            stopped_by: Some(StopReason::ThreadSpawn {
+                threads,
+                reason: e.to_string(),
+            }),
+            discoveries: Default::default(),
+        };
     }
-    let checker = match options.mode {
+    let spawned = quietly(move || match options.mode {
         Mode::Dfs => Box::new(builder.spawn_dfs()) as Box<dyn Checker<Checked>>,
         _ => Box::new(builder.spawn_bfs()),
+    });
+    let mut checker = match spawned {
+        Ok(c) => c,
+        Err(reason) => {
+            return Exploration {
+                total_states: 0,
+                unique_states: 0,
+                max_depth: 0,
+                stopped_by: Some(StopReason::ThreadSpawn {
+                    threads,
+                    reason: os_error_text(&reason),
+                }),
+                discoveries: Default::default(),
+            }
+        }
     };
-    while !checker.is_done() {
+    let handles = checker.handles();
+    let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
+    let done = |c: &dyn Checker<Checked>| c.is_done() || handles.iter().all(|h| h.is_finished());
+    let mut stopped_by = None;
+    while !done(checker.as_ref()) {
         progress(Progress {
             total_states: checker.state_count(),
             unique_states: checker.unique_state_count(),
             max_depth: checker.max_depth(),
             elapsed: start.elapsed(),
         });
-        std::thread::sleep(Duration::from_millis(50));
+        if let Some(stop) = budget.exceeded() {
+            // A bound that fires as the last worker finishes leaves nothing unexplored.
+            if !done(checker.as_ref()) {
+                stopped_by = Some(stop);
+            }
+            break;
+        }
+        std::thread::sleep(POLL);
     }
-    let mut checker = checker;
-    for h in checker.handles() {
-        h.join().expect("checker thread panicked");
-    }
-    let max_depth = checker.max_depth();
-    let bound_hit = options
-        .max_states
-        .is_some_and(|n| checker.state_count() >= n)
-        || options.max_depth.is_some_and(|d| max_depth >= d)
-        || options.timeout.is_some_and(|t| start.elapsed() >= t);
-    let discoveries = checker
+    let total_states = checker.state_count();
+    let unique_states = checker.unique_state_count();
+    let mut max_depth = checker.max_depth();
+    let discoveries: std::collections::HashMap<_, _> = checker
         .discoveries()
         .into_iter()
         .map(|(name, path)| (name, path.into_actions()))
         .collect();
+    // Closes the job market: the workers stop after their current block.
+    drop(checker);
+    for h in handles {
+        if let Err(panic) = h.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
+    let all_decided = discoveries.len() == properties().len();
+    if stopped_by.is_none() && !all_decided {
+        if let Some(n) = options.max_states.filter(|n| total_states >= *n) {
+            stopped_by = Some(StopReason::MaxStates { n });
+        } else if let Some(n) = options.max_depth.filter(|d| max_depth > *d) {
+            stopped_by = Some(StopReason::MaxDepth { n });
+        }
+    }
+    if let Some(d) = options.max_depth {
+        max_depth = max_depth.min(d);
+    }
     Exploration {
-        total_states: checker.state_count(),
-        unique_states: checker.unique_state_count(),
+        total_states,
+        unique_states,
         max_depth,
-        bound_hit,
-        exhaustive: !bound_hit,
+        stopped_by: stopped_by.filter(|_| !all_decided),
         discoveries,
+    }
+}
+
+/// stateright's spawn panic says `Failed to spawn a thread: Os { code: 11, kind: WouldBlock,
+/// message: "Resource temporarily unavailable" }`; people read "Resource temporarily
+/// unavailable (os error 11)".
+fn os_error_text(panic: &str) -> String {
+    let field = |name: &str| {
+        let start = panic.find(name)? + name.len();
+        let rest = &panic[start..];
+        Some(
+            rest.split(['"', ',', ' ', '}'])
+                .find(|s| !s.is_empty())?
+                .to_string(),
+        )
+    };
+    let message = panic
+        .find("message: \"")
+        .and_then(|i| panic[i + 10..].split('"').next());
+    match (message, field("code: ")) {
+        (Some(m), Some(code)) => format!("{m} (os error {code})"),
+        _ => panic.to_string(),
     }
 }
 
@@ -338,4 +440,17 @@ pub fn replay_path(model: &WebMcpModel, actions: Vec<Action>) -> Vec<TraceStep> 
             TraceStep { action, steps }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_refused_thread_reads_as_the_os_error() {
+        let panic = r#"Failed to spawn a thread: Os { code: 11, kind: WouldBlock, message: "Resource temporarily unavailable" }"#;
+        assert_eq!(
+            super::os_error_text(panic),
+            "Resource temporarily unavailable (os error 11)"
+        );
+        assert_eq!(super::os_error_text("something else"), "something else");
+    }
 }

@@ -18,6 +18,7 @@ use webmcp_model::legacy::{LegacyAction, LegacyModel};
 
 pub use crate::catalogue::Kind;
 pub use crate::driver::Verdict;
+use crate::limits::{Budget, StopReason};
 
 /// One legacy property.
 #[derive(Clone, Copy)]
@@ -230,15 +231,22 @@ pub struct LegacyResult {
     pub max_depth: usize,
     pub seconds: f64,
     pub exhaustive: bool,
+    /// The bound that stopped exploration early; `None` exactly when `exhaustive`.
+    pub stopped_by: Option<StopReason>,
     pub properties: Vec<LegacyPropertyResult>,
     /// The observation of every reachable terminal state (complete only when exhaustive).
     pub observations: BTreeSet<Observation>,
 }
 
+/// The bounds of one legacy check, as the draft's [`crate::CheckOptions`] has them.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LegacyOptions {
     pub max_states: Option<usize>,
+    /// Do not expand states at this depth (the initial state is depth 1).
+    pub max_depth: Option<usize>,
     pub timeout: Option<Duration>,
+    /// `None` falls back to [`crate::limits::process_memory_limit`].
+    pub memory_limit_mib: Option<u64>,
 }
 
 fn fingerprint(s: &LegacyState) -> u64 {
@@ -250,6 +258,7 @@ fn fingerprint(s: &LegacyState) -> u64 {
 /// Explores every interleaving of the scenario breadth-first and judges every property.
 pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResult {
     let start = Instant::now();
+    let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
     let props = legacy_catalogue();
     let mut parents: HashMap<u64, Option<(u64, LegacyAction)>> = HashMap::new();
     let mut found: HashMap<&'static str, u64> = HashMap::new();
@@ -259,13 +268,21 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
     let fp = fingerprint(&init);
     parents.insert(fp, None);
     queue.push_back((init, fp, 1usize));
-    let (mut total, mut max_depth, mut bound_hit) = (1usize, 0usize, false);
+    let (mut total, mut max_depth) = (1usize, 0usize);
+    let mut stopped_by = None;
+    let mut depth_cut = false;
     let mut actions = Vec::new();
+    let mut popped = 0u64;
     while let Some((s, fp, depth)) = queue.pop_front() {
-        if options.timeout.is_some_and(|t| start.elapsed() >= t)
-            || options.max_states.is_some_and(|n| total >= n)
-        {
-            bound_hit = true;
+        // Legacy states are small and few: the budget is asked at every 64th state.
+        let stop = match options.max_states.filter(|n| total >= *n) {
+            Some(n) => Some(StopReason::MaxStates { n }),
+            None if popped.is_multiple_of(64) => budget.exceeded(),
+            None => None,
+        };
+        popped += 1;
+        if stop.is_some() {
+            stopped_by = stop;
             break;
         }
         max_depth = max_depth.max(depth);
@@ -280,6 +297,14 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
                 found.insert(p.name, fp);
             }
         }
+        if options.max_depth.is_some_and(|d| depth >= d) {
+            // Not expanded: the bound cuts something off only if a successor is new.
+            depth_cut = depth_cut
+                || actions.iter().any(|&a| {
+                    !parents.contains_key(&fingerprint(&model.apply(&s, a, &mut Vec::new())))
+                });
+            continue;
+        }
         for &a in &actions {
             let next = model.apply(&s, a, &mut Vec::new());
             total += 1;
@@ -290,7 +315,11 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
             }
         }
     }
-    let exhaustive = !bound_hit && queue.is_empty();
+    // A bound that fires after the last state leaves nothing unexplored (the loop ended).
+    if stopped_by.is_none() && depth_cut {
+        stopped_by = options.max_depth.map(|n| StopReason::MaxDepth { n });
+    }
+    let exhaustive = stopped_by.is_none();
     let properties = props
         .iter()
         .map(|p| {
@@ -319,6 +348,7 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
         max_depth,
         seconds: start.elapsed().as_secs_f64(),
         exhaustive,
+        stopped_by,
         properties,
         observations,
     }

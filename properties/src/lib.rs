@@ -11,6 +11,7 @@ pub mod coverage;
 pub mod driver;
 pub mod fingerprint;
 pub mod legacy;
+pub mod limits;
 pub mod mutants;
 pub mod parallel;
 mod simulation;
@@ -20,3 +21,4 @@ pub use driver::{
     check, check_with_progress, properties, CheckOptions, Mode, Progress, PropertyResult,
     ScenarioResult, TraceStep, Verdict,
 };
+pub use limits::StopReason;

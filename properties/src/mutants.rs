@@ -10,7 +10,9 @@
 //!    model crashes or its state space outgrows the bound.
 
 use std::collections::{HashSet, VecDeque};
+use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
 
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::mutation::{applicable, candidates, Mutant, Site, Sites};
@@ -18,6 +20,7 @@ use webmcp_model::steps::StepId;
 use webmcp_model::{Recorder, State};
 
 use crate::driver::{check, CheckOptions, ScenarioResult, Verdict};
+use crate::limits::{Budget, StopReason};
 
 /// Collects the sites of one transition.
 #[derive(Default)]
@@ -34,11 +37,14 @@ impl Recorder for SiteRecorder {
 
 /// Visits every transition of `model` from every reachable state, breadth-first:
 /// `visit(state, action, rec)` applies the action with its own recorder and returns the
-/// successor, or `None` to stop. Returns whether the walk went to the end.
+/// successor, or `None` to stop. Returns whether the walk went to the end, or the bound
+/// (the process's memory limit) that stopped it.
 fn walk(
     model: &WebMcpModel,
     mut visit: impl FnMut(&State, Action, &mut SiteRecorder) -> Option<State>,
-) -> bool {
+) -> Result<bool, StopReason> {
+    let mut budget = Budget::new(Instant::now(), None, None);
+    let mut expanded = 0u64;
     let mut seen: HashSet<State> = HashSet::new();
     let mut queue = VecDeque::new();
     let init = model.initial_state();
@@ -46,27 +52,34 @@ fn walk(
     queue.push_back(init);
     let mut actions: Vec<Action> = Vec::new();
     while let Some(s) = queue.pop_front() {
+        if expanded.is_multiple_of(crate::bfs::CHECKPOINT) {
+            if let Some(stop) = budget.exceeded() {
+                return Err(stop);
+            }
+        }
+        expanded += 1;
         actions.clear();
         model.enabled_actions(&s, &mut actions);
         for a in &actions {
             let Some(next) = visit(&s, *a, &mut SiteRecorder::default()) else {
-                return false;
+                return Ok(false);
             };
             if seen.insert(next.clone()) {
                 queue.push_back(next);
             }
         }
     }
-    true
+    Ok(true)
 }
 
-/// Every site the model reaches in `model`'s scenario.
-pub fn sites(model: &WebMcpModel, into: &mut Sites) {
+/// Every site the model reaches in `model`'s scenario, or the bound that stopped the walk.
+pub fn sites(model: &WebMcpModel, into: &mut Sites) -> Result<(), StopReason> {
     walk(model, |s, a, rec| {
         let next = model.apply(s, a, rec);
         into.seen.extend(rec.seen.drain(..));
         Some(next)
-    });
+    })
+    .map(|_| ())
 }
 
 /// How a mutant fared.
@@ -78,6 +91,9 @@ pub enum Fate {
     Crashed { scenario: String, message: String },
     /// The state space of `scenario` outgrew the bound.
     Exploded { scenario: String },
+    /// A bound of the run (its memory limit, not the mutant's state bound) stopped the check
+    /// of `scenario` before the mutant was judged: undecided.
+    Stopped { scenario: String, stop: StopReason },
     /// Every transition from every reachable state gives the unmutated successor: the
     /// mutant cannot be told apart on the suite, so no property could kill it.
     Equivalent,
@@ -87,14 +103,44 @@ pub enum Fate {
 
 impl Fate {
     pub fn is_killed(&self) -> bool {
-        !matches!(self, Fate::Survived | Fate::Equivalent)
+        !matches!(
+            self,
+            Fate::Survived | Fate::Equivalent | Fate::Stopped { .. }
+        )
     }
 }
+
+/// A check the mutants need was stopped by a bound (the memory limit), so no mutant can be
+/// judged against it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    pub scenario: String,
+    pub stop: StopReason,
+    /// What was being done: "the unmutated check", "the walk that finds sites".
+    pub during: &'static str,
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} was not exhaustive: stopped by {}",
+            self.scenario, self.during, self.stop
+        )
+    }
+}
+
+impl std::error::Error for Stopped {}
 
 /// Whether `mutant` gives the unmutated successor for every action enabled in every state
 /// `model` reaches. Enabledness does not depend on the mutant, so then the mutated model
 /// reaches exactly the same states.
 pub fn same_transitions(model: &WebMcpModel, mutant: Mutant) -> bool {
+    try_same_transitions(model, mutant) == Ok(true)
+}
+
+/// [`same_transitions`], or the bound that stopped the walk before it could tell.
+pub fn try_same_transitions(model: &WebMcpModel, mutant: Mutant) -> Result<bool, StopReason> {
     let mutated = model.clone().with_mutant(mutant);
     walk(model, |s, a, _| {
         let next = model.apply(s, a, &mut ());
@@ -111,16 +157,20 @@ pub struct Baseline {
 
 impl Baseline {
     /// Checks every model unmutated; scenarios are tried smallest first afterwards.
-    pub fn new(mut models: Vec<WebMcpModel>) -> Result<Baseline, String> {
+    pub fn new(mut models: Vec<WebMcpModel>) -> Result<Baseline, Stopped> {
         let mut results: Vec<ScenarioResult> = models
             .iter()
             .map(|m| check(m.clone(), &one_thread(None)))
             .collect();
         if let Some(r) = results.iter().find(|r| !r.exhaustive || r.is_incomplete()) {
-            return Err(format!(
-                "{}: the unmutated check was not exhaustive",
-                r.scenario
-            ));
+            return Err(Stopped {
+                scenario: r.scenario.clone(),
+                stop: r
+                    .stopped_by
+                    .clone()
+                    .expect("a check that is not exhaustive names its stop"),
+                during: "the unmutated check",
+            });
         }
         let mut order: Vec<usize> = (0..models.len()).collect();
         order.sort_by_key(|&i| (results[i].unique_states, results[i].scenario.clone()));
@@ -139,16 +189,20 @@ impl Baseline {
     }
 
     /// The mutants of the step table that have a site in some scenario.
-    pub fn mutants(&self) -> (Vec<Mutant>, Sites) {
+    pub fn mutants(&self) -> Result<(Vec<Mutant>, Sites), Stopped> {
         let mut s = Sites::default();
         for m in &self.models {
-            sites(m, &mut s);
+            sites(m, &mut s).map_err(|stop| Stopped {
+                scenario: m.world.name.clone(),
+                stop,
+                during: "the walk that finds sites",
+            })?;
         }
         let list = candidates()
             .into_iter()
             .filter(|m| applicable(m, &s))
             .collect();
-        (list, s)
+        Ok((list, s))
     }
 
     /// Runs `mutant` on the scenarios, smallest first, until one kills it. A scenario may
@@ -178,15 +232,25 @@ impl Baseline {
                     property: p.to_string(),
                 };
             }
-            if !result.exhaustive || result.is_incomplete() {
-                return Fate::Exploded { scenario };
+            match result.stopped_by {
+                None => {}
+                Some(StopReason::MaxStates { .. }) => return Fate::Exploded { scenario },
+                Some(stop) => return Fate::Stopped { scenario, stop },
             }
         }
-        if self.models.iter().all(|m| same_transitions(m, mutant)) {
-            Fate::Equivalent
-        } else {
-            Fate::Survived
+        for model in &self.models {
+            match try_same_transitions(model, mutant) {
+                Ok(true) => {}
+                Ok(false) => return Fate::Survived,
+                Err(stop) => {
+                    return Fate::Stopped {
+                        scenario: model.world.name.clone(),
+                        stop,
+                    }
+                }
+            }
         }
+        Fate::Equivalent
     }
 }
 

@@ -1,0 +1,442 @@
+//! The bounds that may stop an exploration, how a stop is named, and how memory is measured.
+//!
+//! Every explorer (our one-thread breadth- and depth-first search, stateright's parallel
+//! search, simulation, the legacy profile's search, coverage and the mutants' walks) asks a
+//! [`Budget`] at regular checkpoints whether its time or memory is used up, and reports why it
+//! stopped as a [`StopReason`]: a run that stopped early is never a pass.
+//!
+//! **Memory** is the resident set of the whole process (`/proc/self/statm`, or the peak from
+//! `getrusage` where there is no `/proc`), read at most every [`MEMORY_POLL`]: a read costs a
+//! few microseconds, so the checkpoints stay cheap. Between two reads the process can grow by
+//! what it allocates in that time plus one hash-table doubling; that is why the default limit
+//! ([`default_memory_limit_mib`]) is half the machine's memory and not all of it.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The most checker or worker threads a command accepts. More threads than cores only adds
+/// contention (every thread of stateright's search shares one job market and one state set),
+/// each thread reserves a stack, and thousands of them exhaust the process's thread limit: 256
+/// is above the core count of any machine this runs on and far below those limits.
+pub const MAX_THREADS: usize = 256;
+
+/// How often the resident set is read, at most.
+pub const MEMORY_POLL: Duration = Duration::from_millis(50);
+
+/// Used as the default memory limit when the machine's memory cannot be read.
+pub const FALLBACK_MEMORY_LIMIT_MIB: u64 = 4096;
+
+/// Why an exploration stopped before it was exhaustive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// `--timeout`: the wall-clock budget of one scenario ran out.
+    Timeout { limit: Duration },
+    /// `--max-states`: this many states were generated.
+    MaxStates { n: usize },
+    /// `--max-depth`: states at this depth were not expanded.
+    MaxDepth { n: usize },
+    /// `--memory-limit`: the process's resident set exceeded this many MiB.
+    MemoryLimit { mib: u64 },
+    /// `--mode sim`: every random walk was taken; random walks are never exhaustive.
+    Runs { n: u64 },
+    /// The checker threads could not be started.
+    ThreadSpawn { threads: usize, reason: String },
+}
+
+impl StopReason {
+    /// A short, stable name for programs (the `kind` of the JSON object).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StopReason::Timeout { .. } => "timeout",
+            StopReason::MaxStates { .. } => "max-states",
+            StopReason::MaxDepth { .. } => "max-depth",
+            StopReason::MemoryLimit { .. } => "memory-limit",
+            StopReason::Runs { .. } => "runs",
+            StopReason::ThreadSpawn { .. } => "thread-spawn",
+        }
+    }
+
+    /// The stop as JSON: `{"kind": ..., <the bound>}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            StopReason::Timeout { limit } => {
+                json!({"kind": self.kind(), "seconds": limit.as_secs_f64()})
+            }
+            StopReason::MaxStates { n } => json!({"kind": self.kind(), "states": n}),
+            StopReason::MaxDepth { n } => json!({"kind": self.kind(), "depth": n}),
+            StopReason::MemoryLimit { mib } => json!({"kind": self.kind(), "mib": mib}),
+            StopReason::Runs { n } => json!({"kind": self.kind(), "runs": n}),
+            StopReason::ThreadSpawn { threads, reason } => {
+                json!({"kind": self.kind(), "threads": threads, "reason": reason})
+            }
+        }
+    }
+
+    /// One phrase for people: "stopped by --timeout 5 s after 1,234,567 states".
+    pub fn describe(&self, total_states: usize) -> String {
+        let after = thousands(total_states as u64);
+        match self {
+            StopReason::Runs { n } => format!(
+                "random walks: all --runs {} taken, {after} states; simulation is never exhaustive",
+                thousands(*n)
+            ),
+            StopReason::MaxDepth { .. } => {
+                format!("stopped by {self}: deeper states were not explored ({after} states)")
+            }
+            StopReason::ThreadSpawn { .. } => format!("stopped: {self}"),
+            _ => format!("stopped by {self} after {after} states"),
+        }
+    }
+}
+
+/// The bound as the command line names it: "--timeout 5 s", "--memory-limit 512 MiB".
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Timeout { limit } if limit.subsec_nanos() == 0 => {
+                write!(f, "--timeout {} s", limit.as_secs())
+            }
+            StopReason::Timeout { limit } => write!(f, "--timeout {:.3} s", limit.as_secs_f64()),
+            StopReason::MaxStates { n } => write!(f, "--max-states {}", thousands(*n as u64)),
+            StopReason::MaxDepth { n } => write!(f, "--max-depth {n}"),
+            StopReason::MemoryLimit { mib } => write!(f, "--memory-limit {mib} MiB"),
+            StopReason::Runs { n } => write!(f, "--runs {n}"),
+            StopReason::ThreadSpawn { threads, reason } => {
+                write!(f, "could not start {threads} checker threads ({reason})")
+            }
+        }
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// This process's resident set in bytes: `/proc/self/statm`, or where there is no `/proc`
+/// the peak resident set from `getrusage` (never less than the current one).
+pub fn resident_bytes() -> Option<u64> {
+    statm_resident_bytes().or_else(peak_resident_bytes)
+}
+
+fn statm_resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * page_size())
+}
+
+fn page_size() -> u64 {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf reads a constant of the system.
+        let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if n > 0 {
+            return n as u64;
+        }
+    }
+    4096
+}
+
+fn peak_resident_bytes() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: getrusage only writes the struct we hand it.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+            return None;
+        }
+        let max = usage.ru_maxrss.max(0) as u64;
+        // Linux reports KiB, macOS bytes.
+        Some(if cfg!(target_os = "macos") {
+            max
+        } else {
+            max * 1024
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// The memory this process may use, in bytes: the machine's (`MemTotal` of `/proc/meminfo`,
+/// else the physical pages `sysconf` reports), or the control group's `memory.max` when that
+/// is smaller.
+pub fn machine_memory_bytes() -> Option<u64> {
+    let total = meminfo_total_bytes().or_else(sysconf_memory_bytes);
+    match (total, cgroup_memory_max_bytes()) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
+}
+
+fn meminfo_total_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+fn sysconf_memory_bytes() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf reads a constant of the system.
+        let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
+        (pages > 0).then(|| pages as u64 * page_size())
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// The memory limit of this process's control group, if it has one: cgroup v2 `memory.max`
+/// ("max" means none) or cgroup v1 `memory.limit_in_bytes` (a huge number means none).
+fn cgroup_memory_max_bytes() -> Option<u64> {
+    let groups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let path_of = |prefix: &str| {
+        groups
+            .lines()
+            .find_map(|l| l.split_once(prefix).map(|(_, p)| p.trim().to_string()))
+            .filter(|p| p != "/")
+    };
+    let mut candidates = Vec::new();
+    if let Some(path) = path_of("0::") {
+        candidates.push(format!("/sys/fs/cgroup{path}/memory.max"));
+    }
+    candidates.push("/sys/fs/cgroup/memory.max".to_string());
+    if let Some(path) = path_of(":memory:") {
+        candidates.push(format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"));
+    }
+    candidates.push("/sys/fs/cgroup/memory/memory.limit_in_bytes".to_string());
+    candidates
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter_map(|v| v.trim().parse::<u64>().ok())
+        .min()
+}
+
+/// The default `--memory-limit`: half of [`machine_memory_bytes`] in MiB, or
+/// [`FALLBACK_MEMORY_LIMIT_MIB`] when it cannot be read. Half, because the resident set is
+/// read only every [`MEMORY_POLL`] and a hash table that doubles needs its old and its new
+/// array at once; and the machine has other work (the build, the browser, other checks).
+pub fn default_memory_limit_mib() -> u64 {
+    machine_memory_bytes()
+        .map(|b| (b / 2 / (1024 * 1024)).max(1))
+        .unwrap_or(FALLBACK_MEMORY_LIMIT_MIB)
+}
+
+/// The memory limit of every exploration in this process that sets none in its options
+/// (0: none). Commands whose checks run inside other crates (findings, corpus) set it once.
+static PROCESS_MEMORY_LIMIT_MIB: AtomicU64 = AtomicU64::new(0);
+
+/// How many explorations in this process the memory limit stopped.
+static MEMORY_STOPS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets (or with `None` clears) the process-wide memory limit.
+pub fn set_process_memory_limit(mib: Option<u64>) {
+    PROCESS_MEMORY_LIMIT_MIB.store(mib.unwrap_or(0), Ordering::SeqCst);
+}
+
+/// The process-wide memory limit, if one is set.
+pub fn process_memory_limit() -> Option<u64> {
+    Some(PROCESS_MEMORY_LIMIT_MIB.load(Ordering::SeqCst)).filter(|m| *m > 0)
+}
+
+/// How many explorations of this process the memory limit has stopped so far: lets a
+/// command whose checks run in another crate name the bound that failed it.
+pub fn memory_limit_stops() -> usize {
+    MEMORY_STOPS.load(Ordering::SeqCst)
+}
+
+/// The time and memory budget of one exploration, asked at the explorer's checkpoints.
+pub struct Budget {
+    start: Instant,
+    timeout: Option<Duration>,
+    memory_mib: Option<u64>,
+    next_memory_read: Instant,
+}
+
+impl Budget {
+    /// A budget from `start`; `memory_mib` falls back to the process-wide limit.
+    pub fn new(start: Instant, timeout: Option<Duration>, memory_mib: Option<u64>) -> Budget {
+        Budget {
+            start,
+            timeout,
+            memory_mib: memory_mib.or_else(process_memory_limit),
+            next_memory_read: start,
+        }
+    }
+
+    /// `Some` when the time is up or the process's resident set is over the limit. Cheap:
+    /// one clock read, and a read of `/proc/self/statm` at most every [`MEMORY_POLL`].
+    pub fn exceeded(&mut self) -> Option<StopReason> {
+        if let Some(limit) = self.timeout {
+            if self.start.elapsed() >= limit {
+                return Some(StopReason::Timeout { limit });
+            }
+        }
+        let mib = self.memory_mib?;
+        let now = Instant::now();
+        if now < self.next_memory_read {
+            return None;
+        }
+        self.next_memory_read = now + MEMORY_POLL;
+        if resident_bytes().is_some_and(|b| b > mib * 1024 * 1024) {
+            MEMORY_STOPS.fetch_add(1, Ordering::SeqCst);
+            return Some(StopReason::MemoryLimit { mib });
+        }
+        None
+    }
+}
+
+/// Whether `n` threads with the default stack can run at once: starts them, holds them all
+/// until the last has started (or one was refused), then lets them go and joins them, so a
+/// refusal leaves nothing behind. stateright panics when the OS refuses one of its threads,
+/// with the threads it already started still running, and a process at its limits may then
+/// fail even a small allocation; asking first keeps that failure clean.
+pub(crate) fn can_start_threads(n: usize) -> std::io::Result<()> {
+    use std::sync::{Arc, Condvar, Mutex};
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let mut started = Vec::with_capacity(n);
+    let mut refused = None;
+    for _ in 0..n {
+        let gate = Arc::clone(&gate);
+        let spawned = std::thread::Builder::new().spawn(move || {
+            let (open, cv) = &*gate;
+            let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
+            while !*open {
+                open = cv.wait(open).unwrap_or_else(|e| e.into_inner());
+            }
+        });
+        match spawned {
+            Ok(h) => started.push(h),
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    *gate.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+    gate.1.notify_all();
+    for h in started {
+        let _ = h.join();
+    }
+    refused.map_or(Ok(()), Err)
+}
+
+/// Runs `f`, turning a panic into `Err(message)` without the panic message on stderr (used
+/// around stateright's spawning of checker threads, which panics when the OS refuses one).
+pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    use std::cell::Cell;
+    use std::sync::Once;
+    thread_local!(static QUIET: Cell<bool> = const { Cell::new(false) });
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    r.map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resident_set_is_readable_and_plausible() {
+        let b = resident_bytes().expect("readable on Linux");
+        assert!(b > 1024 * 1024 && b < 64 * 1024 * 1024 * 1024, "{b}");
+        // Touching 64 MiB shows in the resident set.
+        let v = std::hint::black_box(vec![1u8; 64 << 20]);
+        let after = resident_bytes().unwrap();
+        assert!(after >= b + (48 << 20), "{b} -> {after}");
+        assert_eq!(std::hint::black_box(&v)[12345], 1);
+    }
+
+    #[test]
+    fn the_default_memory_limit_is_half_the_machine() {
+        let machine = machine_memory_bytes().expect("readable on Linux");
+        let limit = default_memory_limit_mib();
+        assert_eq!(limit, machine / 2 / (1024 * 1024));
+        assert!(limit >= 64, "{limit}");
+    }
+
+    #[test]
+    fn a_budget_names_the_bound_it_ran_out_of() {
+        let start = Instant::now();
+        let mut b = Budget::new(start, Some(Duration::ZERO), None);
+        assert_eq!(
+            b.exceeded(),
+            Some(StopReason::Timeout {
+                limit: Duration::ZERO
+            })
+        );
+        let mut b = Budget::new(start, None, Some(1));
+        assert_eq!(b.exceeded(), Some(StopReason::MemoryLimit { mib: 1 }));
+        let mut b = Budget::new(start, Some(Duration::from_secs(3600)), Some(1 << 30));
+        assert_eq!(b.exceeded(), None);
+    }
+
+    #[test]
+    fn stops_read_as_the_command_line_names_them() {
+        let t = StopReason::Timeout {
+            limit: Duration::from_secs(5),
+        };
+        assert_eq!(
+            t.describe(1_234_567),
+            "stopped by --timeout 5 s after 1,234,567 states"
+        );
+        assert_eq!(t.to_json()["kind"], "timeout");
+        assert_eq!(t.to_json()["seconds"], 5.0);
+        assert_eq!(
+            StopReason::MemoryLimit { mib: 512 }.describe(10),
+            "stopped by --memory-limit 512 MiB after 10 states"
+        );
+        assert_eq!(StopReason::MaxStates { n: 7 }.to_json()["states"], 7);
+    }
+
+    #[test]
+    fn a_few_threads_can_start() {
+        assert!(can_start_threads(4).is_ok());
+    }
+
+    #[test]
+    fn a_panic_run_quietly_is_an_error() {
+        assert_eq!(quietly(|| 3), Ok(3));
+        assert_eq!(
+            quietly(|| -> () { panic!("no threads") }),
+            Err("no threads".to_string())
+        );
+    }
+}

@@ -1,0 +1,393 @@
+//! Every bound that stops a run is honoured, named in every output format, and exits 3;
+//! nothing panics for want of threads or memory; long runs show progress in CI logs.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A scenario file: a top-level document and `n` same-origin iframes without scripts, which
+/// has millions of states and decides no property early.
+fn iframes_file(n: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("webmcp-bounds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("iframes-{n}.json"));
+    let frames: Vec<String> = (1..=n)
+        .map(|i| format!(r#"{{"nav":"frame{i}","doc":"child{i}","url":"https://a.example/{i}"}}"#))
+        .collect();
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"name":"iframes-{n}","summary":"s","description":"d",
+                "tabs":[{{"tab":"main","top":{{"doc":"top","url":"https://a.example/","iframes":[{}]}}}}],
+                "scripts":{{}}}}"#,
+            frames.join(",")
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn json_of(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)))
+}
+
+#[test]
+fn one_thread_dfs_stops_at_its_timeout() {
+    // Before: stateright's one-thread depth-first search looked at the timeout only when its
+    // stack ran empty; 31 iframes with --timeout 5 still ran after 60 s.
+    let file = iframes_file(31);
+    for mode in ["dfs", "bfs"] {
+        let start = Instant::now();
+        let o = run(&[
+            "check",
+            "--scenario-file",
+            file.to_str().unwrap(),
+            "--mode",
+            mode,
+            "--timeout",
+            "2",
+            "--format",
+            "json",
+            "-q",
+        ]);
+        let took = start.elapsed();
+        assert_eq!(o.status.code(), Some(3), "{mode}: {}", text(&o.stderr));
+        assert!(
+            took < Duration::from_millis(3500),
+            "{mode}: a 2 s timeout stopped the run after {took:?}"
+        );
+        let s = &json_of(&o)["scenarios"][0];
+        assert_eq!(s["exhaustive"], false);
+        assert_eq!(
+            s["stopped_by"],
+            serde_json::json!({"kind": "timeout", "seconds": 2.0})
+        );
+    }
+    let o = run(&[
+        "check",
+        "--scenario-file",
+        file.to_str().unwrap(),
+        "--mode",
+        "dfs",
+        "--timeout",
+        "1",
+        "--no-timings",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let out = text(&o.stdout);
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("INCOMPLETE (not exhaustive: stopped by --timeout 1 s after "),
+        "{out}"
+    );
+}
+
+#[test]
+fn threads_have_an_upper_bound_and_a_refused_thread_is_no_panic() {
+    for n in ["0", "257", "10000"] {
+        let o = run(&["check", "--all", "--threads", n]);
+        assert_eq!(o.status.code(), Some(2), "--threads {n}");
+        let err = text(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("between 1 and 256"), "{err}");
+    }
+    let help = text(&run(&["check", "--help"]).stdout);
+    assert!(help.contains("1 to 256"), "{help}");
+    for cmd in [
+        &["findings", "--threads", "300"][..],
+        &["mutants", "--threads", "300"],
+    ] {
+        let o = run(cmd);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}");
+        assert!(text(&o.stderr).contains("between 1 and 256"));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_thread_the_os_refuses_is_a_named_stop_not_a_panic() {
+    // 256 thread stacks of 2 MiB do not fit in 300 MB of address space.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 300000 && exec {} check --scenario register-and-discover --threads 256 --format json -q",
+            env!("CARGO_BIN_EXE_webmcp-check")
+        ))
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let stop = &json_of(&o)["scenarios"][0]["stopped_by"];
+    assert_eq!(stop["kind"], "thread-spawn", "{stop}");
+    assert_eq!(stop["threads"], 256);
+    assert!(
+        stop["reason"].as_str().unwrap().contains("os error"),
+        "{stop}"
+    );
+}
+
+/// The highest `VmHWM` of a running child, read until it exits, in MiB.
+fn peak_mib_while_running(child: &mut std::process::Child) -> u64 {
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    loop {
+        if let Ok(s) = std::fs::read_to_string(&status) {
+            if let Some(kib) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak_kib = peak_kib.max(kib);
+            }
+        }
+        if child.try_wait().unwrap().is_some() {
+            return peak_kib / 1024;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_memory_limit_stops_the_search_near_the_limit() {
+    // Unbounded, breadth-first search of 31 iframes grows by about 100 MiB a second.
+    let file = iframes_file(31);
+    for threads in ["1", "2"] {
+        let mut child = bin()
+            .args([
+                "check",
+                "--scenario-file",
+                file.to_str().unwrap(),
+                "--threads",
+                threads,
+                "--memory-limit",
+                "150",
+                "--timeout",
+                "60",
+                "--format",
+                "json",
+                "-q",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let peak = peak_mib_while_running(&mut child);
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+        let s = &json_of(&o)["scenarios"][0];
+        assert_eq!(
+            s["stopped_by"],
+            serde_json::json!({"kind": "memory-limit", "mib": 150}),
+            "--threads {threads}"
+        );
+        assert!(s["unique_states"].as_u64().unwrap() > 10_000);
+        assert!(peak < 150 + 100, "--threads {threads}: peak {peak} MiB");
+    }
+    let help = text(&run(&["check", "--help"]).stdout);
+    assert!(help.contains("--memory-limit <MIB>"), "{help}");
+    assert!(help.contains("half of this machine's memory"), "{help}");
+}
+
+#[test]
+fn every_exploring_command_honours_the_memory_limit() {
+    // 1 MiB is below any process's resident set: every exploration stops at its first look.
+    let corpus = std::env::temp_dir().join(format!("webmcp-bounds-corpus-{}", std::process::id()));
+    let corpus = corpus.to_str().unwrap();
+    for cmd in [
+        &["report"][..],
+        &["coverage"],
+        &["findings"],
+        &["mutants", "--mutant", "drop-step@register-tool#20"],
+        &["corpus", "--dir", corpus],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--memory-limit", "1"]);
+        let o = run(&args);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{cmd:?}: {err}");
+        assert!(err.contains("--memory-limit 1 MiB"), "{cmd:?}: {err}");
+        assert!(!err.contains("panicked"), "{cmd:?}: {err}");
+    }
+    let o = run(&[
+        "check",
+        "--profile",
+        "legacy",
+        "--all",
+        "--memory-limit",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let v = json_of(&o);
+    for s in v["scenarios"].as_array().unwrap() {
+        assert_eq!(s["stopped_by"]["kind"], "memory-limit");
+    }
+    let o = run(&[
+        "check",
+        "--scenario",
+        "register-and-discover",
+        "--memory-limit",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn every_output_format_names_the_bound_that_stopped_the_run() {
+    let base = [
+        "check",
+        "--scenario",
+        "duplicate-name-race",
+        "--max-states",
+        "10",
+        "-q",
+    ];
+    let with = |format: &str| {
+        let mut a = base.to_vec();
+        a.extend(["--format", format]);
+        let o = run(&a);
+        assert_eq!(o.status.code(), Some(3), "{format}");
+        text(&o.stdout)
+    };
+    assert!(with("human").contains("INCOMPLETE (not exhaustive: stopped by --max-states 10 after "));
+    let v: serde_json::Value = serde_json::from_str(&with("json")).unwrap();
+    assert_eq!(
+        v["scenarios"][0]["stopped_by"],
+        serde_json::json!({"kind": "max-states", "states": 10})
+    );
+    assert!(
+        with("junit").contains("skipped message=\"incomplete: stopped by --max-states 10 after ")
+    );
+    assert!(with("markdown").contains("| incomplete: stopped by --max-states 10 after "));
+    assert!(with("github")
+        .contains("was not decided for duplicate-name-race: stopped by --max-states 10"));
+    let o = run(&[
+        "check",
+        "--scenario",
+        "register-and-discover",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(json_of(&o)["scenarios"][0]["stopped_by"].is_null());
+    // Simulation is never exhaustive, and says why.
+    let o = run(&[
+        "check",
+        "--scenario",
+        "register-and-discover",
+        "--mode",
+        "sim",
+        "--runs",
+        "5",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert_eq!(
+        json_of(&o)["scenarios"][0]["stopped_by"],
+        serde_json::json!({"kind": "runs", "runs": 5})
+    );
+    // The legacy profile names its bounds too, --max-depth included.
+    let o = run(&[
+        "check",
+        "--profile",
+        "legacy",
+        "--scenario",
+        "concurrent-executions",
+        "--max-depth",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert_eq!(
+        json_of(&o)["scenarios"][0]["stopped_by"],
+        serde_json::json!({"kind": "max-depth", "depth": 2})
+    );
+    for bound in ["--max-states", "--max-depth"] {
+        let o = run(&["check", "--scenario", "register-and-discover", bound, "0"]);
+        assert_eq!(o.status.code(), Some(2), "{bound} 0");
+    }
+}
+
+#[test]
+fn progress_goes_to_a_log_as_plain_lines() {
+    let file = iframes_file(31);
+    let o = bin()
+        .args([
+            "check",
+            "--scenario-file",
+            file.to_str().unwrap(),
+            "--timeout",
+            "2",
+            "--format",
+            "json",
+        ])
+        .env("WEBMCP_PROGRESS_INTERVAL_MS", "300")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let err = text(&o.stderr);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("webmcp-check: iframes-31: "))
+        .collect();
+    assert!(lines.len() >= 3, "one line every 0.3 s of a 2 s run: {err}");
+    for l in &lines {
+        let rest = l.strip_prefix("webmcp-check: iframes-31: ").unwrap();
+        let (states, rest) = rest.split_once(" states (").unwrap();
+        assert!(states.replace(',', "").parse::<u64>().is_ok(), "{l}");
+        assert!(
+            rest.contains(" unique), depth ") && rest.ends_with(" s"),
+            "{l}"
+        );
+    }
+    assert!(
+        !err.contains('\r') && !err.contains('\u{1b}'),
+        "no terminal codes in a log"
+    );
+    // Nothing for runs shorter than the interval, and nothing with --quiet.
+    let short = bin()
+        .args(["check", "--scenario", "register-and-discover"])
+        .env("WEBMCP_PROGRESS_INTERVAL_MS", "5000")
+        .output()
+        .unwrap();
+    assert!(
+        !text(&short.stderr).contains("states ("),
+        "{}",
+        text(&short.stderr)
+    );
+    let quiet = bin()
+        .args([
+            "check",
+            "--scenario-file",
+            file.to_str().unwrap(),
+            "--timeout",
+            "1",
+            "-q",
+        ])
+        .env("WEBMCP_PROGRESS_INTERVAL_MS", "100")
+        .output()
+        .unwrap();
+    assert!(!text(&quiet.stderr).contains("states ("));
+}
