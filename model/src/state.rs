@@ -375,24 +375,24 @@ impl State {
     }
 
     pub fn doc(&self, d: DocId) -> &DocState {
-        &self.docs[d as usize]
+        &self.docs[d.index()]
     }
     pub fn doc_mut(&mut self, d: DocId) -> &mut DocState {
-        &mut self.docs[d as usize]
+        &mut self.docs[d.index()]
     }
     pub fn is_fully_active(&self, d: DocId) -> bool {
         self.doc(d).lifecycle == Lifecycle::FullyActive
     }
     /// HTML's node navigable: the navigable whose active document is `d`, or null.
     pub fn node_navigable(&self, w: &World, d: DocId) -> Option<u8> {
-        let nav = w.docs[d as usize].nav;
+        let nav = w.docs[d.index()].nav;
         (self.navs[nav as usize].active == Some(d) && self.doc(d).lifecycle != Lifecycle::Destroyed)
             .then_some(nav)
     }
     /// HTML's "allowed to use" the "tools" feature: a browsing context, fully active, and
     /// the permissions policy enables it.
     pub fn allowed_to_use_tools(&self, w: &World, d: DocId) -> bool {
-        self.is_fully_active(d) && w.docs[d as usize].tools_policy
+        self.is_fully_active(d) && w.docs[d.index()].tools_policy
     }
     /// The inclusive descendant navigables of a navigable, in tree order.
     pub fn inclusive_descendants(&self, w: &World, nav: u8) -> Vec<u8> {

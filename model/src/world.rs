@@ -10,16 +10,10 @@ use crate::names::{json_text_is_object, JsValue, Thrown};
 use crate::origin::{OriginId, OriginTable, ParsedOrigin};
 use crate::scenario::{DocSpec, EnvironmentSpec, OpSpec, Scenario};
 
-pub type DocId = u8;
+pub use crate::ids::{CallId, CtrlId, DocId, StrId};
 pub type NavId = u8;
 pub type TabId = u8;
 pub type AgentId = u8;
-/// A call of the page script that returns a promise; also the execution's uuid for
-/// `executeTool` (`execute-tool#13`), since each call runs at most once.
-pub type CallId = u8;
-pub type CtrlId = u8;
-/// An index into [`World::strings`].
-pub type StrId = u16;
 
 #[derive(Clone, Debug)]
 pub struct Tab {
@@ -233,13 +227,13 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
 
 impl World {
     pub fn str(&self, id: StrId) -> &str {
-        &self.strings[id as usize]
+        &self.strings[id.index()]
     }
     pub fn doc_named(&self, name: &str) -> Option<DocId> {
         self.docs
             .iter()
             .position(|d| d.name == name)
-            .map(|i| i as DocId)
+            .map(DocId::nth)
     }
     pub fn nav_named(&self, name: &str) -> Option<NavId> {
         self.navs
@@ -251,14 +245,14 @@ impl World {
         self.calls
             .iter()
             .position(|c| c.label == label)
-            .map(|i| i as CallId)
+            .map(CallId::nth)
     }
     /// The top-level traversable of a navigable (its tab's root: the tree never re-parents).
     pub fn traversable_of(&self, nav: NavId) -> NavId {
         self.tabs[self.navs[nav as usize].tab as usize].root
     }
     pub fn agent_of(&self, doc: DocId) -> AgentId {
-        self.docs[doc as usize].agent
+        self.docs[doc.index()].agent
     }
     /// The navigables whose iframe element sits in `doc`, in tree order.
     pub fn child_navs(&self, doc: DocId) -> impl Iterator<Item = NavId> + '_ {
@@ -270,7 +264,7 @@ impl World {
     }
     /// The `execute-tool` call with uuid `call`.
     pub fn execute_op(&self, call: CallId) -> &ExecuteOp {
-        let doc = &self.docs[self.calls[call as usize].doc as usize];
+        let doc = &self.docs[self.calls[call.index()].doc.index()];
         doc.script
             .iter()
             .find_map(|op| match op {
@@ -280,7 +274,7 @@ impl World {
             .expect("an execute call id names an executeTool statement")
     }
     pub fn register_op(&self, call: CallId) -> &RegisterOp {
-        let doc = &self.docs[self.calls[call as usize].doc as usize];
+        let doc = &self.docs[self.calls[call.index()].doc.index()];
         doc.script
             .iter()
             .find_map(|op| match op {
@@ -348,10 +342,10 @@ struct Compiler {
 impl Compiler {
     fn intern(&mut self, s: &str) -> StrId {
         if let Some(i) = self.strings.iter().position(|x| x == s) {
-            return i as StrId;
+            return StrId::nth(i);
         }
         self.strings.push(s.to_string());
-        (self.strings.len() - 1) as StrId
+        StrId::nth(self.strings.len() - 1)
     }
 
     fn add_doc(&mut self, d: NewDoc<'_>) -> Result<DocId, ScenarioError> {
@@ -390,7 +384,7 @@ impl Compiler {
         if self.docs.len() > 32 {
             return err("a scenario may declare at most 32 documents");
         }
-        Ok((self.docs.len() - 1) as DocId)
+        Ok(DocId::nth(self.docs.len() - 1))
     }
 
     fn add_tree(
@@ -447,7 +441,7 @@ impl Compiler {
             if self.navs[nav].replacement.is_some() {
                 return err(format!("navigable \"{}\" has two navigations", n.nav));
             }
-            let frame = self.frame_info[self.navs[nav].initial as usize].clone();
+            let frame = self.frame_info[self.navs[nav].initial.index()].clone();
             let doc = self.add_doc(NewDoc {
                 name: &n.doc,
                 url: &n.url,
@@ -468,14 +462,14 @@ impl Compiler {
             let mut script = Vec::new();
             for (i, op) in ops.iter().enumerate() {
                 let at = format!("scripts.{doc_name}[{i}]");
-                script.push(self.op(doc as DocId, op, &at)?);
+                script.push(self.op(DocId::nth(doc), op, &at)?);
             }
             self.docs[doc].script = script;
         }
         let env = self.env(&sc.environment)?;
         for d in 0..self.docs.len() {
             let s = self.docs[d].origin_string;
-            let parsed = self.origins.parse(&self.strings[s as usize].clone());
+            let parsed = self.origins.parse(&self.strings[s.index()].clone());
             self.origin_string_parse.insert(s, parsed);
         }
         if self.origins.overflowed() {
@@ -534,28 +528,28 @@ impl Compiler {
     /// is same origin with its container document.
     fn compute_policies(&mut self) {
         for d in 0..self.docs.len() {
-            let allowed = self.policy(d as DocId);
+            let allowed = self.policy(DocId::nth(d));
             self.docs[d].tools_policy = allowed;
         }
     }
 
     fn policy(&self, doc: DocId) -> bool {
-        let nav = &self.navs[self.docs[doc as usize].nav as usize];
+        let nav = &self.navs[self.docs[doc.index()].nav as usize];
         let Some(container) = nav.container else {
             return true;
         };
         if !self.policy(container) {
             return false;
         }
-        let origin = self.docs[doc as usize].origin;
-        let (allow, src) = &self.frame_info[doc as usize];
+        let origin = self.docs[doc.index()].origin;
+        let (allow, src) = &self.frame_info[doc.index()];
         let directive = allow.as_deref().and_then(|a| {
             a.split(';')
                 .map(str::trim)
                 .find(|d| d.split_whitespace().next() == Some("tools"))
         });
         match directive {
-            None => origin == self.docs[container as usize].origin,
+            None => origin == self.docs[container.index()].origin,
             Some(d) => {
                 let list: Vec<&str> = d.split_whitespace().skip(1).collect();
                 if list.is_empty() {
@@ -564,7 +558,7 @@ impl Compiler {
                 list.iter().any(|item| match *item {
                     "*" => true,
                     "'none'" => false,
-                    "'self'" => origin == self.docs[container as usize].origin,
+                    "'self'" => origin == self.docs[container.index()].origin,
                     "'src'" => Some(origin) == *src,
                     url => crate::origin::parse_origin(url)
                         .is_some_and(|o| o == *self.origins.get(origin)),
@@ -580,13 +574,13 @@ impl Compiler {
                     "{at}: AbortController \"{name}\" belongs to another document's script"
                 ));
             }
-            return Ok(i as CtrlId);
+            return Ok(CtrlId::nth(i));
         }
         self.controllers.push(Controller {
             name: name.to_string(),
             owner: doc,
         });
-        Ok((self.controllers.len() - 1) as CtrlId)
+        Ok(CtrlId::nth(self.controllers.len() - 1))
     }
 
     fn new_call(
@@ -599,7 +593,7 @@ impl Compiler {
         let label = op
             .label
             .clone()
-            .unwrap_or_else(|| format!("{}#{}", self.docs[doc as usize].name, self.calls.len()));
+            .unwrap_or_else(|| format!("{}#{}", self.docs[doc.index()].name, self.calls.len()));
         if self.calls.iter().any(|c| c.label == label) {
             return err(format!("{at}: the label \"{label}\" is used twice"));
         }
@@ -607,12 +601,12 @@ impl Compiler {
             return err(format!("{at}: a scenario may make at most 64 calls"));
         }
         self.calls.push(Call { doc, label, kind });
-        Ok((self.calls.len() - 1) as CallId)
+        Ok(CallId::nth(self.calls.len() - 1))
     }
 
     fn earlier_call(&self, doc: DocId, label: &str, at: &str) -> Result<CallId, ScenarioError> {
         match self.calls.iter().position(|c| c.label == label) {
-            Some(i) if self.calls[i].doc == doc => Ok(i as CallId),
+            Some(i) if self.calls[i].doc == doc => Ok(CallId::nth(i)),
             Some(_) => err(format!(
                 "{at}: \"{label}\" is another document's call; a script can only await its own"
             )),
@@ -717,7 +711,7 @@ impl Compiler {
             let tool = match (&r.from, &r.origin, &r.window) {
                 (Some(list), None, None) => {
                     let call = self.earlier_call(doc, list, at)?;
-                    if self.calls[call as usize].kind != CallKind::GetTools {
+                    if self.calls[call.index()].kind != CallKind::GetTools {
                         return err(format!(
                             "{at}: \"from\" names a getTools call, and \"{list}\" is not one"
                         ));
@@ -734,7 +728,7 @@ impl Compiler {
                     ToolArg::Forged {
                         name,
                         origin: o,
-                        window: w as DocId,
+                        window: DocId::nth(w),
                     }
                 }
                 _ => {
@@ -755,7 +749,7 @@ impl Compiler {
             let input_json_object_check =
                 input.serialize_with_object_check().map(|s| self.intern(&s));
             if let Ok(s) = input_json {
-                if json_text_is_object(&self.strings[s as usize]).is_none() {
+                if json_text_is_object(&self.strings[s.index()]).is_none() {
                     return err(format!(
                         "{at}: internal: the input serializes to invalid JSON"
                     ));
@@ -807,7 +801,7 @@ impl Compiler {
         };
         for a in &e.abort {
             match self.controllers.iter().position(|c| &c.name == a) {
-                Some(i) => env.abort.push(i as CtrlId),
+                Some(i) => env.abort.push(CtrlId::nth(i)),
                 None => {
                     return err(format!(
                         "environment.abort: no script uses an AbortController named \"{a}\""

@@ -362,7 +362,7 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
                         w.name
                     )
                 })?;
-            Action::Abort(i as CtrlId)
+            Action::Abort(CtrlId::nth(i))
         }
         TypedAction::RemoveIframe { nav: n } => Action::RemoveIframe(nav(n)?),
         TypedAction::Navigate { nav: n } => Action::Navigate(nav(n)?),
