@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::cx::{Cx, Recorder, Where};
 use crate::mutation::Mutant;
 use crate::state::Task;
-use crate::state::{Ghost, ScriptStatus, State, TaskKind};
+use crate::state::{Ghost, ScriptStatus, State, TaskKind, TOOLCHANGES_COUNTED};
 use crate::threads::{Thread, ThreadKey};
 use crate::variant::Variant;
 use crate::world::{AgentId, CallId, CtrlId, DocId, NavId, Outcome, TabId, World};
@@ -311,7 +311,7 @@ impl<R: Recorder> Cx<'_, R> {
             self.s.record(Ghost::ToolchangeOrder(cause));
         }
         let d = self.s.doc_mut(doc);
-        d.toolchanges = (d.toolchanges + 1).min(3);
+        d.toolchanges = (d.toolchanges + 1).min(TOOLCHANGES_COUNTED);
     }
 
     /// The ordering example: the registration promise is fulfilled only after every

@@ -4,7 +4,7 @@
 
 use crate::cx::{Cx, Recorder, Where};
 use crate::state::RegisteredTool;
-use crate::state::{ScriptStatus, Status, Value};
+use crate::state::{ScriptStatus, Status, Value, TOOLCHANGES_COUNTED};
 use crate::world::{AgentId, DocId, Op, ToolArg};
 
 impl<R: Recorder> Cx<'_, R> {
@@ -50,13 +50,13 @@ impl<R: Recorder> Cx<'_, R> {
             }
             let st = &mut self.s.doc_mut(doc).script;
             match status {
-                ScriptStatus::Ready => st.pc += 1,
+                ScriptStatus::Ready => st.advance(),
                 ScriptStatus::Threw => {
                     st.status = ScriptStatus::Threw;
                     return;
                 }
                 suspended => {
-                    st.pc += 1;
+                    st.advance();
                     st.status = suspended;
                     return;
                 }
@@ -122,7 +122,9 @@ impl<R: Recorder> Cx<'_, R> {
             .iter()
             .filter(|op| matches!(op, Op::AwaitToolchange))
             .count();
-        self.s.doc(doc).toolchanges as usize >= k.min(3)
+        // A script has at most TOOLCHANGES_COUNTED awaitToolchange statements (the compiler
+        // checks), so the saturating counter answers exactly.
+        self.s.doc(doc).toolchanges >= k.min(TOOLCHANGES_COUNTED as usize) as u8
     }
 
     /// Runs `f` as a task on `agent`'s event loop, then its microtask checkpoint.
