@@ -14,6 +14,7 @@ pub mod abort;
 pub mod algorithms;
 pub mod coll;
 pub mod cx;
+pub mod error;
 pub mod ids;
 pub mod legacy;
 pub mod lifecycle;
