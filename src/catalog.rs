@@ -36,8 +36,9 @@ pub fn text(name: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
-/// A scenario file written by a user.
+/// A scenario file written by a user (read only up to `limits::MAX_SCENARIO_BYTES`).
 pub fn from_file(path: &Path) -> Result<World, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        webmcp_model::scenario::read_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     World::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

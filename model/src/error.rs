@@ -247,8 +247,18 @@ pub fn check_name(path: &str, what: &'static str, name: &str) -> Result<(), Scen
     Ok(())
 }
 
-/// Checks a string the page passes (a tool name, a URL, an origin...) or the file describes
-/// itself with: any printable text, at most `limit` characters.
+/// Checks a string the page passes to the API or writes in its markup (a tool name, title or
+/// description, an origin, a URL, an `allow` attribute): any text at all, since a page can
+/// pass any string and judging it is the draft's business (`register-tool#11` rejects a NUL
+/// in a tool name, say), but at most [`limits::MAX_STRING_LEN`] characters. Outputs escape
+/// such strings wherever they show them.
+pub fn check_page_string(path: &str, what: &'static str, text: &str) -> Result<(), ScenarioError> {
+    check_len(path, what, text, Limit::StringLen)
+}
+
+/// Checks a string the file describes itself with (its summary, its description, a property
+/// name in `expect`, a legacy schedule entry): printable text (line feeds and tabs too when
+/// `allow_newlines`), at most `limit` characters.
 pub fn check_text(
     path: &str,
     what: &'static str,

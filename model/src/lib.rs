@@ -29,6 +29,7 @@ pub mod state;
 pub mod steps;
 pub mod symmetry;
 pub mod threads;
+pub mod validate;
 pub mod variant;
 pub mod world;
 
