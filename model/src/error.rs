@@ -430,6 +430,12 @@ fn friendly(msg: &str) -> String {
         ("BodyStep", "a body step"),
     ];
     let mut out = msg.to_string();
+    for (rust, what) in [
+        ("expected u64", "expected a whole number of at least 0"),
+        ("expected usize", "expected a whole number of at least 0"),
+    ] {
+        out = out.replace(rust, what);
+    }
     for (name, what) in STRUCTS {
         for kind in ["struct", "enum"] {
             let pat = format!("{kind} {name}");
@@ -533,6 +539,10 @@ mod tests {
         assert_eq!(
             friendly("invalid type: string \"x\", expected struct DocSpec"),
             "invalid type: string \"x\", expected a document (a JSON object)"
+        );
+        assert_eq!(
+            friendly("invalid value: integer `-1`, expected u64"),
+            "invalid value: integer `-1`, expected a whole number of at least 0"
         );
     }
 }
