@@ -55,7 +55,7 @@ pub enum PageOpSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     untagged,
-    expecting = "a tool: its name (a string) or {\"name\": NAME, \"readOnlyHint\": BOOL}"
+    expecting = "a tool is its name (a string) or {\"name\": NAME, \"readOnlyHint\": BOOL}"
 )]
 pub enum ToolSpec {
     Name(String),
@@ -78,7 +78,7 @@ impl ToolSpec {
 #[serde(
     untagged,
     deny_unknown_fields,
-    expecting = "an agent request: {\"list\": LABEL} or {\"execute\": TOOL, \"as\": LABEL}"
+    expecting = "an agent request is {\"list\": LABEL} or {\"execute\": TOOL, \"as\": LABEL}"
 )]
 pub enum AgentOpSpec {
     /// `{"list": "l1"}`: list the tools; the result is called `l1`.
