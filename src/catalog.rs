@@ -43,9 +43,11 @@ pub fn text(name: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
-/// A scenario file written by a user, compiled, with its text (which traces record).
+/// A scenario file written by a user (read only up to `limits::MAX_SCENARIO_BYTES`),
+/// compiled, with its text (which traces record).
 pub fn from_file(path: &Path) -> Result<(World, String), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        webmcp_model::scenario::read_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let world = World::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let names: Vec<&str> = webmcp_properties::properties()
         .iter()

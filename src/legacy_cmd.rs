@@ -62,7 +62,8 @@ pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<Leg
         worlds.push(named(n)?);
     }
     for path in files {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = webmcp_model::scenario::read_file(path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let world =
             LegacyWorld::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let names: Vec<&str> = webmcp_properties::legacy::legacy_catalogue()

@@ -171,6 +171,52 @@ fn bad_input_gets_one_line_and_exit_two() {
 }
 
 #[test]
+fn hostile_scenario_files_get_one_line_and_exit_two() {
+    let dir = std::env::temp_dir().join(format!("webmcp-check-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let base: serde_json::Value = serde_json::from_str(
+        r#"{"name":"mine","summary":"s","description":"d",
+            "tabs":[{"tab":"main","top":{"doc":"top","url":"https://a.example/"}}]}"#,
+    )
+    .unwrap();
+    let write = |file: &str, v: &serde_json::Value| {
+        let path = dir.join(file);
+        std::fs::write(&path, v.to_string()).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // A name that would inject a workflow command through --format github.
+    let mut v = base.clone();
+    v["name"] = serde_json::json!("x\n::error::injected");
+    let path = write("newline.json", &v);
+    let err = one_line_error(&["check", "--format", "github", "--scenario-file", &path]);
+    assert!(err.contains("scenario name"), "{err}");
+    // A script whose u8 program counter would wrap.
+    let mut v = base.clone();
+    v["scripts"] = serde_json::json!({"top": vec![serde_json::json!({"abort": "c"}); 256]});
+    let path = write("long.json", &v);
+    let err = one_line_error(&["check", "--scenario-file", &path]);
+    assert!(err.contains("limits::MAX_STATEMENTS"), "{err}");
+    // An endless file is refused after the size bound, not read into memory.
+    if std::path::Path::new("/dev/zero").exists() {
+        let err = one_line_error(&["check", "--scenario-file", "/dev/zero"]);
+        assert!(err.contains("limits::MAX_SCENARIO_BYTES"), "{err}");
+    }
+    // A byte-order mark is accepted.
+    let path = dir.join("bom.json");
+    std::fs::write(&path, format!("\u{feff}{base}")).unwrap();
+    let out = bin()
+        .args(["check", "--scenario-file", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn a_user_scenario_file_is_checked() {
     let dir = std::env::temp_dir().join(format!("webmcp-check-user-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

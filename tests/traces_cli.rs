@@ -597,42 +597,86 @@ fn a_trace_dir_that_is_not_a_writable_directory_is_refused_before_exploring() {
 }
 
 #[test]
-fn check_writes_no_trace_that_replay_would_refuse() {
+fn the_longest_page_strings_a_scenario_may_hold_give_traces_that_replay() {
     let dir = tmp("unreadable");
-    // A scenario whose tool description is longer than a trace may hold a string.
-    let mut s: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/register-and-discover.json"),
+    // A trace's string limit is far above what a scenario may hold (a description of at most
+    // MAX_STRING_LEN characters, a file of at most MAX_SCENARIO_BYTES), so every trace
+    // `check` writes is one `replay` accepts: the longest description gives traces that
+    // replay, and one character more is refused before any exploration.
+    assert!(webmcp_model::limits::MAX_SCENARIO_BYTES < webmcp_traces::limits::MAX_STRING_BYTES);
+    let with_description = |len: usize| {
+        let mut s: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/register-and-discover.json"),
+            )
+            .unwrap(),
         )
-        .unwrap(),
-    )
-    .unwrap();
-    let long = "x".repeat(webmcp_traces::limits::MAX_STRING_BYTES + 1);
-    let mut replaced = false;
-    for stmts in s["scripts"].as_object_mut().unwrap().values_mut() {
-        for st in stmts.as_array_mut().unwrap() {
-            if let Some(t) = st.get_mut("registerTool") {
-                t["description"] = long.clone().into();
-                replaced = true;
+        .unwrap();
+        let mut replaced = false;
+        for stmts in s["scripts"].as_object_mut().unwrap().values_mut() {
+            for st in stmts.as_array_mut().unwrap() {
+                if let Some(t) = st.get_mut("registerTool") {
+                    t["description"] = "x".repeat(len).into();
+                    replaced = true;
+                }
             }
         }
-    }
-    assert!(replaced);
-    s.as_object_mut().unwrap().remove("expect");
-    let scenario = dir.join("long.json");
-    std::fs::write(&scenario, s.to_string()).unwrap();
+        assert!(replaced);
+        let scenario = dir.join(format!("long-{len}.json"));
+        std::fs::write(&scenario, s.to_string()).unwrap();
+        scenario
+    };
+    let longest = webmcp_model::limits::MAX_STRING_LEN;
     let traces = dir.join("traces");
     let o = run(&[
         "check",
+        "--quiet",
         "--scenario-file",
-        scenario.to_str().unwrap(),
+        with_description(longest).to_str().unwrap(),
         "--trace-dir",
         traces.to_str().unwrap(),
-        "--max-states",
-        "2000",
     ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("warning: no trace written for the "), "{err}");
-    assert!(err.contains("the limit for a"), "{err}");
-    assert!(traces_of(&traces).is_empty());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let written = traces_of(&traces);
+    assert!(!written.is_empty());
+    for t in written {
+        let r = run(&["replay", t.to_str().unwrap()]);
+        assert_eq!(r.status.code(), Some(0), "{}", stdout(&r));
+    }
+    let err = one_line_exit_two(&[
+        "check",
+        "--scenario-file",
+        with_description(longest + 1).to_str().unwrap(),
+        "--trace-dir",
+        traces.to_str().unwrap(),
+    ]);
+    assert!(err.contains("MAX_STRING_LEN"), "{err}");
+}
+
+#[test]
+fn an_out_of_range_bigint_says_so() {
+    let dir = tmp("bigint");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/corpus");
+    let trace = traces_of(&corpus)
+        .into_iter()
+        .next()
+        .expect("a corpus trace");
+    let text = std::fs::read_to_string(trace).unwrap();
+    let at = text.find("{\"#bigint\":\"").expect("an integer") + "{\"#bigint\":\"".len();
+    let end = at + text[at..].find('"').unwrap();
+    for (digits, complaint) in [
+        ("9".repeat(50), "out of range: 50 digits"),
+        ("12x".to_string(), "must be a decimal string"),
+    ] {
+        let bad = format!("{}{digits}{}", &text[..at], &text[end..]);
+        let file = dir.join("bad.itf.json");
+        std::fs::write(&file, bad).unwrap();
+        let err = one_line_exit_two(&["replay", file.to_str().unwrap()]);
+        assert!(err.contains(complaint), "{err}");
+    }
 }

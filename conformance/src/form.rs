@@ -98,7 +98,7 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
     let mut forms = Vec::new();
     for (doc, _, path) in &docs {
         let d = world.doc_named(&doc.doc).expect("compiled");
-        let ops = &world.docs[d as usize].script;
+        let ops = &world.docs[d.index()].script;
         let specs = sc.scripts.get(&doc.doc).cloned().unwrap_or_default();
         if ops.len() != specs.len() {
             return Err(format!("script of {} did not compile 1:1", doc.doc));
@@ -118,7 +118,7 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
             .env
             .abort
             .iter()
-            .map(|&c| &world.controllers[c as usize])
+            .map(|&c| &world.controllers[c.index()])
             .filter(|c| c.owner == d)
             .map(|c| c.name.clone())
             .collect();
@@ -215,7 +215,7 @@ fn statement(spec: &OpSpec, op: &Op, world: &World) -> Value {
         _ => None,
     };
     if let (Some(c), Value::Object(m)) = (call, &mut v) {
-        m.insert("label".into(), json!(world.calls[c as usize].label));
+        m.insert("label".into(), json!(world.calls[c.index()].label));
         m.remove("as");
     }
     v

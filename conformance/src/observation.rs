@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 use webmcp_browser::Report;
 use webmcp_model::state::{Lifecycle, ScriptStatus, State, Status, Value as MValue};
-use webmcp_model::world::Op;
+use webmcp_model::world::{DocId, Op};
 use webmcp_model::{Variant, World};
 
 use crate::form::BrowserForm;
@@ -125,7 +125,7 @@ pub fn from_state(w: &World, variant: Variant, s: &State) -> Observation {
             ds.toolchanges.min(3).to_string(),
         );
         for (c, ctrl) in w.controllers.iter().enumerate() {
-            if ctrl.owner as usize == d {
+            if ctrl.owner.index() == d {
                 let v = if s.controllers[c].aborted {
                     "aborted"
                 } else {
@@ -134,7 +134,7 @@ pub fn from_state(w: &World, variant: Variant, s: &State) -> Observation {
                 obs.insert(format!("{name}: controller {}", ctrl.name), v.into());
             }
         }
-        for nav in w.child_navs(d as u8) {
+        for nav in w.child_navs(DocId::nth(d)) {
             let v = if s.navs[nav as usize].attached {
                 "attached"
             } else {
@@ -152,14 +152,14 @@ pub fn from_state(w: &World, variant: Variant, s: &State) -> Observation {
                 Op::Execute(e) => e.call,
                 _ => continue,
             };
-            if let Some(v) = describe_call(w, &s.promises[call as usize].status) {
-                obs.insert(format!("{name}: call {}", w.calls[call as usize].label), v);
+            if let Some(v) = describe_call(w, &s.promises[call.index()].status) {
+                obs.insert(format!("{name}: call {}", w.calls[call.index()].label), v);
             }
         }
     }
     let mut invocations: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (uuid, body) in s.bodies.iter() {
-        if s.docs[body.target as usize].lifecycle != Lifecycle::FullyActive {
+        if s.docs[body.target.index()].lifecycle != Lifecycle::FullyActive {
             continue;
         }
         let tool = w.str(w.register_op(body.registered_by).name);
@@ -175,7 +175,7 @@ pub fn from_state(w: &World, variant: Variant, s: &State) -> Observation {
         invocations
             .entry(format!(
                 "{}: invoke {tool}",
-                w.docs[body.target as usize].name
+                w.docs[body.target.index()].name
             ))
             .or_default()
             .push(format!("input={input} signal=live/{later}"));
@@ -205,7 +205,7 @@ fn describe_call(w: &World, status: &Status) -> Option<String> {
                         "{} @{} in {}",
                         w.str(t.name),
                         w.str(t.origin),
-                        w.docs[t.window as usize].name
+                        w.docs[t.window.index()].name
                     )
                 })
                 .collect();

@@ -8,7 +8,7 @@ use crate::world::CtrlId;
 
 impl<R: Recorder> Cx<'_, R> {
     pub fn signal_abort(&mut self, ctrl: CtrlId) {
-        let c = &mut self.s.controllers[ctrl as usize];
+        let c = &mut self.s.controllers[ctrl.index()];
         if c.aborted {
             return;
         }
@@ -18,7 +18,7 @@ impl<R: Recorder> Cx<'_, R> {
             match step {
                 AbortStep::Register { call } => {
                     self.step(s!("register-tool#18.3"));
-                    let doc = self.w.calls[call as usize].doc;
+                    let doc = self.w.calls[call.index()].doc;
                     let name = self.w.register_op(call).name;
                     self.step(s!("register-tool#18.3.1"));
                     self.unregister_tool(doc, name, call);

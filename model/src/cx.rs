@@ -188,7 +188,7 @@ impl<R: Recorder> Cx<'_, R> {
         if self.fix(&crate::variant::CAPTURE_TRAVERSABLE) {
             // The traversable captured when the algorithm started, while the document was
             // fully active: documents never change tabs, so it is the document's tab.
-            return Some(self.w.traversable_of(self.w.docs[doc as usize].nav));
+            return Some(self.w.traversable_of(self.w.docs[doc.index()].nav));
         }
         match self.s.node_navigable(self.w, doc) {
             Some(nav) => Some(self.w.traversable_of(nav)),
@@ -226,7 +226,7 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     fn settle_now(&mut self, call: CallId, outcome: Result<Value, Reason>, at: StepId) {
-        let doc = self.w.calls[call as usize].doc;
+        let doc = self.w.calls[call.index()].doc;
         if self.at != Where::EventLoop(self.w.agent_of(doc)) {
             self.s.record(Ghost::SettledOffItsEventLoop(call));
         }
@@ -239,7 +239,7 @@ impl<R: Recorder> Cx<'_, R> {
                 }
             }
         }
-        let p = &mut self.s.promises[call as usize];
+        let p = &mut self.s.promises[call.index()];
         p.attempts = (p.attempts + 1).min(3);
         match outcome {
             Ok(_) => p.tried_fulfil = true,
@@ -256,13 +256,13 @@ impl<R: Recorder> Cx<'_, R> {
 
     /// "Return a promise rejected with `reason`": the call's promise is created rejected.
     pub fn return_rejected(&mut self, call: CallId, reason: Reason, at: StepId) {
-        self.s.promises[call as usize].status = Status::Pending;
+        self.s.promises[call.index()].status = Status::Pending;
         self.settle(call, Err(reason), at);
     }
 
     /// "Let promise be a new promise".
     pub fn new_promise(&mut self, call: CallId) {
-        self.s.promises[call as usize].status = Status::Pending;
+        self.s.promises[call.index()].status = Status::Pending;
     }
 
     pub fn spawn(&mut self, key: ThreadKey, thread: Thread) {

@@ -52,8 +52,8 @@ impl<R: Recorder> Cx<'_, R> {
     /// The document in the back/forward cache of `tab`, if any.
     pub fn bfcached_document(&self, tab: TabId) -> Option<DocId> {
         let root = self.w.tabs[tab as usize].root;
-        (0..self.w.docs.len() as DocId).find(|&d| {
-            self.w.docs[d as usize].nav == root
+        DocId::all(self.w.docs.len()).find(|&d| {
+            self.w.docs[d.index()].nav == root
                 && self.s.doc(d).lifecycle == Lifecycle::NotFullyActive
         })
     }
@@ -104,7 +104,7 @@ impl<R: Recorder> Cx<'_, R> {
         ) {
             d.script.status = ScriptStatus::Finished;
         }
-        let nav = self.w.docs[doc as usize].nav as usize;
+        let nav = self.w.docs[doc.index()].nav as usize;
         if self.s.navs[nav].active == Some(doc) {
             self.s.navs[nav].active = None;
         }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::cx::{Cx, Recorder, Where};
 use crate::mutation::Mutant;
 use crate::state::Task;
-use crate::state::{Ghost, ScriptStatus, State, TaskKind};
+use crate::state::{Ghost, ScriptStatus, State, TaskKind, TOOLCHANGES_COUNTED};
 use crate::threads::{Thread, ThreadKey};
 use crate::variant::Variant;
 use crate::world::{AgentId, CallId, CtrlId, DocId, NavId, Outcome, TabId, World};
@@ -68,10 +68,10 @@ impl WebMcpModel {
     /// Every action enabled in `s`, in a deterministic order.
     pub fn enabled_actions(&self, s: &State, out: &mut Vec<Action>) {
         let w = &*self.world;
-        for d in 0..w.docs.len() as DocId {
+        for d in DocId::all(w.docs.len()) {
             // A container's script starts before its iframes' scripts (it runs while the
             // container is parsed, before the iframe's document loads).
-            let container_started = w.navs[w.docs[d as usize].nav as usize]
+            let container_started = w.navs[w.docs[d.index()].nav as usize]
                 .container
                 .is_none_or(|c| s.doc(c).script.status != ScriptStatus::NotStarted);
             if s.doc(d).script.status == ScriptStatus::NotStarted
@@ -103,8 +103,8 @@ impl WebMcpModel {
             return self.observations(s, out);
         }
         for &c in &w.env.abort {
-            let owner = w.controllers[c as usize].owner;
-            if !s.controllers[c as usize].aborted && s.is_fully_active(owner) {
+            let owner = w.controllers[c.index()].owner;
+            if !s.controllers[c.index()].aborted && s.is_fully_active(owner) {
                 out.push(Action::Abort(c));
             }
         }
@@ -193,7 +193,7 @@ impl WebMcpModel {
             }
             Action::Abort(c) => {
                 cx.s.env.interventions_left -= 1;
-                let owner = w.controllers[c as usize].owner;
+                let owner = w.controllers[c.index()].owner;
                 cx.as_task(w.agent_of(owner), |cx| cx.signal_abort(c));
             }
             Action::RemoveIframe(n) => {
@@ -272,7 +272,7 @@ impl<R: Recorder> Cx<'_, R> {
             TaskKind::ResolveGetTools { call, tools } => self.resolve_get_tools(call, tools),
             TaskKind::RejectExecute { .. } | TaskKind::ResolveExecute { .. }
                 if self.fix(&crate::variant::SETTLE_ONCE)
-                    && self.s.promises[call_of(&task.kind) as usize].is_settled() => {}
+                    && self.s.promises[call_of(&task.kind).index()].is_settled() => {}
             TaskKind::RejectExecute { call, at } => self.reject_execute(call, at),
             TaskKind::ResolveExecute { call, result } => self.resolve_execute(call, result),
             TaskKind::RunToolExecuteSteps {
@@ -288,15 +288,15 @@ impl<R: Recorder> Cx<'_, R> {
     fn fire_toolchange(&mut self, doc: DocId, cause: CallId, registered: bool) {
         self.step(crate::s!("notify-tool-change#3.3"));
         let w = self.w;
-        let owner = w.calls[cause as usize].doc;
+        let owner = w.calls[cause.index()].doc;
         let exposed = w
             .register_op(cause)
             .exposed_to
             .iter()
             .flatten()
             .flatten()
-            .any(|o| *o == w.docs[doc as usize].origin);
-        let own = w.docs[owner as usize].origin == w.docs[doc as usize].origin;
+            .any(|o| *o == w.docs[doc.index()].origin);
+        let own = w.docs[owner.index()].origin == w.docs[doc.index()].origin;
         if !self.s.allowed_to_use_tools(w, doc) || !(own || exposed) {
             self.s.record(Ghost::ToolchangeMisfired(doc));
         }
@@ -311,7 +311,7 @@ impl<R: Recorder> Cx<'_, R> {
             self.s.record(Ghost::ToolchangeOrder(cause));
         }
         let d = self.s.doc_mut(doc);
-        d.toolchanges = (d.toolchanges + 1).min(3);
+        d.toolchanges = (d.toolchanges + 1).min(TOOLCHANGES_COUNTED);
     }
 
     /// The ordering example: the registration promise is fulfilled only after every
@@ -399,12 +399,12 @@ fn call_of(kind: &TaskKind) -> CallId {
 
 /// Whether document `a` is a strict ancestor of document `b` in the declared tree.
 fn is_ancestor(w: &World, a: DocId, b: DocId) -> bool {
-    let mut cur = w.navs[w.docs[b as usize].nav as usize].container;
+    let mut cur = w.navs[w.docs[b.index()].nav as usize].container;
     while let Some(d) = cur {
         if d == a {
             return true;
         }
-        cur = w.navs[w.docs[d as usize].nav as usize].container;
+        cur = w.navs[w.docs[d.index()].nav as usize].container;
     }
     false
 }

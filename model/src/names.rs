@@ -18,7 +18,12 @@ pub fn tool_name_is_valid(name: &str) -> bool {
 
 /// A JavaScript value handed to the API (an `inputSchema`, an `inputObject`) or returned by a
 /// tool body, abstracted to what "serialize a JavaScript value to a JSON string" does with it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// In a scenario file an object with a key starting with `$` is a tag, never silently a plain
+/// object: `{"$js": NAME}` is a special value (only as the whole value), and the keywords of
+/// JSON Schema ([`JSON_SCHEMA_DOLLAR_KEYWORDS`]) are plain members; any other `$` key is an
+/// error that names it ([`JsValue::from_json`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum JsValue {
     /// A value with a special behaviour: `{"$js": "circular"}` and friends.
@@ -31,7 +36,7 @@ pub enum JsValue {
 }
 
 /// Values whose serialization is not their JSON text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpecialValue {
     /// `{ toJSON() { return undefined; } }`: JSON.stringify gives undefined, so serializing
@@ -54,6 +59,142 @@ pub enum SpecialValue {
     /// `to-json-primitive`; under the `object-check` fix it is the plain object `{}`. Scenarios
     /// about running tool bodies use it so that every variant exercises the body.
     ReachesBody,
+}
+
+impl SpecialValue {
+    /// Every special value, in the order of `docs/scenarios.md`.
+    pub const ALL: [SpecialValue; 7] = [
+        SpecialValue::Circular,
+        SpecialValue::ToJsonUndefined,
+        SpecialValue::ToJsonFunction,
+        SpecialValue::ToJsonThrows,
+        SpecialValue::ToJsonPrimitive,
+        SpecialValue::Undefined,
+        SpecialValue::ReachesBody,
+    ];
+
+    /// Its name after `"$js"` in a scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpecialValue::ToJsonUndefined => "to-json-undefined",
+            SpecialValue::ToJsonFunction => "to-json-function",
+            SpecialValue::Circular => "circular",
+            SpecialValue::ToJsonThrows => "to-json-throws",
+            SpecialValue::ToJsonPrimitive => "to-json-primitive",
+            SpecialValue::Undefined => "undefined",
+            SpecialValue::ReachesBody => "reaches-body",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<SpecialValue> {
+        SpecialValue::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    fn names() -> String {
+        SpecialValue::ALL
+            .iter()
+            .map(|v| format!("\"{}\"", v.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl<'de> Deserialize<'de> for SpecialValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        SpecialValue::parse(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown special value {}: \"$js\" takes one of {}",
+                crate::error::quoted(&name),
+                SpecialValue::names()
+            ))
+        })
+    }
+}
+
+/// The keywords of JSON Schema (2020-12 and earlier drafts) that start with `$`: in a plain
+/// JSON value (an `inputSchema`, say) they are ordinary members, not tags.
+pub const JSON_SCHEMA_DOLLAR_KEYWORDS: [&str; 11] = [
+    "$schema",
+    "$id",
+    "$ref",
+    "$defs",
+    "$comment",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$recursiveRef",
+    "$recursiveAnchor",
+];
+
+impl JsValue {
+    /// The value a scenario file's JSON stands for. `Err` names a `$` key that is not a tag,
+    /// a `$js` with an unknown name or with other members, or a `$js` inside another value.
+    pub fn from_json(v: serde_json::Value) -> Result<JsValue, String> {
+        if let serde_json::Value::Object(o) = &v {
+            if let Some(js) = o.get("$js") {
+                if let Some(other) = o.keys().find(|k| *k != "$js") {
+                    return Err(format!(
+                        "{{\"$js\": ...}} stands for a whole value and has no other members, but this one also has {}",
+                        crate::error::quoted(other)
+                    ));
+                }
+                let special = match js {
+                    serde_json::Value::String(name) => SpecialValue::parse(name),
+                    _ => None,
+                };
+                return match special {
+                    Some(js) => Ok(JsValue::Special { js }),
+                    None => Err(format!(
+                        "unknown special value {}: \"$js\" takes one of {}",
+                        match js {
+                            serde_json::Value::String(name) => crate::error::quoted(name),
+                            other => crate::error::quoted(&other.to_string()),
+                        },
+                        SpecialValue::names()
+                    )),
+                };
+            }
+        }
+        check_plain(&v)?;
+        Ok(JsValue::Json(v))
+    }
+}
+
+/// A plain JSON value has no tags: no `$js` anywhere, and `$` keys only from JSON Schema.
+fn check_plain(v: &serde_json::Value) -> Result<(), String> {
+    match v {
+        serde_json::Value::Array(items) => items.iter().try_for_each(check_plain),
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                if k == "$js" {
+                    return Err(
+                        "{\"$js\": ...} stands for a whole inputSchema or input, not for a member or an element inside one"
+                            .into(),
+                    );
+                }
+                if k.starts_with('$') && !JSON_SCHEMA_DOLLAR_KEYWORDS.contains(&k.as_str()) {
+                    return Err(format!(
+                        "unknown tag {}: a key starting with '$' is either \"$js\" (a special value: {}) or a JSON Schema keyword ({})",
+                        crate::error::quoted(k),
+                        SpecialValue::names(),
+                        JSON_SCHEMA_DOLLAR_KEYWORDS.join(", ")
+                    ));
+                }
+                check_plain(x)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+impl<'de> Deserialize<'de> for JsValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        JsValue::from_json(v).map_err(serde::de::Error::custom)
+    }
 }
 
 /// The exception thrown by serialization.
@@ -134,5 +275,46 @@ mod tests {
         assert_eq!(json_text_is_object("{}"), Some(true));
         assert_eq!(json_text_is_object("[1]"), Some(true));
         assert_eq!(json_text_is_object("nope"), None);
+    }
+
+    #[test]
+    fn special_value_names_match_their_serialization() {
+        for v in SpecialValue::ALL {
+            assert_eq!(serde_json::to_value(v).unwrap(), v.name());
+            let back: JsValue =
+                serde_json::from_value(serde_json::json!({ "$js": v.name() })).unwrap();
+            assert_eq!(back, JsValue::Special { js: v });
+        }
+    }
+
+    #[test]
+    fn dollar_keys_are_tags_or_errors() {
+        let read = |s: &str| serde_json::from_str::<JsValue>(s).map_err(|e| e.to_string());
+        // A misspelt tag, an unknown name, extra members, a nested tag: errors that say so.
+        let e = read(r#"{"$jss": "undefined"}"#).unwrap_err();
+        assert!(
+            e.contains("unknown tag \"$jss\"") && e.contains("\"$js\""),
+            "{e}"
+        );
+        let e = read(r#"{"$js": "undefind"}"#).unwrap_err();
+        assert!(
+            e.contains("unknown special value \"undefind\"") && e.contains("\"undefined\""),
+            "{e}"
+        );
+        let e = read(r#"{"$js": 3}"#).unwrap_err();
+        assert!(e.contains("unknown special value"), "{e}");
+        let e = read(r#"{"$js": "circular", "x": 1}"#).unwrap_err();
+        assert!(e.contains("no other members"), "{e}");
+        let e = read(r#"{"a": [{"$js": "circular"}]}"#).unwrap_err();
+        assert!(e.contains("whole inputSchema or input"), "{e}");
+        let e = read(r#"{"properties": {"q": {"$type": "string"}}}"#).unwrap_err();
+        assert!(e.contains("\"$type\""), "{e}");
+        // JSON Schema's own keywords are plain members.
+        let schema = r##"{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"a": {"$ref": "#/x"}}}"##;
+        assert!(matches!(read(schema), Ok(JsValue::Json(_))));
+        assert!(matches!(
+            read(r#"{"a$": 1, "b": "$js"}"#),
+            Ok(JsValue::Json(_))
+        ));
     }
 }

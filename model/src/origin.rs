@@ -68,8 +68,8 @@ impl OriginTable {
         (self.origins.len() - 1) as OriginId
     }
 
-    /// Origin sets are 64-bit masks.
-    pub const CAPACITY: usize = 64;
+    /// Origin sets are 64-bit masks ([`crate::limits::MAX_ORIGINS`]).
+    pub const CAPACITY: usize = crate::limits::MAX_ORIGINS;
 
     /// Whether some origin could not be interned (see [`OriginTable::CAPACITY`]).
     pub fn overflowed(&self) -> bool {

@@ -23,12 +23,12 @@ pub struct Scenario {
     #[serde(default)]
     pub navigations: Vec<NavigationSpec>,
     /// Each document's script: calls in program order.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys")]
     pub scripts: BTreeMap<String, Vec<OpSpec>>,
     #[serde(default)]
     pub environment: EnvironmentSpec,
     /// Expected verdict per property name ("hold" or "violated"); checked by the test suite.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique_keys")]
     pub expect: BTreeMap<String, String>,
 }
 
@@ -184,16 +184,18 @@ pub struct EnvironmentSpec {
     /// Tabs that may enter the back/forward cache once, then be restored or evicted.
     #[serde(default)]
     pub bfcache: Vec<String>,
-    /// How many times the browser agent may perform an observation of each tab.
+    /// How many observations the browser agent may perform in one run, over all tabs
+    /// together (at most [`crate::limits::MAX_OBSERVE`]).
     #[serde(default)]
-    pub observe: u8,
+    pub observe: u64,
     /// How a running tool body may settle: "fulfil", "fulfil-unserializable", "reject".
     /// A body may also never settle. Default: ["fulfil"].
     #[serde(default = "default_outcomes")]
     pub tool_outcomes: Vec<String>,
-    /// At most this many interventions (abort, remove, navigate, bfcache moves) in one run.
+    /// At most this many interventions (abort, remove, navigate, bfcache moves) in one run
+    /// (at most [`crate::limits::MAX_INTERVENTIONS`]).
     #[serde(default)]
-    pub max_interventions: Option<u8>,
+    pub max_interventions: Option<u64>,
 }
 
 fn default_outcomes() -> Vec<String> {
@@ -212,4 +214,67 @@ impl Default for EnvironmentSpec {
             max_interventions: None,
         }
     }
+}
+
+/// Reads a JSON object into a map, refusing a key given twice (serde's maps would keep the
+/// last one silently, so a second script for a document would replace the first).
+pub fn unique_keys<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Visitor<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Visitor<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!(
+                        "the key {} is given twice in one object",
+                        crate::error::quoted(&key)
+                    )));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Visitor(std::marker::PhantomData))
+}
+
+/// Reads a scenario file (of either profile): at most [`crate::limits::MAX_SCENARIO_BYTES`]
+/// bytes are read, so a huge file or a device such as `/dev/zero` is refused at once, and the
+/// text must be UTF-8 (a leading byte-order mark is dropped when the text is compiled).
+pub fn read_file(path: &std::path::Path) -> Result<String, crate::error::ScenarioError> {
+    use crate::error::{ErrorKind, ScenarioError};
+    use crate::limits::{Limit, MAX_SCENARIO_BYTES};
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| ScenarioError::file(ErrorKind::Unreadable(e.to_string()));
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SCENARIO_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() > MAX_SCENARIO_BYTES {
+        return Err(ScenarioError::limit(
+            "",
+            "the scenario file",
+            None,
+            Limit::ScenarioBytes,
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        ScenarioError::file(ErrorKind::Syntax(format!(
+            "the scenario file is not UTF-8 text (an invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )))
+    })
 }

@@ -4,14 +4,14 @@
 
 use crate::cx::{Cx, Recorder, Where};
 use crate::state::RegisteredTool;
-use crate::state::{ScriptStatus, Status, Value};
+use crate::state::{ScriptStatus, Status, Value, TOOLCHANGES_COUNTED};
 use crate::world::{AgentId, DocId, Op, ToolArg};
 
 impl<R: Recorder> Cx<'_, R> {
     /// Runs `doc`'s script from its current statement until it suspends or ends.
     pub fn run_script(&mut self, doc: DocId) {
         let w = self.w;
-        let script = &w.docs[doc as usize].script;
+        let script = &w.docs[doc.index()].script;
         loop {
             if !self.s.is_fully_active(doc) {
                 return;
@@ -40,7 +40,7 @@ impl<R: Recorder> Cx<'_, R> {
                 },
                 Op::Abort(ctrl) => self.signal_abort(*ctrl),
                 Op::Await(call) => {
-                    if !self.s.promises[*call as usize].is_settled() {
+                    if !self.s.promises[call.index()].is_settled() {
                         status = ScriptStatus::AwaitingCall(*call);
                     }
                 }
@@ -50,13 +50,13 @@ impl<R: Recorder> Cx<'_, R> {
             }
             let st = &mut self.s.doc_mut(doc).script;
             match status {
-                ScriptStatus::Ready => st.pc += 1,
+                ScriptStatus::Ready => st.advance(),
                 ScriptStatus::Threw => {
                     st.status = ScriptStatus::Threw;
                     return;
                 }
                 suspended => {
-                    st.pc += 1;
+                    st.advance();
                     st.status = suspended;
                     return;
                 }
@@ -69,7 +69,7 @@ impl<R: Recorder> Cx<'_, R> {
     /// is not there, or has no such entry).
     fn tool_argument(&self, arg: &ToolArg) -> Option<RegisteredTool> {
         match *arg {
-            ToolArg::FromList { list, name } => match &self.s.promises[list as usize].status {
+            ToolArg::FromList { list, name } => match &self.s.promises[list.index()].status {
                 Status::Fulfilled(Value::Tools(tools)) => {
                     tools.iter().find(|t| t.name == name).copied()
                 }
@@ -96,12 +96,12 @@ impl<R: Recorder> Cx<'_, R> {
     /// until none is left.
     pub fn microtask_checkpoint(&mut self, agent: AgentId) {
         loop {
-            let ready = (0..self.w.docs.len() as DocId).find(|&d| {
+            let ready = DocId::all(self.w.docs.len()).find(|&d| {
                 self.w.agent_of(d) == agent
                     && self.s.is_fully_active(d)
                     && match self.s.doc(d).script.status {
                         ScriptStatus::Ready => true,
-                        ScriptStatus::AwaitingCall(c) => self.s.promises[c as usize].is_settled(),
+                        ScriptStatus::AwaitingCall(c) => self.s.promises[c.index()].is_settled(),
                         ScriptStatus::AwaitingToolchange => self.toolchange_arrived(d),
                         _ => false,
                     }
@@ -117,12 +117,14 @@ impl<R: Recorder> Cx<'_, R> {
     /// have fired.
     fn toolchange_arrived(&self, doc: DocId) -> bool {
         let pc = self.s.doc(doc).script.pc as usize;
-        let script = &self.w.docs[doc as usize].script;
+        let script = &self.w.docs[doc.index()].script;
         let k = script[..pc.min(script.len())]
             .iter()
             .filter(|op| matches!(op, Op::AwaitToolchange))
             .count();
-        self.s.doc(doc).toolchanges as usize >= k.min(3)
+        // A script has at most TOOLCHANGES_COUNTED awaitToolchange statements (the compiler
+        // checks), so the saturating counter answers exactly.
+        self.s.doc(doc).toolchanges >= k.min(TOOLCHANGES_COUNTED as usize) as u8
     }
 
     /// Runs `f` as a task on `agent`'s event loop, then its microtask checkpoint.

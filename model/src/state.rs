@@ -51,15 +51,36 @@ pub struct DocState {
     pub script: ScriptState,
     /// How many times this document's unloading cleanup steps have started.
     pub cleanups: u8,
-    /// `toolchange` events fired at this document (saturating).
+    /// `toolchange` events fired at this document, counted up to [`TOOLCHANGES_COUNTED`].
     pub toolchanges: u8,
 }
 
+/// How many `toolchange` events a document counts (`awaitToolchange` only ever needs to know
+/// whether its k-th event has fired, and a script has at most this many of them).
+pub const TOOLCHANGES_COUNTED: u8 = crate::limits::MAX_TOOLCHANGE_AWAITS as u8;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ScriptState {
-    /// The next statement to run.
+    /// The next statement to run (at most the script's length, which
+    /// [`crate::limits::MAX_STATEMENTS`] keeps below `u8::MAX`).
     pub pc: u8,
     pub status: ScriptStatus,
+}
+
+impl ScriptState {
+    /// Moves to the next statement.
+    ///
+    /// # Panics
+    ///
+    /// If the counter would wrap, which a compiled scenario never allows: a script that
+    /// restarts from its first statement would be a lie.
+    #[inline]
+    pub fn advance(&mut self) {
+        self.pc = self
+            .pc
+            .checked_add(1)
+            .expect("a script has at most limits::MAX_STATEMENTS statements");
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -230,13 +251,20 @@ pub struct Body {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EnvState {
+    /// At most [`crate::limits::MAX_INTERVENTIONS`]; only decremented while positive.
     pub interventions_left: u8,
     /// Bit per navigable: removal or navigation already done.
     pub navs_done: u64,
     /// Per tab (2 bits each): 0 untouched, 1 in the bfcache, 2 restored or evicted.
     pub bfcache: u64,
+    /// At most [`crate::limits::MAX_OBSERVE`]; only decremented while positive.
     pub observations_left: u8,
 }
+
+// A bit per navigable, and two per tab, fit the 64-bit words above.
+const _: () = assert!(crate::limits::MAX_NAVIGABLES <= u64::BITS as usize);
+const _: () = assert!(2 * crate::limits::MAX_TABS <= u64::BITS as usize);
+const _: () = assert!(crate::limits::MAX_TOOLCHANGE_AWAITS < u8::MAX as usize);
 
 impl EnvState {
     pub fn bfcache_phase(&self, tab: u8) -> u8 {
@@ -375,24 +403,24 @@ impl State {
     }
 
     pub fn doc(&self, d: DocId) -> &DocState {
-        &self.docs[d as usize]
+        &self.docs[d.index()]
     }
     pub fn doc_mut(&mut self, d: DocId) -> &mut DocState {
-        &mut self.docs[d as usize]
+        &mut self.docs[d.index()]
     }
     pub fn is_fully_active(&self, d: DocId) -> bool {
         self.doc(d).lifecycle == Lifecycle::FullyActive
     }
     /// HTML's node navigable: the navigable whose active document is `d`, or null.
     pub fn node_navigable(&self, w: &World, d: DocId) -> Option<u8> {
-        let nav = w.docs[d as usize].nav;
+        let nav = w.docs[d.index()].nav;
         (self.navs[nav as usize].active == Some(d) && self.doc(d).lifecycle != Lifecycle::Destroyed)
             .then_some(nav)
     }
     /// HTML's "allowed to use" the "tools" feature: a browsing context, fully active, and
     /// the permissions policy enables it.
     pub fn allowed_to_use_tools(&self, w: &World, d: DocId) -> bool {
-        self.is_fully_active(d) && w.docs[d as usize].tools_policy
+        self.is_fully_active(d) && w.docs[d.index()].tools_policy
     }
     /// The inclusive descendant navigables of a navigable, in tree order.
     pub fn inclusive_descendants(&self, w: &World, nav: u8) -> Vec<u8> {

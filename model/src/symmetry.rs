@@ -150,7 +150,7 @@ impl Perm {
 
     #[inline]
     pub fn doc(&self, d: DocId) -> DocId {
-        self.doc.get(d)
+        DocId::nth(self.doc.get(d.get()) as usize)
     }
     #[inline]
     pub fn nav(&self, n: NavId) -> NavId {
@@ -158,11 +158,11 @@ impl Perm {
     }
     #[inline]
     pub fn call(&self, c: CallId) -> CallId {
-        self.call.get(c)
+        CallId::nth(self.call.get(c.get()) as usize)
     }
     #[inline]
     pub fn ctrl(&self, c: CtrlId) -> CtrlId {
-        self.ctrl.get(c)
+        CtrlId::nth(self.ctrl.get(c.get()) as usize)
     }
     #[inline]
     pub fn tab(&self, t: TabId) -> TabId {
@@ -216,7 +216,7 @@ impl Perm {
             }
         }
         for (d, doc) in w.docs.iter().enumerate() {
-            let image = &w.docs[self.doc(d as DocId) as usize];
+            let image = &w.docs[self.doc(DocId::nth(d)).index()];
             let same = image.origin == doc.origin
                 && image.origin_string == doc.origin_string
                 && image.nav == self.nav(doc.nav)
@@ -244,7 +244,7 @@ impl Perm {
             }
         }
         for (c, call) in w.calls.iter().enumerate() {
-            let image = &w.calls[self.call(c as CallId) as usize];
+            let image = &w.calls[self.call(CallId::nth(c)).index()];
             if image.doc != self.doc(call.doc) || image.kind != call.kind {
                 return Err(format!(
                     "call {} differs from its image {}",
@@ -253,7 +253,7 @@ impl Perm {
             }
         }
         for (c, ctrl) in w.controllers.iter().enumerate() {
-            let image = &w.controllers[self.ctrl(c as CtrlId) as usize];
+            let image = &w.controllers[self.ctrl(CtrlId::nth(c)).index()];
             if image.owner != self.doc(ctrl.owner) {
                 return Err(format!("controller {} differs from its image", ctrl.name));
             }
@@ -265,7 +265,8 @@ impl Perm {
             b.sort_unstable();
             a == b
         };
-        if !invariant(&w.env.abort, &|c| self.ctrl(c))
+        let aborts: Vec<u8> = w.env.abort.iter().map(|c| c.get()).collect();
+        if !invariant(&aborts, &|c| self.ctrl(CtrlId::nth(c.into())).get())
             || !invariant(&w.env.remove_iframe, &|n| self.nav(n))
             || !invariant(&w.env.navigate, &|n| self.nav(n))
             || !invariant(&w.env.bfcache, &|t| self.tab(t))
@@ -286,7 +287,7 @@ impl Perm {
         for d in 0..w.docs.len() {
             for e in d + 1..w.docs.len() {
                 let related = w.docs[d].agent == w.docs[e].agent || tab_of(d) == tab_of(e);
-                if related && self.doc(d as DocId) > self.doc(e as DocId) {
+                if related && self.doc(DocId::nth(d)) > self.doc(DocId::nth(e)) {
                     return Err(format!(
                         "document order: {} comes before {} on one agent or tab, but its image comes after",
                         w.docs[d].name, w.docs[e].name
@@ -397,8 +398,8 @@ impl Pairing {
     }
 
     fn docs(&mut self, w: &World, a: DocId, b: DocId) -> bool {
-        let (da, db) = (&w.docs[a as usize], &w.docs[b as usize]);
-        if !Pairing::link(&mut self.doc, a, b)
+        let (da, db) = (&w.docs[a.index()], &w.docs[b.index()]);
+        if !Pairing::link(&mut self.doc, a.get(), b.get())
             || !Pairing::link(&mut self.agent, da.agent, db.agent)
             || da.script.len() != db.script.len()
         {
@@ -419,19 +420,23 @@ impl Pairing {
     fn ops(&mut self, a: &Op, b: &Op) -> bool {
         let signal = |p: &mut Pairing, x: Option<CtrlId>, y: Option<CtrlId>| match (x, y) {
             (None, None) => true,
-            (Some(x), Some(y)) => Pairing::link(&mut p.ctrl, x, y),
+            (Some(x), Some(y)) => Pairing::link(&mut p.ctrl, x.get(), y.get()),
             _ => false,
         };
         match (a, b) {
             (Op::Register(x), Op::Register(y)) => {
-                Pairing::link(&mut self.call, x.call, y.call) && signal(self, x.signal, y.signal)
+                Pairing::link(&mut self.call, x.call.get(), y.call.get())
+                    && signal(self, x.signal, y.signal)
             }
-            (Op::GetTools(x), Op::GetTools(y)) => Pairing::link(&mut self.call, x.call, y.call),
+            (Op::GetTools(x), Op::GetTools(y)) => {
+                Pairing::link(&mut self.call, x.call.get(), y.call.get())
+            }
             (Op::Execute(x), Op::Execute(y)) => {
-                Pairing::link(&mut self.call, x.call, y.call) && signal(self, x.signal, y.signal)
+                Pairing::link(&mut self.call, x.call.get(), y.call.get())
+                    && signal(self, x.signal, y.signal)
             }
-            (Op::Abort(x), Op::Abort(y)) => Pairing::link(&mut self.ctrl, *x, *y),
-            (Op::Await(x), Op::Await(y)) => Pairing::link(&mut self.call, *x, *y),
+            (Op::Abort(x), Op::Abort(y)) => Pairing::link(&mut self.ctrl, x.get(), y.get()),
+            (Op::Await(x), Op::Await(y)) => Pairing::link(&mut self.call, x.get(), y.get()),
             (Op::AwaitToolchange, Op::AwaitToolchange)
             | (Op::RemoveIframe(_), Op::RemoveIframe(_))
             | (Op::Navigate(_), Op::Navigate(_)) => true,
@@ -478,14 +483,14 @@ impl Block {
         let navs: Vec<NavId> = (0..w.navs.len() as NavId)
             .filter(|&n| w.navs[n as usize].tab == t)
             .collect();
-        let docs: Vec<DocId> = (0..w.docs.len() as DocId)
-            .filter(|&d| navs.contains(&w.docs[d as usize].nav))
+        let docs: Vec<DocId> = DocId::all(w.docs.len())
+            .filter(|&d| navs.contains(&w.docs[d.index()].nav))
             .collect();
-        let calls = (0..w.calls.len() as CallId)
-            .filter(|&c| docs.contains(&w.calls[c as usize].doc))
+        let calls = CallId::all(w.calls.len())
+            .filter(|&c| docs.contains(&w.calls[c.index()].doc))
             .collect();
-        let ctrls = (0..w.controllers.len() as CtrlId)
-            .filter(|&c| docs.contains(&w.controllers[c as usize].owner))
+        let ctrls = CtrlId::all(w.controllers.len())
+            .filter(|&c| docs.contains(&w.controllers[c.index()].owner))
             .collect();
         let mut agents: Vec<AgentId> = docs.iter().map(|&d| w.agent_of(d)).collect();
         agents.sort_unstable();
@@ -645,10 +650,13 @@ impl Symmetry {
                                 t[*x as usize] = *y;
                             }
                         };
-                        set(&mut p.doc.fwd, &from.docs, &to.docs);
+                        let raw = |ids: &[DocId]| ids.iter().map(|d| d.get()).collect::<Vec<u8>>();
+                        set(&mut p.doc.fwd, &raw(&from.docs), &raw(&to.docs));
                         set(&mut p.nav.fwd, &from.navs, &to.navs);
-                        set(&mut p.call.fwd, &from.calls, &to.calls);
-                        set(&mut p.ctrl.fwd, &from.ctrls, &to.ctrls);
+                        let raw = |ids: &[CallId]| ids.iter().map(|c| c.get()).collect::<Vec<u8>>();
+                        set(&mut p.call.fwd, &raw(&from.calls), &raw(&to.calls));
+                        let raw = |ids: &[CtrlId]| ids.iter().map(|c| c.get()).collect::<Vec<u8>>();
+                        set(&mut p.ctrl.fwd, &raw(&from.ctrls), &raw(&to.ctrls));
                         set(&mut p.agent.fwd, &from.agents, &to.agents);
                         if let (Some(a), Some(b)) = (from.tab, to.tab) {
                             p.tab.fwd[a as usize] = b;
@@ -681,11 +689,11 @@ impl Symmetry {
 
 /// Two blocks with the same ids (agents may be listed in another order).
 fn same_ids(a: &Block, b: &Block) -> bool {
-    let sorted = |v: &[u8]| {
+    fn sorted<T: Ord + Copy>(v: &[T]) -> Vec<T> {
         let mut v = v.to_vec();
         v.sort_unstable();
         v
-    };
+    }
     a.tab == b.tab
         && sorted(&a.navs) == b.navs
         && sorted(&a.docs) == b.docs

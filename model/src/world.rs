@@ -6,20 +6,17 @@
 
 use std::collections::BTreeMap;
 
+use crate::error::quoted;
+use crate::limits::Limit;
 use crate::names::{json_text_is_object, JsValue, Thrown};
 use crate::origin::{OriginId, OriginTable, ParsedOrigin};
 use crate::scenario::{DocSpec, EnvironmentSpec, OpSpec, Scenario};
+use crate::validate::checked;
 
-pub type DocId = u8;
+pub use crate::ids::{CallId, CtrlId, DocId, StrId};
 pub type NavId = u8;
 pub type TabId = u8;
 pub type AgentId = u8;
-/// A call of the page script that returns a promise; also the execution's uuid for
-/// `executeTool` (`execute-tool#13`), since each call runs at most once.
-pub type CallId = u8;
-pub type CtrlId = u8;
-/// An index into [`World::strings`].
-pub type StrId = u16;
 
 #[derive(Clone, Debug)]
 pub struct Tab {
@@ -215,31 +212,44 @@ pub struct World {
     pub empty_string: StrId,
 }
 
-/// A scenario that cannot be compiled: what is wrong and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError(pub String);
+pub use crate::error::{ErrorKind, Location, ScenarioError};
 
-impl std::fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// An error of kind [`ErrorKind::Invalid`] about the member at `at` (empty: the file).
+fn err<T>(at: &str, msg: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::invalid(at, msg))
 }
 
-impl std::error::Error for ScenarioError {}
+/// An error about `name`, a `what` the scenario does not declare.
+fn unknown<T>(at: &str, what: &'static str, name: &str) -> Result<T, ScenarioError> {
+    Err(ScenarioError::at(
+        at,
+        ErrorKind::Unknown {
+            what,
+            name: name.to_string(),
+        },
+    ))
+}
 
-fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioError> {
-    Err(ScenarioError(msg.into()))
+/// An error about `name`, a `what` declared twice.
+fn twice<T>(at: &str, what: &'static str, name: &str) -> Result<T, ScenarioError> {
+    Err(ScenarioError::at(
+        at,
+        ErrorKind::Duplicate {
+            what,
+            name: name.to_string(),
+        },
+    ))
 }
 
 impl World {
     pub fn str(&self, id: StrId) -> &str {
-        &self.strings[id as usize]
+        &self.strings[id.index()]
     }
     pub fn doc_named(&self, name: &str) -> Option<DocId> {
         self.docs
             .iter()
             .position(|d| d.name == name)
-            .map(|i| i as DocId)
+            .map(DocId::nth)
     }
     pub fn nav_named(&self, name: &str) -> Option<NavId> {
         self.navs
@@ -251,14 +261,14 @@ impl World {
         self.calls
             .iter()
             .position(|c| c.label == label)
-            .map(|i| i as CallId)
+            .map(CallId::nth)
     }
     /// The top-level traversable of a navigable (its tab's root: the tree never re-parents).
     pub fn traversable_of(&self, nav: NavId) -> NavId {
         self.tabs[self.navs[nav as usize].tab as usize].root
     }
     pub fn agent_of(&self, doc: DocId) -> AgentId {
-        self.docs[doc as usize].agent
+        self.docs[doc.index()].agent
     }
     /// The navigables whose iframe element sits in `doc`, in tree order.
     pub fn child_navs(&self, doc: DocId) -> impl Iterator<Item = NavId> + '_ {
@@ -270,7 +280,7 @@ impl World {
     }
     /// The `execute-tool` call with uuid `call`.
     pub fn execute_op(&self, call: CallId) -> &ExecuteOp {
-        let doc = &self.docs[self.calls[call as usize].doc as usize];
+        let doc = &self.docs[self.calls[call.index()].doc.index()];
         doc.script
             .iter()
             .find_map(|op| match op {
@@ -280,7 +290,7 @@ impl World {
             .expect("an execute call id names an executeTool statement")
     }
     pub fn register_op(&self, call: CallId) -> &RegisterOp {
-        let doc = &self.docs[self.calls[call as usize].doc as usize];
+        let doc = &self.docs[self.calls[call.index()].doc.index()];
         doc.script
             .iter()
             .find_map(|op| match op {
@@ -290,29 +300,18 @@ impl World {
             .expect("a register call id names a registerTool statement")
     }
 
-    /// Parses a scenario file's text.
+    /// Parses a scenario file's text (a leading UTF-8 byte-order mark is ignored).
     pub fn from_json(text: &str) -> Result<World, ScenarioError> {
-        let scenario: Scenario = serde_json::from_str(text).map_err(|e| {
-            ScenarioError(format!(
-                "line {}, column {}: {}",
-                e.line(),
-                e.column(),
-                strip_serde_position(&e.to_string())
-            ))
-        })?;
+        let text = crate::error::precheck(text)?;
+        let scenario: Scenario =
+            serde_json::from_str(text).map_err(|e| crate::error::from_serde(&e))?;
         World::compile(&scenario)
     }
 
-    /// Checks a scenario and lowers it.
+    /// Checks a scenario (names, strings and [`crate::limits`] first) and lowers it.
     pub fn compile(sc: &Scenario) -> Result<World, ScenarioError> {
+        crate::validate::validate(sc)?;
         Compiler::default().compile(sc)
-    }
-}
-
-fn strip_serde_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
     }
 }
 
@@ -346,15 +345,16 @@ struct Compiler {
 }
 
 impl Compiler {
-    fn intern(&mut self, s: &str) -> StrId {
+    fn intern(&mut self, s: &str) -> Result<StrId, ScenarioError> {
         if let Some(i) = self.strings.iter().position(|x| x == s) {
-            return i as StrId;
+            return checked("", i);
         }
+        let id = checked("", self.strings.len())?;
         self.strings.push(s.to_string());
-        (self.strings.len() - 1) as StrId
+        Ok(id)
     }
 
-    fn add_doc(&mut self, d: NewDoc<'_>) -> Result<DocId, ScenarioError> {
+    fn add_doc(&mut self, at: &str, d: NewDoc<'_>) -> Result<DocId, ScenarioError> {
         let NewDoc {
             name: spec_doc,
             url,
@@ -365,13 +365,21 @@ impl Compiler {
             frame,
         } = d;
         if self.docs.iter().any(|d| d.name == spec_doc) {
-            return err(format!("document \"{spec_doc}\" is declared twice"));
+            return twice(at, "document", spec_doc);
         }
         let Some(origin) = self.origins.parse(url) else {
-            return err(format!("document \"{spec_doc}\": \"{url}\" is not a URL"));
+            return err(
+                at,
+                format!(
+                    "the URL {} of document {} does not parse",
+                    quoted(url),
+                    quoted(spec_doc)
+                ),
+            );
         };
+        let id = checked(at, self.docs.len())?;
         let origin_string = self.origins.serialize(origin);
-        let origin_string = self.intern(&origin_string);
+        let origin_string = self.intern(&origin_string)?;
         self.docs.push(Doc {
             name: spec_doc.to_string(),
             url: url.to_string(),
@@ -387,14 +395,12 @@ impl Compiler {
         self.frame_info.push(frame);
         self.doc_keyed.push(keyed);
         self.explicit_agents.push(agent.clone());
-        if self.docs.len() > 32 {
-            return err("a scenario may declare at most 32 documents");
-        }
-        Ok((self.docs.len() - 1) as DocId)
+        Ok(id)
     }
 
     fn add_tree(
         &mut self,
+        at: &str,
         tab: TabId,
         name: &str,
         container: Option<DocId>,
@@ -402,19 +408,22 @@ impl Compiler {
         d: &DocSpec,
     ) -> Result<(), ScenarioError> {
         if self.navs.iter().any(|n| n.name == name) {
-            return err(format!("navigable \"{name}\" is declared twice"));
+            return twice(at, "navigable", name);
         }
-        let nav = self.navs.len() as NavId;
+        let nav = index(at, self.navs.len(), Limit::Navigables)?;
         let src = self.origins.parse(&d.url);
-        let doc = self.add_doc(NewDoc {
-            name: &d.doc,
-            url: &d.url,
-            nav,
-            agent: &d.agent,
-            keyed: d.origin_keyed,
-            active: true,
-            frame: (allow, src),
-        })?;
+        let doc = self.add_doc(
+            at,
+            NewDoc {
+                name: &d.doc,
+                url: &d.url,
+                nav,
+                agent: &d.agent,
+                keyed: d.origin_keyed,
+                active: true,
+                frame: (allow, src),
+            },
+        )?;
         self.navs.push(Nav {
             name: name.to_string(),
             tab,
@@ -422,70 +431,81 @@ impl Compiler {
             initial: doc,
             replacement: None,
         });
-        for f in &d.iframes {
-            self.add_tree(tab, &f.nav, Some(doc), f.allow.clone(), &f.doc)?;
+        for (j, f) in d.iframes.iter().enumerate() {
+            let at = format!("{at}.iframes[{j}]");
+            self.add_tree(&at, tab, &f.nav, Some(doc), f.allow.clone(), &f.doc)?;
         }
         Ok(())
     }
 
     fn compile(mut self, sc: &Scenario) -> Result<World, ScenarioError> {
         if sc.tabs.is_empty() {
-            return err("a scenario needs at least one tab");
+            return err("tabs", "a scenario needs at least one tab");
         }
-        for t in &sc.tabs {
-            let tab = self.tabs.len() as TabId;
+        for (i, t) in sc.tabs.iter().enumerate() {
+            let at = format!("tabs[{i}]");
+            let tab = index(&at, self.tabs.len(), Limit::Tabs)?;
             self.tabs.push(Tab {
                 name: t.tab.clone(),
-                root: self.navs.len() as NavId,
+                root: index(&at, self.navs.len(), Limit::Navigables)?,
             });
-            self.add_tree(tab, &t.tab, None, None, &t.top)?;
+            self.add_tree(&at, tab, &t.tab, None, None, &t.top)?;
         }
-        for n in &sc.navigations {
+        for (i, n) in sc.navigations.iter().enumerate() {
+            let at = format!("navigations[{i}]");
             let Some(nav) = self.navs.iter().position(|x| x.name == n.nav) else {
-                return err(format!("navigation: no navigable named \"{}\"", n.nav));
+                return unknown(&format!("{at}.nav"), "navigable", &n.nav);
             };
             if self.navs[nav].replacement.is_some() {
-                return err(format!("navigable \"{}\" has two navigations", n.nav));
+                return err(
+                    &at,
+                    format!("navigable {} has two navigations", quoted(&n.nav)),
+                );
             }
-            let frame = self.frame_info[self.navs[nav].initial as usize].clone();
-            let doc = self.add_doc(NewDoc {
-                name: &n.doc,
-                url: &n.url,
-                nav: nav as NavId,
-                agent: &n.agent,
-                keyed: n.origin_keyed,
-                active: false,
-                frame,
-            })?;
+            let frame = self.frame_info[self.navs[nav].initial.index()].clone();
+            let doc = self.add_doc(
+                &at,
+                NewDoc {
+                    name: &n.doc,
+                    url: &n.url,
+                    nav: index(&at, nav, Limit::Navigables)?,
+                    agent: &n.agent,
+                    keyed: n.origin_keyed,
+                    active: false,
+                    frame,
+                },
+            )?;
             self.navs[nav].replacement = Some(doc);
         }
-        self.assign_agents();
+        self.assign_agents()?;
         self.compute_policies();
         for (doc_name, ops) in &sc.scripts {
             let Some(doc) = self.docs.iter().position(|d| &d.name == doc_name) else {
-                return err(format!("scripts: no document named \"{doc_name}\""));
+                return unknown("scripts", "document", doc_name);
             };
             let mut script = Vec::new();
             for (i, op) in ops.iter().enumerate() {
                 let at = format!("scripts.{doc_name}[{i}]");
-                script.push(self.op(doc as DocId, op, &at)?);
+                script.push(self.op(DocId::nth(doc), op, &at)?);
             }
             self.docs[doc].script = script;
         }
         let env = self.env(&sc.environment)?;
         for d in 0..self.docs.len() {
             let s = self.docs[d].origin_string;
-            let parsed = self.origins.parse(&self.strings[s as usize].clone());
+            let parsed = self.origins.parse(&self.strings[s.index()].clone());
             self.origin_string_parse.insert(s, parsed);
         }
         if self.origins.overflowed() {
-            return err(format!(
-                "the scenario uses more than {} distinct origins (each opaque origin counts once per use)",
-                OriginTable::CAPACITY
+            return Err(ScenarioError::limit(
+                "",
+                "the scenario (where each opaque origin counts once per use)",
+                None,
+                Limit::Origins,
             ));
         }
-        let tool_result = self.intern("\"done\"");
-        let empty_string = self.intern("");
+        let tool_result = self.intern("\"done\"")?;
+        let empty_string = self.intern("")?;
         Ok(World {
             name: sc.name.clone(),
             summary: sc.summary.clone(),
@@ -508,7 +528,7 @@ impl Compiler {
 
     /// Same-origin documents of one tab share an agent (and so an event loop) unless the
     /// scenario names agents explicitly.
-    fn assign_agents(&mut self) {
+    fn assign_agents(&mut self) -> Result<(), ScenarioError> {
         for d in 0..self.docs.len() {
             let name = match &self.explicit_agents[d] {
                 Some(a) => a.clone(),
@@ -524,8 +544,10 @@ impl Compiler {
                     self.agents.len() - 1
                 }
             };
-            self.docs[d].agent = id as AgentId;
+            // There are at most as many agents as documents.
+            self.docs[d].agent = index("", id, Limit::Documents)?;
         }
+        Ok(())
     }
 
     /// Permissions Policy for "tools" (default allowlist `'self'`): a top-level document has
@@ -534,28 +556,28 @@ impl Compiler {
     /// is same origin with its container document.
     fn compute_policies(&mut self) {
         for d in 0..self.docs.len() {
-            let allowed = self.policy(d as DocId);
+            let allowed = self.policy(DocId::nth(d));
             self.docs[d].tools_policy = allowed;
         }
     }
 
     fn policy(&self, doc: DocId) -> bool {
-        let nav = &self.navs[self.docs[doc as usize].nav as usize];
+        let nav = &self.navs[self.docs[doc.index()].nav as usize];
         let Some(container) = nav.container else {
             return true;
         };
         if !self.policy(container) {
             return false;
         }
-        let origin = self.docs[doc as usize].origin;
-        let (allow, src) = &self.frame_info[doc as usize];
+        let origin = self.docs[doc.index()].origin;
+        let (allow, src) = &self.frame_info[doc.index()];
         let directive = allow.as_deref().and_then(|a| {
             a.split(';')
                 .map(str::trim)
                 .find(|d| d.split_whitespace().next() == Some("tools"))
         });
         match directive {
-            None => origin == self.docs[container as usize].origin,
+            None => origin == self.docs[container.index()].origin,
             Some(d) => {
                 let list: Vec<&str> = d.split_whitespace().skip(1).collect();
                 if list.is_empty() {
@@ -564,7 +586,7 @@ impl Compiler {
                 list.iter().any(|item| match *item {
                     "*" => true,
                     "'none'" => false,
-                    "'self'" => origin == self.docs[container as usize].origin,
+                    "'self'" => origin == self.docs[container.index()].origin,
                     "'src'" => Some(origin) == *src,
                     url => crate::origin::parse_origin(url)
                         .is_some_and(|o| o == *self.origins.get(origin)),
@@ -576,17 +598,22 @@ impl Compiler {
     fn ctrl(&mut self, doc: DocId, name: &str, at: &str) -> Result<CtrlId, ScenarioError> {
         if let Some(i) = self.controllers.iter().position(|c| c.name == name) {
             if self.controllers[i].owner != doc {
-                return err(format!(
-                    "{at}: AbortController \"{name}\" belongs to another document's script"
-                ));
+                return err(
+                    at,
+                    format!(
+                        "AbortController {} belongs to another document's script",
+                        quoted(name)
+                    ),
+                );
             }
-            return Ok(i as CtrlId);
+            return checked(at, i);
         }
+        let id = checked(at, self.controllers.len())?;
         self.controllers.push(Controller {
             name: name.to_string(),
             owner: doc,
         });
-        Ok((self.controllers.len() - 1) as CtrlId)
+        Ok(id)
     }
 
     fn new_call(
@@ -599,31 +626,33 @@ impl Compiler {
         let label = op
             .label
             .clone()
-            .unwrap_or_else(|| format!("{}#{}", self.docs[doc as usize].name, self.calls.len()));
+            .unwrap_or_else(|| format!("{}#{}", self.docs[doc.index()].name, self.calls.len()));
         if self.calls.iter().any(|c| c.label == label) {
-            return err(format!("{at}: the label \"{label}\" is used twice"));
+            return err(at, format!("the label {} is used twice", quoted(&label)));
         }
-        if self.calls.len() >= 64 {
-            return err(format!("{at}: a scenario may make at most 64 calls"));
-        }
+        let id = checked(at, self.calls.len())?;
         self.calls.push(Call { doc, label, kind });
-        Ok((self.calls.len() - 1) as CallId)
+        Ok(id)
     }
 
     fn earlier_call(&self, doc: DocId, label: &str, at: &str) -> Result<CallId, ScenarioError> {
         match self.calls.iter().position(|c| c.label == label) {
-            Some(i) if self.calls[i].doc == doc => Ok(i as CallId),
-            Some(_) => err(format!(
-                "{at}: \"{label}\" is another document's call; a script can only await its own"
-            )),
-            None => err(format!("{at}: no earlier call labelled \"{label}\"")),
+            Some(i) if self.calls[i].doc == doc => checked(at, i),
+            Some(_) => err(
+                at,
+                format!(
+                    "{} is another document's call; a script can only await its own",
+                    quoted(label)
+                ),
+            ),
+            None => err(at, format!("no earlier call labelled {}", quoted(label))),
         }
     }
 
     fn nav(&self, name: &str, at: &str) -> Result<NavId, ScenarioError> {
         match self.navs.iter().position(|n| n.name == name) {
-            Some(i) => Ok(i as NavId),
-            None => err(format!("{at}: no navigable named \"{name}\"")),
+            Some(i) => index(at, i, Limit::Navigables),
+            None => unknown(at, "navigable", name),
         }
     }
 
@@ -639,9 +668,10 @@ impl Compiler {
             op.navigate.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
-            return err(format!(
-                "{at}: a statement needs exactly one of registerTool, getTools, executeTool, abort, await, awaitToolchange, removeIframe, navigate"
-            ));
+            return err(
+                at,
+                "a statement needs exactly one of registerTool, getTools, executeTool, abort, await, awaitToolchange, removeIframe, navigate",
+            );
         }
         let is_call =
             op.register_tool.is_some() || op.get_tools.is_some() || op.execute_tool.is_some();
@@ -668,19 +698,24 @@ impl Compiler {
             ),
         ];
         if let Some((field, _, owners)) = misplaced.iter().find(|(_, wrong, _)| *wrong) {
-            return err(format!(
-                "{at}: \"{field}\" is an option of {owners}, not of this statement"
-            ));
+            return err(
+                at,
+                format!("\"{field}\" is an option of {owners}, not of this statement"),
+            );
         }
         if let Some(t) = &op.register_tool {
             let call = self.new_call(doc, op, CallKind::Register, at)?;
-            let name = self.intern(&t.name);
-            let title = t.title.as_deref().map(|x| self.intern(x));
-            let description = self.intern(&t.description);
-            let schema = t
-                .input_schema
-                .as_ref()
-                .map(|v| v.serialize().map(|text| self.intern(&text)));
+            let name = self.intern(&t.name)?;
+            let title = match t.title.as_deref() {
+                Some(x) => Some(self.intern(x)?),
+                None => None,
+            };
+            let description = self.intern(&t.description)?;
+            let schema = match t.input_schema.as_ref().map(|v| v.serialize()) {
+                Some(Ok(text)) => Some(Ok(self.intern(&text)?)),
+                Some(Err(thrown)) => Some(Err(thrown)),
+                None => None,
+            };
             let annotations = t.annotations.as_ref().map(|a| Annotations {
                 read_only: a.read_only_hint,
                 untrusted_content: a.untrusted_content_hint,
@@ -713,34 +748,39 @@ impl Compiler {
             return Ok(Op::GetTools(GetToolsOp { call, from_origins }));
         }
         if let Some(r) = &op.execute_tool {
-            let name = self.intern(&r.name);
+            let name = self.intern(&r.name)?;
             let tool = match (&r.from, &r.origin, &r.window) {
                 (Some(list), None, None) => {
                     let call = self.earlier_call(doc, list, at)?;
-                    if self.calls[call as usize].kind != CallKind::GetTools {
-                        return err(format!(
-                            "{at}: \"from\" names a getTools call, and \"{list}\" is not one"
-                        ));
+                    if self.calls[call.index()].kind != CallKind::GetTools {
+                        return err(
+                            at,
+                            format!(
+                                "\"from\" names a getTools call, and {} is not one",
+                                quoted(list)
+                            ),
+                        );
                     }
                     ToolArg::FromList { list: call, name }
                 }
                 (None, Some(origin), Some(window)) => {
                     let Some(w) = self.docs.iter().position(|d| &d.name == window) else {
-                        return err(format!("{at}: no document named \"{window}\""));
+                        return unknown(at, "document", window);
                     };
-                    let o = self.intern(origin);
+                    let o = self.intern(origin)?;
                     let parsed = self.origins.parse(origin);
                     self.origin_string_parse.insert(o, parsed);
                     ToolArg::Forged {
                         name,
                         origin: o,
-                        window: w as DocId,
+                        window: checked(at, w)?,
                     }
                 }
                 _ => {
-                    return err(format!(
-                        "{at}: executeTool needs either \"from\" (a getTools label) or both \"origin\" and \"window\""
-                    ))
+                    return err(
+                        at,
+                        "executeTool needs either \"from\" (a getTools label) or both \"origin\" and \"window\"",
+                    )
                 }
             };
             let call = self.new_call(doc, op, CallKind::Execute, at)?;
@@ -749,16 +789,16 @@ impl Compiler {
                 .clone()
                 .unwrap_or(JsValue::Json(serde_json::json!({})));
             let input_json = match input.serialize() {
-                Ok(s) => Ok(self.intern(&s)),
+                Ok(s) => Ok(self.intern(&s)?),
                 Err(e) => Err(e),
             };
-            let input_json_object_check =
-                input.serialize_with_object_check().map(|s| self.intern(&s));
+            let input_json_object_check = match input.serialize_with_object_check() {
+                Ok(s) => Ok(self.intern(&s)?),
+                Err(e) => Err(e),
+            };
             if let Ok(s) = input_json {
-                if json_text_is_object(&self.strings[s as usize]).is_none() {
-                    return err(format!(
-                        "{at}: internal: the input serializes to invalid JSON"
-                    ));
+                if json_text_is_object(&self.strings[s.index()]).is_none() {
+                    return err(at, "internal: the input serializes to invalid JSON");
                 }
             }
             let signal = match &op.signal {
@@ -786,72 +826,106 @@ impl Compiler {
         if let Some(n) = &op.remove_iframe {
             let nav = self.nav(n, at)?;
             if self.navs[nav as usize].container != Some(doc) {
-                return err(format!("{at}: \"{n}\" is not an iframe of this document"));
+                return err(
+                    at,
+                    format!("{} is not an iframe of this document", quoted(n)),
+                );
             }
             return Ok(Op::RemoveIframe(nav));
         }
         let n = op.navigate.as_ref().expect("one kind is set");
         let nav = self.nav(n, at)?;
         if self.navs[nav as usize].replacement.is_none() {
-            return err(format!(
-                "{at}: navigable \"{n}\" has no navigation declared"
-            ));
+            return err(
+                at,
+                format!("navigable {} has no navigation declared", quoted(n)),
+            );
         }
         Ok(Op::Navigate(nav))
     }
 
     fn env(&mut self, e: &EnvironmentSpec) -> Result<Env, ScenarioError> {
+        // validate() bounded observe and maxInterventions, so they fit their u8 counters.
         let mut env = Env {
-            observe: e.observe,
+            observe: small("environment.observe", e.observe as usize, Limit::Observe)?,
             ..Env::default()
         };
         for a in &e.abort {
             match self.controllers.iter().position(|c| &c.name == a) {
-                Some(i) => env.abort.push(i as CtrlId),
+                Some(i) => env.abort.push(checked("environment.abort", i)?),
                 None => {
-                    return err(format!(
-                        "environment.abort: no script uses an AbortController named \"{a}\""
-                    ))
+                    return err(
+                        "environment.abort",
+                        format!("no script uses an AbortController named {}", quoted(a)),
+                    )
                 }
             }
         }
         for n in &e.remove_iframe {
             let nav = self.nav(n, "environment.removeIframe")?;
             if self.navs[nav as usize].container.is_none() {
-                return err(format!(
-                    "environment.removeIframe: \"{n}\" is a tab, not an iframe"
-                ));
+                return err(
+                    "environment.removeIframe",
+                    format!("{} is a tab, not an iframe", quoted(n)),
+                );
             }
             env.remove_iframe.push(nav);
         }
         for n in &e.navigate {
             let nav = self.nav(n, "environment.navigate")?;
             if self.navs[nav as usize].replacement.is_none() {
-                return err(format!(
-                    "environment.navigate: navigable \"{n}\" has no navigation declared"
-                ));
+                return err(
+                    "environment.navigate",
+                    format!("navigable {} has no navigation declared", quoted(n)),
+                );
             }
             env.navigate.push(nav);
         }
         for t in &e.bfcache {
             match self.tabs.iter().position(|x| &x.name == t) {
-                Some(i) => env.bfcache.push(i as TabId),
-                None => return err(format!("environment.bfcache: no tab named \"{t}\"")),
+                Some(i) => env
+                    .bfcache
+                    .push(index("environment.bfcache", i, Limit::Tabs)?),
+                None => return unknown("environment.bfcache", "tab", t),
             }
         }
         for o in &e.tool_outcomes {
             match Outcome::parse(o) {
                 Some(o) => env.outcomes.push(o),
                 None => {
-                    return err(format!(
-                        "environment.toolOutcomes: \"{o}\" is not one of fulfil, fulfil-unserializable, reject"
-                    ))
+                    return err(
+                        "environment.toolOutcomes",
+                        format!(
+                            "{} is not one of fulfil, fulfil-unserializable, reject",
+                            quoted(o)
+                        ),
+                    )
                 }
             }
         }
+        // Each listed intervention can happen once (a bfcache round trip is two moves); the
+        // lists hold no duplicates, so this stays within limits::MAX_INTERVENTIONS.
         let total =
             env.abort.len() + env.remove_iframe.len() + env.navigate.len() + 2 * env.bfcache.len();
-        env.max_interventions = e.max_interventions.unwrap_or(total.min(255) as u8);
+        let max = e.max_interventions.map_or(total, |m| m as usize);
+        env.max_interventions = small("environment.maxInterventions", max, Limit::Interventions)?;
         Ok(env)
+    }
+}
+
+/// A `u8` counter for a count the checks already bounded by `limit`.
+fn small(at: &str, n: usize, limit: Limit) -> Result<u8, ScenarioError> {
+    match u8::try_from(n) {
+        Ok(x) if n <= limit.value() => Ok(x),
+        _ => Err(ScenarioError::limit(at, "the scenario", Some(n), limit)),
+    }
+}
+
+/// A `u8` id (navigable, tab, agent) for index `i` of a table the checks already bounded
+/// by `limit`.
+fn index(at: &str, i: usize, limit: Limit) -> Result<u8, ScenarioError> {
+    match u8::try_from(i) {
+        Ok(x) if i < limit.value() => Ok(x),
+        _ => Err(ScenarioError::limit(at, "the scenario", None, limit)),
     }
 }

@@ -16,7 +16,7 @@ fn listed(m: &WebMcpModel, s: &State, label: &str) -> Vec<(String, String, Strin
             .map(|t| {
                 (
                     m.world.str(t.name).to_string(),
-                    m.world.docs[t.window as usize].name.clone(),
+                    m.world.docs[t.window.index()].name.clone(),
                     m.world.str(t.origin).to_string(),
                 )
             })

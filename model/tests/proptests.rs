@@ -21,7 +21,7 @@ use webmcp_model::names::tool_name_is_valid;
 use webmcp_model::origin::{is_potentially_trustworthy, parse_origin};
 use webmcp_model::state::{Lifecycle, Reason, ScriptStatus, State, Status, Value};
 use webmcp_model::threads::ThreadKey;
-use webmcp_model::world::CallKind;
+use webmcp_model::world::{CallKind, DocId};
 use webmcp_model::{StepId, WebMcpModel};
 
 fn config(cases: u32) -> Config {
@@ -331,29 +331,29 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
             check!(
                 lc == Lifecycle::FullyActive || lc == Lifecycle::NotFullyActive,
                 "a task of {} ({lc:?}) is queued: {t:?}",
-                w.docs[t.doc as usize].name
+                w.docs[t.doc.index()].name
             );
             check!(
                 w.agent_of(t.doc) as usize == agent,
                 "a task of {} is on another agent's queue",
-                w.docs[t.doc as usize].name
+                w.docs[t.doc.index()].name
             );
         }
     }
     for (n, nav) in s.navs.iter().enumerate() {
         if let Some(d) = nav.active {
             check!(
-                w.docs[d as usize].nav as usize == n,
+                w.docs[d.index()].nav as usize == n,
                 "navigable {} shows {}, a document of another navigable",
                 w.navs[n].name,
-                w.docs[d as usize].name
+                w.docs[d.index()].name
             );
             let lc = s.doc(d).lifecycle;
             check!(
                 lc == Lifecycle::FullyActive || lc == Lifecycle::NotFullyActive,
                 "navigable {} shows {} which is {lc:?}",
                 w.navs[n].name,
-                w.docs[d as usize].name
+                w.docs[d.index()].name
             );
         }
     }
@@ -362,7 +362,7 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
         let nav = w.docs[d].nav as usize;
         if ds.lifecycle == Lifecycle::FullyActive {
             check!(
-                s.navs[nav].active == Some(d as u8) && s.navs[nav].attached,
+                s.navs[nav].active == Some(DocId::nth(d)) && s.navs[nav].attached,
                 "{name} is fully active but not its navigable's active document"
             );
             if let Some(c) = w.navs[nav].container {
@@ -392,9 +392,9 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
                 *key == def.name,
                 "{name}: tool map key differs from the name"
             );
-            let call = def.registered_by as usize;
+            let call = def.registered_by.index();
             check!(
-                w.calls[call].doc as usize == d && w.calls[call].kind == CallKind::Register,
+                w.calls[call].doc.index() == d && w.calls[call].kind == CallKind::Register,
                 "{name}: tool {} registered by another document's call",
                 w.str(def.name)
             );
@@ -406,14 +406,14 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
         }
         for uuid in ds.local.iter() {
             check!(
-                s.bodies.get(uuid).is_some_and(|b| b.target as usize == d),
+                s.bodies.get(uuid).is_some_and(|b| b.target.index() == d),
                 "{name}: local execution {uuid} without a body on this document"
             );
         }
     }
     for (tab, map) in s.pending.iter().enumerate() {
         for (uuid, exec) in map.iter() {
-            let c = &w.calls[*uuid as usize];
+            let c = &w.calls[uuid.index()];
             check!(
                 c.kind == CallKind::Execute && c.doc == exec.caller,
                 "pending execution {uuid} of tab {tab} is not its caller's executeTool"
@@ -430,9 +430,9 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
             ThreadKey::Cleanup(..) => continue,
         };
         check!(
-            w.calls[call as usize].kind == kind,
+            w.calls[call.index()].kind == kind,
             "thread {key:?} names a {:?} call",
-            w.calls[call as usize].kind
+            w.calls[call.index()].kind
         );
     }
     Ok(())

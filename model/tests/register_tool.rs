@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use serde_json::{json, Value as Json};
 use webmcp_model::state::{Reason, Status, Value};
-use webmcp_model::world::Annotations;
+use webmcp_model::world::{Annotations, StrId};
 use webmcp_model::WebMcpModel;
 
 /// A one-document scenario whose script is the single statement `stmt` (labelled `reg`);
@@ -66,7 +66,7 @@ fn duplicate_name_is_rejected_at_9() {
     assert_eq!(last_step(&rec), "register-tool#9");
     // The first definition stays.
     let top = doc(&m, "top");
-    let t1 = m.world.strings.iter().position(|x| x == "t1").unwrap() as u16;
+    let t1 = StrId::nth(m.world.strings.iter().position(|x| x == "t1").unwrap());
     let def = s.doc(top).tools[&t1];
     assert_eq!(m.world.str(def.description), "one");
     assert_eq!(def.registered_by, call(&m, "first"));

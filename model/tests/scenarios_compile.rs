@@ -54,15 +54,36 @@ fn there_are_at_least_twenty_scenarios() {
 
 #[test]
 fn too_many_origins_is_an_error_not_a_panic() {
-    let exposed: Vec<String> = (0..70).map(|i| format!("data:text/plain,{i}")).collect();
+    // Each list stays within limits::MAX_ORIGIN_LIST; together they need 70 opaque origins.
+    let exposed = |from: usize| -> Vec<String> {
+        (from..from + 35)
+            .map(|i| format!("data:text/plain,{i}"))
+            .collect()
+    };
     let text = serde_json::json!({
         "name": "many", "summary": "s", "description": "d",
         "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}],
-        "scripts": {"top": [{"registerTool": {"name": "t", "description": "d"}, "exposedTo": exposed}]}
+        "scripts": {"top": [
+            {"registerTool": {"name": "t", "description": "d"}, "exposedTo": exposed(0)},
+            {"registerTool": {"name": "u", "description": "d"}, "exposedTo": exposed(35)}
+        ]}
     })
     .to_string();
     let err = webmcp_model::World::from_json(&text).unwrap_err();
-    assert!(err.0.contains("more than 64 distinct origins"), "{err}");
+    assert!(
+        err.to_string().contains("more than 64 distinct origins"),
+        "{err}"
+    );
+    assert!(
+        matches!(
+            err.kind,
+            webmcp_model::world::ErrorKind::Limit {
+                limit: webmcp_model::limits::Limit::Origins,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]

@@ -362,8 +362,8 @@ fn renaming_moves_every_kind_of_id() {
     assert!(moved > 0 && fixed > 0, "{moved} moved, {fixed} fixed");
     // A state where tab one has settled an execution and tab two has not: the renamed state
     // has it the other way round.
-    let exec1 = w.call_named("exec1").unwrap() as usize;
-    let exec2 = w.call_named("exec2").unwrap() as usize;
+    let exec1 = w.call_named("exec1").unwrap().index();
+    let exec2 = w.call_named("exec2").unwrap().index();
     let s = states
         .iter()
         .find(|s| {
@@ -375,7 +375,7 @@ fn renaming_moves_every_kind_of_id() {
     let r = s.rename(p);
     assert!(matches!(r.promises[exec2].status, Status::Fulfilled(_)));
     assert_eq!(r.promises[exec1].status, Status::NotCalled);
-    assert!(r.bodies.keys().all(|c| *c as usize == exec2));
+    assert!(r.bodies.keys().all(|c| c.index() == exec2));
 }
 
 /// Three identical same-origin iframes, each registering "t1", under a top document that
@@ -433,7 +433,7 @@ fn identical_sibling_iframes_are_not_interchangeable() {
     );
     // The reachable states are not even closed under the swap: a list with both tools is
     // always in tree order.
-    let list = w.call_named("list").unwrap() as usize;
+    let list = w.call_named("list").unwrap().index();
     let c1 = w.doc_named("child1").unwrap();
     let both = states
         .iter()

@@ -6,7 +6,7 @@ use webmcp_model::machine::WebMcpModel;
 use webmcp_model::state::{Ghost, Lifecycle, State, Status, TaskKind, Value};
 use webmcp_model::steps::{step, StepId};
 use webmcp_model::threads::ThreadKey;
-use webmcp_model::world::{CallKind, DocId, World};
+use webmcp_model::world::{CallId, CallKind, DocId, World};
 
 use webmcp_model::algorithms::get_tools::code_unit_cmp;
 
@@ -298,17 +298,17 @@ fn registration_abort_unregisters(m: &WebMcpModel, s: &State) -> bool {
         if c.kind != CallKind::Register {
             return true;
         }
-        let op = w.register_op(i as u8);
+        let op = w.register_op(CallId::nth(i));
         let Some(ctrl) = op.signal else { return true };
         let p = &s.promises[i];
-        if !s.controllers[ctrl as usize].aborted || p.status == Status::NotCalled {
+        if !s.controllers[ctrl.index()].aborted || p.status == Status::NotCalled {
             return true;
         }
         let still_registered = s
             .doc(c.doc)
             .tools
             .get(&op.name)
-            .is_some_and(|t| t.registered_by == i as u8);
+            .is_some_and(|t| t.registered_by == CallId::nth(i));
         p.tried_reject && !still_registered
     })
 }
@@ -316,12 +316,12 @@ fn registration_abort_unregisters(m: &WebMcpModel, s: &State) -> bool {
 fn execute_promises<'a>(
     w: &'a World,
     s: &'a State,
-) -> impl Iterator<Item = (u8, &'a webmcp_model::state::PromiseState)> + 'a {
+) -> impl Iterator<Item = (CallId, &'a webmcp_model::state::PromiseState)> + 'a {
     w.calls
         .iter()
         .enumerate()
         .filter(|(_, c)| c.kind == CallKind::Execute)
-        .map(move |(i, _)| (i as u8, &s.promises[i]))
+        .map(move |(i, _)| (CallId::nth(i), &s.promises[i]))
 }
 
 fn get_tools_sorted(m: &WebMcpModel, s: &State) -> bool {
@@ -344,7 +344,7 @@ fn discovered_cross_origin(m: &WebMcpModel, s: &State) -> bool {
         .any(|(i, c)| match &s.promises[i].status {
             Status::Fulfilled(Value::Tools(list)) => list
                 .iter()
-                .any(|t| w.docs[t.window as usize].origin != w.docs[c.doc as usize].origin),
+                .any(|t| w.docs[t.window.index()].origin != w.docs[c.doc.index()].origin),
             _ => false,
         })
 }
@@ -353,17 +353,17 @@ fn discovered_cross_origin(m: &WebMcpModel, s: &State) -> bool {
 fn threads_of_done(w: &World, s: &State, d: DocId) -> bool {
     !s.threads.keys().any(|k| match *k {
         ThreadKey::Cleanup(doc, _) => doc == d,
-        ThreadKey::Completion(c) => w.calls[c as usize].doc == d,
+        ThreadKey::Completion(c) => w.calls[c.index()].doc == d,
         ThreadKey::Register(c)
         | ThreadKey::Unregister(c)
         | ThreadKey::GetTools(c)
         | ThreadKey::Execute(c)
-        | ThreadKey::CancelOnAbort(c) => w.calls[c as usize].doc == d,
+        | ThreadKey::CancelOnAbort(c) => w.calls[c.index()].doc == d,
     })
 }
 
 fn destroyed_and_quiet<'a>(w: &'a World, s: &'a State) -> impl Iterator<Item = DocId> + 'a {
-    (0..w.docs.len() as DocId)
+    DocId::all(w.docs.len())
         .filter(move |&d| s.doc(d).lifecycle == Lifecycle::Destroyed && threads_of_done(w, s, d))
 }
 
@@ -391,7 +391,7 @@ pub fn is_terminal(m: &WebMcpModel, s: &State) -> bool {
 fn execute_settled_at_end(m: &WebMcpModel, s: &State) -> bool {
     let w = m.world.as_ref();
     let stuck = execute_promises(w, s).any(|(c, p)| {
-        let caller = w.calls[c as usize].doc;
+        let caller = w.calls[c.index()].doc;
         p.status == Status::Pending
             && s.is_fully_active(caller)
             && s.bodies.get(&c).is_none_or(|b| b.settled)
@@ -401,12 +401,12 @@ fn execute_settled_at_end(m: &WebMcpModel, s: &State) -> bool {
 }
 
 /// The execution's target document is in the back/forward cache (its tasks wait there).
-fn target_waits_in_bfcache(w: &World, s: &State, c: u8) -> bool {
+fn target_waits_in_bfcache(w: &World, s: &State, c: CallId) -> bool {
     let e = w.execute_op(c);
     let target = match e.tool {
         webmcp_model::world::ToolArg::Forged { window, .. } => Some(window),
         webmcp_model::world::ToolArg::FromList { list, name } => {
-            match &s.promises[list as usize].status {
+            match &s.promises[list.index()].status {
                 Status::Fulfilled(Value::Tools(t)) => {
                     t.iter().find(|t| t.name == name).map(|t| t.window)
                 }

@@ -235,6 +235,6 @@ fn scenario_errors_are_reported_not_panicked() {
         ),
     ] {
         let e = LegacyWorld::from_json(text).unwrap_err();
-        assert!(e.contains(want), "{text}: {e}");
+        assert!(e.to_string().contains(want), "{text}: {e}");
     }
 }

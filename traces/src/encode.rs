@@ -71,7 +71,7 @@ impl<'a> Names<'a> {
         Names { w }
     }
     pub fn doc(self, d: DocId) -> Value {
-        str(&self.w.docs[d as usize].name)
+        str(&self.w.docs[d.index()].name)
     }
     pub fn nav(self, n: NavId) -> Value {
         str(&self.w.navs[n as usize].name)
@@ -83,10 +83,10 @@ impl<'a> Names<'a> {
         str(&self.w.agents[a as usize])
     }
     pub fn call(self, c: CallId) -> Value {
-        str(&self.w.calls[c as usize].label)
+        str(&self.w.calls[c.index()].label)
     }
     pub fn ctrl(self, c: CtrlId) -> Value {
-        str(&self.w.controllers[c as usize].name)
+        str(&self.w.controllers[c.index()].name)
     }
     pub fn text(self, s: StrId) -> Value {
         str(self.w.str(s))

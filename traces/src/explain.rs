@@ -10,7 +10,7 @@ use serde_json::Value;
 use webmcp_model::machine::Action;
 use webmcp_model::steps::StepId;
 use webmcp_model::threads::ThreadKey;
-use webmcp_model::world::World;
+use webmcp_model::world::{DocId, World};
 use webmcp_properties::Kind;
 
 use crate::anchors::step_url;
@@ -84,7 +84,7 @@ fn doc_participant(w: &World, name: &str) -> Participant {
         .doc_named(name)
         .map(|d| w.agents[w.agent_of(d) as usize].clone())
         .unwrap_or_default();
-    let i = w.doc_named(name).map_or(0, |d| d as usize);
+    let i = w.doc_named(name).map_or(0, |d| d.index());
     Participant {
         id: format!("D{i}"),
         label: if agent.is_empty() {
@@ -292,7 +292,7 @@ fn actor_and_what(
     a: &Action,
     before: &BTreeMap<String, Value>,
 ) -> (Participant, String) {
-    let doc = |d: u8| w.docs[d as usize].name.clone();
+    let doc = |d: DocId| w.docs[d.index()].name.clone();
     match *a {
         Action::RunScript(d) => (
             doc_participant(w, &doc(d)),
@@ -353,7 +353,7 @@ fn actor_and_what(
             )
         }
         Action::SettleTool(c, o) => {
-            let label = &w.calls[c as usize].label;
+            let label = &w.calls[c.index()].label;
             let target = before
                 .get("bodies")
                 .and_then(|b| map_get(b, label))
@@ -374,12 +374,12 @@ fn actor_and_what(
             )
         }
         Action::Abort(c) => {
-            let owner = w.controllers[c as usize].owner;
+            let owner = w.controllers[c.index()].owner;
             (
                 doc_participant(w, &doc(owner)),
                 format!(
                     "a task of the page calls {}.abort() (the abort steps run in order)",
-                    w.controllers[c as usize].name
+                    w.controllers[c.index()].name
                 ),
             )
         }
@@ -456,7 +456,7 @@ fn arrows(
         let settled = matches!(tag_of(&status), Some("Fulfilled" | "Rejected"));
         if settled && was != Some(&status) {
             if let Some(c) = w.call_named(&call) {
-                let d = &w.docs[w.calls[c as usize].doc as usize].name;
+                let d = &w.docs[w.calls[c.index()].doc.index()].name;
                 out.push((
                     doc_participant(w, d),
                     format!("promise of {call}: {}", render(&status)),

@@ -34,15 +34,15 @@ pub mod trace;
 use webmcp_model::machine::Action;
 use webmcp_model::steps::StepId;
 use webmcp_model::threads::ThreadKey;
-use webmcp_model::world::World;
+use webmcp_model::world::{CallId, DocId, World};
 
 /// The published draft, whose anchors step IDs link to.
 pub const DRAFT_URL: &str = "https://webmachinelearning.github.io/webmcp/";
 
 /// Who performs an action: a document's event loop, a parallel thread, or the environment.
 pub fn actor(w: &World, a: &Action) -> String {
-    let doc = |d: u8| w.docs[d as usize].name.clone();
-    let call = |c: u8| w.calls[c as usize].label.clone();
+    let doc = |d: DocId| w.docs[d.index()].name.clone();
+    let call = |c: CallId| w.calls[c.index()].label.clone();
     match *a {
         Action::RunScript(d) => format!("event loop of {}", doc(d)),
         Action::RunTask(agent) => format!("event loop {}", w.agents[agent as usize]),
@@ -58,7 +58,7 @@ pub fn actor(w: &World, a: &Action) -> String {
             }
         },
         Action::SettleTool(c, _) => format!("tool body of {}", call(c)),
-        Action::Abort(c) => format!("page script of {}", doc(w.controllers[c as usize].owner)),
+        Action::Abort(c) => format!("page script of {}", doc(w.controllers[c.index()].owner)),
         Action::RemoveIframe(_)
         | Action::Navigate(_)
         | Action::EnterBfcache(_)
@@ -70,8 +70,8 @@ pub fn actor(w: &World, a: &Action) -> String {
 
 /// What an action does, in words.
 pub fn describe(w: &World, a: &Action) -> String {
-    let doc = |d: u8| w.docs[d as usize].name.clone();
-    let call = |c: u8| w.calls[c as usize].label.clone();
+    let doc = |d: DocId| w.docs[d.index()].name.clone();
+    let call = |c: CallId| w.calls[c.index()].label.clone();
     match *a {
         Action::RunScript(d) => format!("{} runs its script", doc(d)),
         Action::RunTask(_) => "runs its oldest runnable webmcp task".to_string(),
@@ -84,7 +84,7 @@ pub fn describe(w: &World, a: &Action) -> String {
         Action::SettleTool(c, o) => {
             format!("the execute callback of {} settles: {}", call(c), o.name())
         }
-        Action::Abort(c) => format!("{}.abort()", w.controllers[c as usize].name),
+        Action::Abort(c) => format!("{}.abort()", w.controllers[c.index()].name),
         Action::RemoveIframe(n) => format!(
             "removes the iframe of navigable {}",
             w.navs[n as usize].name

@@ -590,7 +590,7 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
                         w.name
                     )
                 })?;
-            Action::Abort(i as CtrlId)
+            Action::Abort(CtrlId::nth(i))
         }
         TypedAction::RemoveIframe { nav: n } => Action::RemoveIframe(nav(n)?),
         TypedAction::Navigate { nav: n } => Action::Navigate(nav(n)?),
@@ -859,7 +859,13 @@ impl<'de> Visitor<'de> for FormSeed<'_, '_> {
     fn visit_str<E: de::Error>(mut self, s: &str) -> Result<(), E> {
         match self.form {
             Form::BigInt if is_decimal(s) => self.check.charge(VALUE_BYTES),
-            Form::BigInt => Err(E::custom("#bigint must be a decimal string")),
+            Form::BigInt if is_decimal_digits(s) => Err(E::custom(format!(
+                "#bigint is out of range: {} digits, at most {MAX_BIGINT_DIGITS} are allowed (integers fit in 128 bits)",
+                s.trim_start_matches('-').len()
+            ))),
+            Form::BigInt => Err(E::custom(
+                "#bigint must be a decimal string (digits, optionally after a minus sign)",
+            )),
             Form::Text => self.check.string(s),
             _ => Err(E::invalid_type(de::Unexpected::Str(s), &self)),
         }
@@ -918,7 +924,14 @@ impl<'de> Visitor<'de> for PairSeed<'_> {
     }
 }
 
+/// Digits of an `i128` that always fit: 38 (its maximum has 39).
+const MAX_BIGINT_DIGITS: usize = 38;
+
 fn is_decimal(s: &str) -> bool {
+    is_decimal_digits(s) && s.strip_prefix('-').unwrap_or(s).len() <= MAX_BIGINT_DIGITS
+}
+
+fn is_decimal_digits(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s);
-    !digits.is_empty() && digits.len() <= 38 && digits.bytes().all(|b| b.is_ascii_digit())
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }

@@ -63,7 +63,7 @@ impl<R: Recorder> Cx<'_, R> {
                 })
             }
             CompletionPc::Queue => {
-                let caller = self.w.calls[uuid as usize].doc;
+                let caller = self.w.calls[uuid.index()].doc;
                 self.step(s!("execute-tool#15.10.4"));
                 let success = self.cond(s!("execute-tool#15.10.4"), result.is_some());
                 match result.filter(|_| success) {

@@ -5,7 +5,7 @@ use crate::mutation::Site;
 use crate::s;
 use crate::state::{AbortStep, PendingExecution, Reason, RegisteredTool, TaskKind};
 use crate::threads::{CancelPc, CancelProc, ExecutePc, Thread, ThreadKey};
-use crate::world::{CallId, CtrlId, DocId, ExecuteOp, NavId};
+use crate::world::{CallId, CtrlId, DocId, ExecuteOp, NavId, StrId};
 
 impl<R: Recorder> Cx<'_, R> {
     /// Runs on the caller's event loop, from its page script, with the `RegisteredTool`
@@ -68,7 +68,7 @@ impl<R: Recorder> Cx<'_, R> {
         if let Some(ctrl) = signal {
             self.step(s!("execute-tool#14.1"));
             self.step(s!("execute-tool#14.2"));
-            let aborted = self.s.controllers[ctrl as usize].aborted;
+            let aborted = self.s.controllers[ctrl.index()].aborted;
             if self.cond(s!("execute-tool#14.2"), aborted) {
                 return self.return_rejected(call, Reason::Aborted(ctrl), s!("execute-tool#14.2"));
             }
@@ -78,7 +78,7 @@ impl<R: Recorder> Cx<'_, R> {
             };
             self.step(s!("execute-tool#14.4"));
             self.effect(Site::AbortSteps, move |cx| {
-                cx.s.controllers[ctrl as usize]
+                cx.s.controllers[ctrl.index()]
                     .abort_steps
                     .push_back(AbortStep::Execute {
                         call: uuid,
@@ -124,7 +124,7 @@ impl<R: Recorder> Cx<'_, R> {
         caller: DocId,
         target: DocId,
         expected_origin: u8,
-        tool_name: u16,
+        tool_name: StrId,
         pc: ExecutePc,
     ) -> Option<Thread> {
         let next = |pc| {
@@ -149,7 +149,7 @@ impl<R: Recorder> Cx<'_, R> {
                     return reject(self, s!("execute-tool#15.1"));
                 }
                 self.step(s!("execute-tool#15.2"));
-                let target_origin = self.w.docs[target as usize].origin;
+                let target_origin = self.w.docs[target.index()].origin;
                 self.step(s!("execute-tool#15.3"));
                 self.step(s!("execute-tool#15.4"));
                 let other = !self.w.origins.same_origin(target_origin, expected_origin);
@@ -186,8 +186,8 @@ impl<R: Recorder> Cx<'_, R> {
                     return None;
                 };
                 self.step(s!("execute-tool#15.9"));
-                let target_origin = self.w.docs[target as usize].origin;
-                let caller_origin = self.w.docs[caller as usize].origin;
+                let target_origin = self.w.docs[target.index()].origin;
+                let caller_origin = self.w.docs[caller.index()].origin;
                 let hidden = !self.tool_is_exposed_to_origin(
                     target_origin,
                     definition.exposed,
@@ -239,7 +239,7 @@ impl<R: Recorder> Cx<'_, R> {
         self.settle(call, Err(Reason::UnknownError), at);
     }
 
-    pub fn resolve_execute(&mut self, call: CallId, result: u16) {
+    pub fn resolve_execute(&mut self, call: CallId, result: StrId) {
         self.settle(
             call,
             Ok(crate::state::Value::Text(result)),

@@ -8,7 +8,7 @@ use crate::origin::OriginSet;
 use crate::s;
 use crate::state::{Ghost, Reason, RegisteredTool, State, TaskKind, Value};
 use crate::threads::{GetToolsPc, NavList, Thread, ThreadKey};
-use crate::world::{CallId, DocId, GetToolsOp, World};
+use crate::world::{CallId, DocId, GetToolsOp, StrId, World};
 
 impl<R: Recorder> Cx<'_, R> {
     pub fn get_tools(&mut self, doc: DocId, op: &GetToolsOp) {
@@ -149,9 +149,9 @@ impl<R: Recorder> Cx<'_, R> {
             return;
         }
         self.step(s!("get-tools#9.3.3"));
-        let target_origin = self.w.docs[target as usize].origin;
+        let target_origin = self.w.docs[target.index()].origin;
         self.step(s!("get-tools#9.3.4"));
-        let caller_origin = self.w.docs[requestor as usize].origin;
+        let caller_origin = self.w.docs[requestor.index()].origin;
         self.step(s!("get-tools#9.3.5"));
         let requested = self.w.origins.same_origin(target_origin, caller_origin)
             || from_origins.iter().any(|o| o == target_origin);
@@ -177,7 +177,7 @@ impl<R: Recorder> Cx<'_, R> {
                 description: definition.description,
                 input_schema: (definition.input_schema != empty).then_some(definition.input_schema),
                 window: target,
-                origin: self.w.docs[target as usize].origin_string,
+                origin: self.w.docs[target.index()].origin_string,
                 annotations: definition.annotations,
             });
             self.step(s!("get-tools#9.3.8.3"));
@@ -195,7 +195,7 @@ pub fn code_unit_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-fn same_tools(a: &Vector<RegisteredTool>, b: &[(u16, DocId)]) -> bool {
+fn same_tools(a: &Vector<RegisteredTool>, b: &[(StrId, DocId)]) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)
@@ -211,12 +211,12 @@ pub fn visible_tools(
     s: &State,
     requestor: DocId,
     from_origins: OriginSet,
-) -> Vec<(u16, DocId)> {
-    let tab = w.navs[w.docs[requestor as usize].nav as usize].tab;
-    let caller_origin = w.docs[requestor as usize].origin;
+) -> Vec<(StrId, DocId)> {
+    let tab = w.navs[w.docs[requestor.index()].nav as usize].tab;
+    let caller_origin = w.docs[requestor.index()].origin;
     let mut out = Vec::new();
     for (d, doc) in w.docs.iter().enumerate() {
-        let d = d as DocId;
+        let d = DocId::nth(d);
         if w.navs[doc.nav as usize].tab != tab || !in_tree(w, s, d) || !s.allowed_to_use_tools(w, d)
         {
             continue;
@@ -237,7 +237,7 @@ pub fn visible_tools(
 
 /// Whether `d` is the active document of a navigable attached all the way up to its tab.
 fn in_tree(w: &World, s: &State, d: DocId) -> bool {
-    let nav = w.docs[d as usize].nav;
+    let nav = w.docs[d.index()].nav;
     if s.navs[nav as usize].active != Some(d) || !s.navs[nav as usize].attached {
         return false;
     }

@@ -42,7 +42,7 @@ impl<R: Recorder> Cx<'_, R> {
         self.local_insert(target, uuid);
         self.step(s!("imperative-execute-steps#7"));
         self.step(s!("imperative-execute-steps#8"));
-        if matches!(self.s.promises[uuid as usize].status, Status::Rejected(_)) {
+        if matches!(self.s.promises[uuid.index()].status, Status::Rejected(_)) {
             self.s.record(Ghost::InvokedAfterCallerRejected(uuid));
         }
         let body = Body {

@@ -75,8 +75,8 @@ impl<R: Recorder> Cx<'_, R> {
             return;
         }
         self.step(s!("notify-tool-change#3.3"));
-        let owner_origin = self.w.docs[owner as usize].origin;
-        let target_origin = self.w.docs[target as usize].origin;
+        let owner_origin = self.w.docs[owner.index()].origin;
+        let target_origin = self.w.docs[target.index()].origin;
         let exposed_to_target =
             self.tool_is_exposed_to_origin(owner_origin, exposed, target_origin);
         if self.cond(s!("notify-tool-change#3.3"), exposed_to_target) {

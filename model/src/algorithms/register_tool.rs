@@ -62,7 +62,7 @@ impl<R: Recorder> Cx<'_, R> {
         }
         self.step(s!("register-tool#14"));
         if let Some(ctrl) = op.signal {
-            let aborted = self.s.controllers[ctrl as usize].aborted;
+            let aborted = self.s.controllers[ctrl.index()].aborted;
             if self.cond(s!("register-tool#14"), aborted) {
                 return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#14"));
             }
@@ -99,13 +99,13 @@ impl<R: Recorder> Cx<'_, R> {
         if let Some(ctrl) = signal {
             self.step(s!("register-tool#18.1"));
             self.step(s!("register-tool#18.2"));
-            if self.s.controllers[ctrl as usize].aborted {
+            if self.s.controllers[ctrl.index()].aborted {
                 // Unreachable: #14 made the same check and nothing ran in between.
                 return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#18.2"));
             }
             self.step(s!("register-tool#18.3"));
             self.effect(Site::AbortSteps, move |cx| {
-                cx.s.controllers[ctrl as usize]
+                cx.s.controllers[ctrl.index()]
                     .abort_steps
                     .push_back(AbortStep::Register { call });
             });
@@ -143,7 +143,7 @@ impl<R: Recorder> Cx<'_, R> {
     /// Step #4 of registerTool, getTools and executeTool: the agent cluster is
     /// origin-keyed, or the scheme of the origin is "file". An opaque origin has no scheme.
     pub fn origin_keyed_or_file(&self, doc: DocId) -> bool {
-        let d = &self.w.docs[doc as usize];
+        let d = &self.w.docs[doc.index()];
         d.origin_keyed || self.w.origins.scheme(d.origin) == Some("file")
     }
 
@@ -155,7 +155,7 @@ impl<R: Recorder> Cx<'_, R> {
     /// `register-tool#21.2`: queue the task that resolves the registration promise.
     pub fn queue_registration_resolution(&mut self, call: crate::world::CallId) {
         self.step(s!("register-tool#21.2"));
-        let global = self.w.calls[call as usize].doc;
+        let global = self.w.calls[call.index()].doc;
         self.queue_global_task(global, crate::state::TaskKind::ResolveRegister { call });
     }
 }

@@ -10,13 +10,13 @@ impl<R: Recorder> Cx<'_, R> {
         self.assert_on_event_loop_of(s!("tool-execute-steps#1"), target);
         if self.fix(&crate::variant::CHECK_SIGNAL_BEFORE_INVOKING) {
             if let Some(ctrl) = self.w.execute_op(uuid).signal {
-                if self.s.controllers[ctrl as usize].aborted {
+                if self.s.controllers[ctrl.index()].aborted {
                     return;
                 }
             }
         }
         if self.fix(&crate::variant::SKIP_CANCELLED_EXECUTION) {
-            let traversable = self.w.traversable_of(self.w.docs[target as usize].nav);
+            let traversable = self.w.traversable_of(self.w.docs[target.index()].nav);
             if self.pending_get(traversable, uuid).is_none() {
                 return;
             }

@@ -159,7 +159,7 @@ impl LegacyModel {
                 rec.push(RUI);
                 let r = &mut n.execs[e as usize].ruis[k as usize];
                 r.promise = Promise::Fulfilled;
-                r.attempts += 1;
+                r.attempts = r.attempts.saturating_add(1);
                 if !matches!(n.execs[e as usize].status, ExecStatus::Running(_)) {
                     n.ghost.insert(Ghost::UserAnsweredAfterSettle);
                 }
@@ -171,7 +171,7 @@ impl LegacyModel {
 
     fn page_call(&self, n: &mut LegacyState, c: u8, rec: &mut Vec<&'static str>) {
         let pc = n.caller_pc[c as usize];
-        n.caller_pc[c as usize] += 1;
+        n.caller_pc[c as usize] = next(pc);
         let op = &self.world.callers[c as usize].ops[pc as usize];
         let outcome = match op {
             PageOp::Provide(defs) => self.provide(n, c, pc, defs, rec),
@@ -302,7 +302,7 @@ impl LegacyModel {
 
     fn agent_request(&self, n: &mut LegacyState, rec: &mut Vec<&'static str>) {
         let op = self.world.agent[n.agent_pc as usize];
-        n.agent_pc += 1;
+        n.agent_pc = next(n.agent_pc);
         match op {
             AgentOp::List(l) => {
                 rec.push(LIST);
@@ -377,7 +377,7 @@ impl LegacyModel {
         let x = &n.execs[e as usize];
         let d = x.status.def().expect("an invoked execution");
         let step = self.body(d)[x.body_pc as usize];
-        n.execs[e as usize].body_pc += 1;
+        n.execs[e as usize].body_pc = next(x.body_pc);
         match step {
             BodyStep::Fulfil | BodyStep::Reject => {
                 rec.push(EXECUTE);
@@ -448,10 +448,18 @@ impl LegacyModel {
     }
 }
 
+/// The program counter after `pc`. The compiler keeps every program (a caller's calls, the
+/// agent's requests, a body's steps) within [`crate::limits`], far below `u8::MAX`: a
+/// counter that wrapped would restart the program, so it panics instead.
+fn next(pc: u8) -> u8 {
+    pc.checked_add(1)
+        .expect("programs are bounded by limits::MAX_LEGACY_*")
+}
+
 /// The agent receives a reply; a second one would be a second settlement (ghost count).
 fn reply(n: &mut LegacyState, e: u8, r: Reply) {
     let x = &mut n.execs[e as usize];
-    x.reply_attempts += 1;
+    x.reply_attempts = x.reply_attempts.saturating_add(1);
     if x.reply.is_none() {
         x.reply = Some(r);
     }

@@ -9,6 +9,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{
+    check_name, check_page_string, check_scenario_name, check_text, quoted, ErrorKind,
+    ScenarioError,
+};
+use crate::limits::Limit;
+use crate::validate::VERDICTS;
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LegacyScenario {
@@ -16,12 +23,13 @@ pub struct LegacyScenario {
     pub summary: String,
     pub description: String,
     /// Each caller's script (a script of the page), in program order.
+    #[serde(deserialize_with = "crate::scenario::unique_keys")]
     pub page: BTreeMap<String, Vec<PageOpSpec>>,
     /// The agent's requests, in order; it does not wait for a reply before the next one.
     #[serde(default)]
     pub agent: Vec<AgentOpSpec>,
     /// What an invoked tool body does, per tool name (default `["fulfil"]`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::unique_keys")]
     pub bodies: BTreeMap<String, Vec<BodyStep>>,
     #[serde(default)]
     pub environment: EnvironmentSpec,
@@ -29,7 +37,7 @@ pub struct LegacyScenario {
     #[serde(default)]
     pub browser: Option<BrowserSpec>,
     /// Expected verdict per property ("witnessed", "violated"; others must hold).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::unique_keys")]
     pub expect: BTreeMap<String, String>,
 }
 
@@ -45,7 +53,10 @@ pub enum PageOpSpec {
 
 /// A `ModelContextTool`: its name, and `annotations.readOnlyHint` when given.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a tool is its name (a string) or {\"name\": NAME, \"readOnlyHint\": BOOL}"
+)]
 pub enum ToolSpec {
     Name(String),
     Full {
@@ -64,7 +75,11 @@ impl ToolSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+#[serde(
+    untagged,
+    deny_unknown_fields,
+    expecting = "an agent request is {\"list\": LABEL} or {\"execute\": TOOL, \"as\": LABEL}"
+)]
 pub enum AgentOpSpec {
     /// `{"list": "l1"}`: list the tools; the result is called `l1`.
     List { list: String },
@@ -165,17 +180,20 @@ pub struct LegacyWorld {
     pub source: String,
 }
 
-const MAX: usize = 64;
-
 impl LegacyWorld {
-    pub fn from_json(text: &str) -> Result<LegacyWorld, String> {
-        let s: LegacyScenario = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    /// Parses a legacy scenario file's text (a leading UTF-8 byte-order mark is ignored).
+    pub fn from_json(text: &str) -> Result<LegacyWorld, ScenarioError> {
+        let text = crate::error::precheck(text)?;
+        let s: LegacyScenario =
+            serde_json::from_str(text).map_err(|e| crate::error::from_serde(&e))?;
         let mut w = LegacyWorld::compile(&s)?;
         w.source = text.to_string();
         Ok(w)
     }
 
-    pub fn compile(s: &LegacyScenario) -> Result<LegacyWorld, String> {
+    /// Checks a legacy scenario (names, strings and [`crate::limits`] first) and lowers it.
+    pub fn compile(s: &LegacyScenario) -> Result<LegacyWorld, ScenarioError> {
+        validate(s)?;
         let mut w = LegacyWorld {
             name: s.name.clone(),
             summary: s.summary.clone(),
@@ -193,27 +211,40 @@ impl LegacyWorld {
             source: String::new(),
         };
         if s.page.is_empty() {
-            return Err("a legacy scenario needs at least one page script".into());
+            return Err(ScenarioError::invalid(
+                "page",
+                "a legacy scenario needs at least one page script",
+            ));
         }
         for (ci, (caller, ops)) in s.page.iter().enumerate() {
+            let at = format!("page.{caller}");
             if caller == "agent" || caller.contains(':') || caller.contains('#') {
-                return Err(format!(
-                    "caller name \"{caller}\" is reserved or contains ':' or '#'"
+                return Err(ScenarioError::at(
+                    at,
+                    ErrorKind::BadName {
+                        what: "caller name",
+                        name: caller.clone(),
+                        rule: "is reserved or contains ':' or '#'",
+                    },
                 ));
             }
+            let ci = index(&at, ci, Limit::LegacyCallers)?;
             let mut compiled = Vec::new();
             for (oi, op) in ops.iter().enumerate() {
                 let label = format!("{caller}#{oi}");
+                let at = format!("{at}[{oi}]");
                 compiled.push(match op {
                     PageOpSpec::ProvideContext(tools) => PageOp::Provide(
                         tools
                             .iter()
-                            .map(|t| w.def(t, ci, &label, false))
+                            .map(|t| w.def(&at, t, ci, &label, false))
                             .collect::<Result<_, _>>()?,
                     ),
                     PageOpSpec::ClearContext => PageOp::Clear,
-                    PageOpSpec::RegisterTool(t) => PageOp::Register(w.def(t, ci, &label, true)?),
-                    PageOpSpec::UnregisterTool(n) => PageOp::Unregister(w.intern(n)?),
+                    PageOpSpec::RegisterTool(t) => {
+                        PageOp::Register(w.def(&at, t, ci, &label, true)?)
+                    }
+                    PageOpSpec::UnregisterTool(n) => PageOp::Unregister(w.intern(&at, n)?),
                 });
             }
             w.callers.push(Caller {
@@ -222,33 +253,42 @@ impl LegacyWorld {
             });
         }
         let mut labels = std::collections::BTreeSet::new();
-        for op in &s.agent {
+        for (i, op) in s.agent.iter().enumerate() {
+            let at = format!("agent[{i}]");
             match op {
                 AgentOpSpec::List { list } => {
-                    w.check_label(list, &mut labels)?;
-                    w.agent.push(AgentOp::List(w.list_labels.len() as u8));
+                    check_label(&at, list, &mut labels)?;
+                    let l = index(&at, w.list_labels.len(), Limit::LegacyRequests)?;
+                    w.agent.push(AgentOp::List(l));
                     w.list_labels.push(list.clone());
                 }
                 AgentOpSpec::Execute { execute, label } => {
-                    w.check_label(label, &mut labels)?;
-                    let name = w.intern(execute)?;
-                    w.agent
-                        .push(AgentOp::Execute(w.exec_labels.len() as u8, name));
+                    check_label(&at, label, &mut labels)?;
+                    let name = w.intern(&at, execute)?;
+                    let e = index(&at, w.exec_labels.len(), Limit::LegacyRequests)?;
+                    w.agent.push(AgentOp::Execute(e, name));
                     w.exec_labels.push(label.clone());
                     w.exec_names.push(name);
                 }
             }
         }
         for (name, steps) in &s.bodies {
+            let at = format!("bodies.{name}");
             if !w.names.contains(name) {
-                return Err(format!("body for \"{name}\", a tool no call defines"));
+                return Err(ScenarioError::invalid(
+                    &at,
+                    format!("body for {}, a tool no call defines", quoted(name)),
+                ));
             }
             let settles = steps
                 .iter()
                 .filter(|b| **b != BodyStep::RequestUserInteraction)
                 .count();
             if settles > 1 {
-                return Err(format!("body of \"{name}\" settles more than once"));
+                return Err(ScenarioError::invalid(
+                    &at,
+                    format!("body of {} settles more than once", quoted(name)),
+                ));
             }
         }
         w.bodies = w
@@ -256,42 +296,37 @@ impl LegacyWorld {
             .iter()
             .map(|n| s.bodies.get(n).cloned().unwrap_or(vec![BodyStep::Fulfil]))
             .collect();
-        if w.defs.len() > MAX || w.agent.len() > MAX || w.callers.len() > 8 {
-            return Err(format!(
-                "scenario too large: at most {MAX} tool dictionaries, {MAX} agent requests, 8 callers"
-            ));
-        }
         if let Some(b) = &w.browser {
             w.check_schedule(b)?;
         }
         Ok(w)
     }
 
-    fn intern(&mut self, name: &str) -> Result<NameId, String> {
+    fn intern(&mut self, at: &str, name: &str) -> Result<NameId, ScenarioError> {
         if name.is_empty() {
-            return Err("a tool name must not be empty".into());
+            return Err(ScenarioError::invalid(at, "a tool name must not be empty"));
         }
         if let Some(i) = self.names.iter().position(|n| n == name) {
-            return Ok(i as NameId);
+            return index(at, i, Limit::LegacyNames);
         }
-        if self.names.len() >= MAX {
-            return Err(format!("at most {MAX} tool names"));
-        }
+        let id = index(at, self.names.len(), Limit::LegacyNames)?;
         self.names.push(name.to_string());
-        Ok((self.names.len() - 1) as NameId)
+        Ok(id)
     }
 
     fn def(
         &mut self,
+        at: &str,
         t: &ToolSpec,
-        caller: usize,
+        caller: u8,
         label: &str,
         by_register: bool,
-    ) -> Result<DefId, String> {
-        let name = self.intern(t.name())?;
+    ) -> Result<DefId, ScenarioError> {
+        let name = self.intern(at, t.name())?;
+        let id = index(at, self.defs.len(), Limit::LegacyDefs)?;
         self.defs.push(DefInfo {
             name,
-            caller: caller as u8,
+            caller,
             label: label.to_string(),
             read_only_hint: match t {
                 ToolSpec::Full { read_only_hint, .. } => *read_only_hint,
@@ -299,21 +334,10 @@ impl LegacyWorld {
             },
             by_register,
         });
-        Ok((self.defs.len() - 1) as DefId)
+        Ok(id)
     }
 
-    fn check_label(
-        &self,
-        label: &str,
-        seen: &mut std::collections::BTreeSet<String>,
-    ) -> Result<(), String> {
-        if label.is_empty() || !seen.insert(label.to_string()) {
-            return Err(format!("agent label \"{label}\" is empty or used twice"));
-        }
-        Ok(())
-    }
-
-    fn check_schedule(&self, b: &BrowserSpec) -> Result<(), String> {
+    fn check_schedule(&self, b: &BrowserSpec) -> Result<(), ScenarioError> {
         for entry in &b.schedule {
             let actor = entry.strip_prefix('+').unwrap_or(entry);
             let known = actor == "agent"
@@ -323,7 +347,10 @@ impl LegacyWorld {
                     .or_else(|| actor.strip_prefix("user:"))
                     .is_some_and(|l| self.exec_labels.iter().any(|e| e == l));
             if !known {
-                return Err(format!("browser schedule: unknown actor \"{entry}\""));
+                return Err(ScenarioError::invalid(
+                    "browser.schedule",
+                    format!("unknown actor {}", quoted(entry)),
+                ));
             }
         }
         Ok(())
@@ -333,4 +360,134 @@ impl LegacyWorld {
     pub fn def_name(&self, d: DefId) -> &str {
         &self.names[self.defs[d as usize].name as usize]
     }
+}
+
+fn check_label(
+    at: &str,
+    label: &str,
+    seen: &mut std::collections::BTreeSet<String>,
+) -> Result<(), ScenarioError> {
+    if label.is_empty() || !seen.insert(label.to_string()) {
+        return Err(ScenarioError::invalid(
+            at,
+            format!("agent label {} is empty or used twice", quoted(label)),
+        ));
+    }
+    Ok(())
+}
+
+/// A `u8` id for index `i` of a table the checks already bounded by `limit`.
+fn index(at: &str, i: usize, limit: Limit) -> Result<u8, ScenarioError> {
+    match u8::try_from(i) {
+        Ok(x) if i < limit.value() => Ok(x),
+        _ => Err(ScenarioError::limit(at, "the scenario", None, limit)),
+    }
+}
+
+/// Checks every name, string and count of a legacy scenario against its grammar and
+/// [`crate::limits`].
+fn validate(s: &LegacyScenario) -> Result<(), ScenarioError> {
+    check_scenario_name(&s.name)?;
+    check_text("summary", "summary", &s.summary, Limit::StringLen, false)?;
+    check_text(
+        "description",
+        "description",
+        &s.description,
+        Limit::DescriptionLen,
+        true,
+    )?;
+    at_most("page", "the scenario", s.page.len(), Limit::LegacyCallers)?;
+    let mut defs = 0;
+    let mut names = std::collections::BTreeSet::new();
+    for (caller, ops) in &s.page {
+        let at = format!("page.{caller}");
+        check_name(&at, "caller name", caller)?;
+        at_most(
+            &at,
+            &format!("the script of caller {}", quoted(caller)),
+            ops.len(),
+            Limit::LegacyCalls,
+        )?;
+        for (i, op) in ops.iter().enumerate() {
+            let at = format!("{at}[{i}]");
+            let tools: &[ToolSpec] = match op {
+                PageOpSpec::ProvideContext(tools) => tools,
+                PageOpSpec::RegisterTool(t) => std::slice::from_ref(t),
+                PageOpSpec::UnregisterTool(n) => {
+                    check_page_string(&at, "tool name", n)?;
+                    names.insert(n.as_str());
+                    &[]
+                }
+                PageOpSpec::ClearContext => &[],
+            };
+            for t in tools {
+                check_page_string(&at, "tool name", t.name())?;
+                names.insert(t.name());
+            }
+            defs += tools.len();
+        }
+    }
+    at_most("page", "the scenario", defs, Limit::LegacyDefs)?;
+    at_most("agent", "the agent", s.agent.len(), Limit::LegacyRequests)?;
+    for (i, op) in s.agent.iter().enumerate() {
+        let at = format!("agent[{i}]");
+        match op {
+            AgentOpSpec::List { list } => check_name(&at, "agent label", list)?,
+            AgentOpSpec::Execute { execute, label } => {
+                check_page_string(&at, "tool name", execute)?;
+                names.insert(execute.as_str());
+                check_name(&at, "agent label", label)?;
+            }
+        }
+    }
+    at_most("page", "the scenario", names.len(), Limit::LegacyNames)?;
+    for (name, steps) in &s.bodies {
+        let at = format!("bodies.{name}");
+        check_page_string(&at, "tool name", name)?;
+        at_most(
+            &at,
+            &format!("the body of {}", quoted(name)),
+            steps.len(),
+            Limit::LegacyBodySteps,
+        )?;
+    }
+    if let Some(b) = &s.browser {
+        at_most(
+            "browser.schedule",
+            "the browser schedule",
+            b.schedule.len(),
+            Limit::LegacySchedule,
+        )?;
+        for entry in &b.schedule {
+            check_text("browser.schedule", "actor", entry, Limit::StringLen, false)?;
+        }
+    }
+    at_most(
+        "expect",
+        "the expect block",
+        s.expect.len(),
+        Limit::Expectations,
+    )?;
+    for (property, verdict) in &s.expect {
+        let at = format!("expect.{property}");
+        check_text(&at, "property name", property, Limit::StringLen, false)?;
+        if !VERDICTS.contains(&verdict.as_str()) {
+            return Err(ScenarioError::invalid(
+                &at,
+                format!(
+                    "the expected verdict {} is not one of {}",
+                    quoted(verdict),
+                    VERDICTS.map(|v| format!("\"{v}\"")).join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn at_most(at: &str, subject: &str, count: usize, limit: Limit) -> Result<(), ScenarioError> {
+    if count <= limit.value() {
+        return Ok(());
+    }
+    Err(ScenarioError::limit(at, subject, Some(count), limit))
 }

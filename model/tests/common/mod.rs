@@ -55,11 +55,13 @@ pub fn call(m: &WebMcpModel, label: &str) -> CallId {
 }
 
 pub fn ctrl(m: &WebMcpModel, name: &str) -> CtrlId {
-    m.world
-        .controllers
-        .iter()
-        .position(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no controller {name}")) as CtrlId
+    CtrlId::nth(
+        m.world
+            .controllers
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no controller {name}")),
+    )
 }
 
 pub fn enabled(m: &WebMcpModel, s: &State) -> Vec<Action> {
@@ -91,10 +93,10 @@ pub fn apply(m: &WebMcpModel, s: &State, a: Action) -> State {
 pub fn run_script(m: &WebMcpModel, s: &State, name: &str) -> (State, Vec<StepId>) {
     let d = doc(m, name);
     let mut chain = Vec::new();
-    let mut cur = m.world.navs[m.world.docs[d as usize].nav as usize].container;
+    let mut cur = m.world.navs[m.world.docs[d.index()].nav as usize].container;
     while let Some(c) = cur {
         chain.push(c);
-        cur = m.world.navs[m.world.docs[c as usize].nav as usize].container;
+        cur = m.world.navs[m.world.docs[c.index()].nav as usize].container;
     }
     let mut s = s.clone();
     for c in chain.into_iter().rev() {
@@ -135,7 +137,7 @@ pub fn run_all(m: &WebMcpModel) -> State {
 }
 
 pub fn promise<'a>(m: &WebMcpModel, s: &'a State, label: &str) -> &'a PromiseState {
-    &s.promises[call(m, label) as usize]
+    &s.promises[call(m, label).index()]
 }
 
 pub fn status(m: &WebMcpModel, s: &State, label: &str) -> Status {
