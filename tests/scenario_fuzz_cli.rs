@@ -27,6 +27,7 @@ fn every_scenario_file_gets_an_exit_code_in_0_to_3_and_rejections_one_line() {
         any::<bool>(),
         any::<bool>(),
     );
+    let seen = std::cell::Cell::new([0usize; 4]);
     runner
         .run(&strategy, |(numbers, mutate, bom)| {
             let mut c = Choices::new(&numbers);
@@ -62,6 +63,9 @@ fn every_scenario_file_gets_an_exit_code_in_0_to_3_and_rejections_one_line() {
                 "exit {code:?}: {stderr}\n{text}"
             );
             prop_assert!(!stderr.contains("panicked"), "{stderr}");
+            let mut counts = seen.get();
+            counts[code.unwrap_or(0) as usize] += 1;
+            seen.set(counts);
             if code == Some(2) {
                 prop_assert_eq!(stderr.lines().count(), 1, "{}", stderr);
                 prop_assert!(out.stdout.is_empty());
@@ -69,4 +73,14 @@ fn every_scenario_file_gets_an_exit_code_in_0_to_3_and_rejections_one_line() {
             Ok(())
         })
         .unwrap();
+    // Every exit status occurs, or the fuzzer reaches less of the checker than it claims.
+    let [held, violated, rejected, incomplete] = seen.get();
+    eprintln!(
+        "exits: {held} held, {violated} violated, {rejected} rejected, {incomplete} incomplete"
+    );
+    assert!(
+        held > 5 && violated > 5 && rejected > 5 && incomplete > 5,
+        "{:?}",
+        seen.get()
+    );
 }

@@ -28,6 +28,7 @@ fn options() -> CheckOptions {
         max_states: Some(MAX_STATES),
         max_depth: None,
         timeout: Some(Duration::from_secs(30)),
+        memory_limit_mib: Some(4096),
         symmetry: false,
     }
 }
