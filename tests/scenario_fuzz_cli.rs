@@ -46,7 +46,7 @@ fn every_scenario_file_gets_an_exit_code_in_0_to_3_and_rejections_one_line() {
                     "check",
                     "--quiet",
                     "--max-states",
-                    "2000",
+                    "300",
                     "--timeout",
                     "20",
                 ])
