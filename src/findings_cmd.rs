@@ -22,16 +22,14 @@ pub struct FindingsArgs {
 pub fn findings(args: &FindingsArgs, sources: &[Source]) -> Result<ExitCode, UsageError> {
     crate::threads_arg(args.threads)?;
     args.memory.apply()?;
+    let output = crate::output_file(args.output.as_deref())?;
     let report = match webmcp_traces::findings::generate(sources, args.threads) {
         Ok(report) => report,
         Err(e) => return args.memory.failed(e),
     };
-    match &args.output {
-        Some(path) => {
-            webmcp_traces::export::write_atomically(path, &report).map_err(UsageError)?;
-            eprintln!("wrote {}", path.display());
-        }
-        None => out!("{report}"),
+    crate::write_output(output, &report)?;
+    if let Some(path) = &args.output {
+        eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -404,6 +404,31 @@ fn traces_cmd(
     .into())
 }
 
+/// The file `-o` names, checked before the work (it can be created and written where it
+/// is), or `None` for standard output.
+pub(crate) fn output_file(
+    path: Option<&std::path::Path>,
+) -> Result<Option<webmcp_traces::export::Output>, UsageError> {
+    path.map(webmcp_traces::export::Output::create)
+        .transpose()
+        .map_err(|e| UsageError(e.to_string()))
+}
+
+/// Writes `text` to the file checked by [`output_file`] (whole, or not at all), or to
+/// standard output.
+pub(crate) fn write_output(
+    output: Option<webmcp_traces::export::Output>,
+    text: &str,
+) -> Result<(), UsageError> {
+    match output {
+        Some(o) => o.commit(text).map_err(|e| UsageError(e.to_string())),
+        None => {
+            out!("{text}");
+            Ok(())
+        }
+    }
+}
+
 /// Every embedded scenario with its file name and text (what traces record).
 fn scenario_sources() -> Result<Vec<webmcp_traces::corpus::Source>, UsageError> {
     Ok(catalog::all()
@@ -494,6 +519,7 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
 fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     args.memory.apply()?;
     let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    let output = output_file(args.output.as_deref())?;
     let worlds = catalog::all().map_err(UsageError)?;
     let results: Vec<ScenarioResult> = worlds
         .iter()
@@ -508,11 +534,7 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
         })
         .collect();
     let text = output::markdown_report(&worlds, &results);
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| UsageError(format!("{}: {e}", path.display())))?,
-        None => out!("{text}"),
-    }
+    write_output(output, &text)?;
     let mut stopped = false;
     for r in &results {
         if let Some(why) = output::stop_text(r) {

@@ -64,6 +64,7 @@ pub const SURVIVORS: &[(&str, &str)] = &[
 pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, UsageError> {
     crate::threads_arg(args.threads)?;
     args.memory.apply()?;
+    let output = crate::output_file(args.output.as_deref())?;
     let operator = match &args.operator {
         None => None,
         Some(name) => Some(
@@ -116,12 +117,12 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
     let score = 100.0 * killed as f64 / counted.max(1) as f64;
     let candidates = webmcp_model::mutation::candidates().len();
     let report = markdown(&fates, score, usize::from(args.bound), candidates);
-    match &args.output {
-        Some(path) => {
-            webmcp_traces::export::write_atomically(path, &report).map_err(UsageError)?;
+    match (output, &args.output) {
+        (Some(o), Some(path)) => {
+            o.commit(&report).map_err(|e| UsageError(e.to_string()))?;
             eprintln!("wrote {}", path.display());
         }
-        None => {
+        _ => {
             for (m, f) in &fates {
                 outln!("{:<70} {}", m.name(), fate_text(f));
             }

@@ -42,14 +42,7 @@ fn every_scenario_file_gets_an_exit_code_in_0_to_3_and_rejections_one_line() {
             let file = dir.join("s.json");
             std::fs::write(&file, &text).unwrap();
             let out = Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
-                .args([
-                    "check",
-                    "--quiet",
-                    "--max-states",
-                    "300",
-                    "--timeout",
-                    "20",
-                ])
+                .args(["check", "--quiet", "--max-states", "300", "--timeout", "20"])
                 .arg("--scenario-file")
                 .arg(&file)
                 .arg("--trace-dir")

@@ -298,3 +298,33 @@ fn an_expect_block_names_only_catalogue_properties_and_real_verdicts() {
         }
     }
 }
+
+#[test]
+fn an_unwritable_output_is_refused_before_the_work_and_leaves_nothing_behind() {
+    let dir = scratch("unwritable");
+    for cmd in ["report", "findings", "mutants"] {
+        for out in [
+            dir.clone(),
+            dir.join("missing/parent/out.md"),
+            std::path::PathBuf::from("/proc/self/nope/out.md"),
+        ] {
+            let started = std::time::Instant::now();
+            let o = bin().args([cmd, "-o"]).arg(&out).output().unwrap();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{cmd} -o {}: {stderr}",
+                out.display()
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            // Refused before exploring: the work takes seconds, the refusal milliseconds.
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(2),
+                "{cmd}"
+            );
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "temporary files left behind: {left:?}");
+}
