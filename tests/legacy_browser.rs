@@ -45,12 +45,8 @@ fn verdicts(v: &serde_json::Value) -> Vec<(String, Option<bool>)> {
 
 #[test]
 #[cfg_attr(
-    webmcp_no_chromium,
-    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
-)]
-#[cfg_attr(
-    webmcp_no_polyfill,
-    ignore = "no polyfill in browser/js/node_modules: run npm ci there (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+    any(webmcp_no_chromium, webmcp_no_polyfill),
+    ignore = "needs Chromium ($WEBMCP_CHROMIUM or /usr/bin/chromium) and the polyfills (npm ci in browser/js); WEBMCP_REQUIRE_BROWSER=1 makes their absence a failure"
 )]
 fn the_polyfill_conforms_except_where_it_takes_two_alternatives() {
     webmcp_browser::chromium_for_tests();

@@ -603,7 +603,7 @@ fn the_longest_page_strings_a_scenario_may_hold_give_traces_that_replay() {
     // MAX_STRING_LEN characters, a file of at most MAX_SCENARIO_BYTES), so every trace
     // `check` writes is one `replay` accepts: the longest description gives traces that
     // replay, and one character more is refused before any exploration.
-    assert!(webmcp_model::limits::MAX_SCENARIO_BYTES < webmcp_traces::limits::MAX_STRING_BYTES);
+    const { assert!(webmcp_model::limits::MAX_SCENARIO_BYTES < webmcp_traces::limits::MAX_STRING_BYTES) };
     let with_description = |len: usize| {
         let mut s: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(

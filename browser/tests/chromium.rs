@@ -2,7 +2,6 @@
 //! secondary origin; both report, the top page finishes. Ignored when no
 //! Chromium is installed, unless WEBMCP_REQUIRE_BROWSER=1 (then absence fails).
 
-use std::path::Path;
 use std::time::Duration;
 
 use webmcp_browser::{

@@ -76,12 +76,8 @@ fn chromium_registers_and_discovers_as_the_draft_allows() {
 
 #[test]
 #[cfg_attr(
-    webmcp_no_chromium,
-    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
-)]
-#[cfg_attr(
-    webmcp_no_polyfill,
-    ignore = "no polyfill in browser/js/node_modules: run npm ci there (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+    any(webmcp_no_chromium, webmcp_no_polyfill),
+    ignore = "needs Chromium ($WEBMCP_CHROMIUM or /usr/bin/chromium) and the polyfills (npm ci in browser/js); WEBMCP_REQUIRE_BROWSER=1 makes their absence a failure"
 )]
 fn polyfill_is_judged_in_chromium_without_the_flag() {
     let chromium = webmcp_browser::chromium_for_tests();

@@ -3,7 +3,7 @@
 //! judges Chromium's observation allowed by seed. Ignored when no Chromium is
 //! installed, unless WEBMCP_REQUIRE_BROWSER=1.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use webmcp_browser::{run_pages, Chromium, Origin, Origins, Resource, Site, Visit, REPORT_JS};
