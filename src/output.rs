@@ -25,15 +25,7 @@ pub fn run_header(
 }
 
 fn thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    webmcp_properties::limits::thousands(n as u64)
 }
 
 /// Why a scenario's exploration is not exhaustive, naming the bound: "stopped by --timeout

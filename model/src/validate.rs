@@ -109,13 +109,21 @@ pub fn validate(sc: &Scenario) -> Result<(), ScenarioError> {
         )?;
     }
 
+    expect_block(&sc.expect)
+}
+
+/// An `expect` block (of either profile): bounded in size, property names as text, and only
+/// verdicts `check` reports.
+pub(crate) fn expect_block(
+    expect: &std::collections::BTreeMap<String, String>,
+) -> Result<(), ScenarioError> {
     at_most(
         "expect",
         "the expect block",
-        sc.expect.len(),
+        expect.len(),
         Limit::Expectations,
     )?;
-    for (property, verdict) in &sc.expect {
+    for (property, verdict) in expect {
         let at = format!("expect.{property}");
         check_text(&at, "property name", property, Limit::StringLen, false)?;
         if !VERDICTS.contains(&verdict.as_str()) {
@@ -232,7 +240,12 @@ fn statement(
 }
 
 /// `count` must not exceed `limit`.
-fn at_most(at: &str, subject: &str, count: usize, limit: Limit) -> Result<(), ScenarioError> {
+pub(crate) fn at_most(
+    at: &str,
+    subject: &str,
+    count: usize,
+    limit: Limit,
+) -> Result<(), ScenarioError> {
     if count <= limit.value() {
         return Ok(());
     }

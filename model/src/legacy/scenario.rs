@@ -14,7 +14,7 @@ use crate::error::{
     ScenarioError,
 };
 use crate::limits::Limit;
-use crate::validate::VERDICTS;
+use crate::validate::at_most;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -462,32 +462,5 @@ fn validate(s: &LegacyScenario) -> Result<(), ScenarioError> {
             check_text("browser.schedule", "actor", entry, Limit::StringLen, false)?;
         }
     }
-    at_most(
-        "expect",
-        "the expect block",
-        s.expect.len(),
-        Limit::Expectations,
-    )?;
-    for (property, verdict) in &s.expect {
-        let at = format!("expect.{property}");
-        check_text(&at, "property name", property, Limit::StringLen, false)?;
-        if !VERDICTS.contains(&verdict.as_str()) {
-            return Err(ScenarioError::invalid(
-                &at,
-                format!(
-                    "the expected verdict {} is not one of {}",
-                    quoted(verdict),
-                    VERDICTS.map(|v| format!("\"{v}\"")).join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn at_most(at: &str, subject: &str, count: usize, limit: Limit) -> Result<(), ScenarioError> {
-    if count <= limit.value() {
-        return Ok(());
-    }
-    Err(ScenarioError::limit(at, subject, Some(count), limit))
+    crate::validate::expect_block(&s.expect)
 }
