@@ -126,7 +126,7 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
             .env
             .remove_iframe
             .iter()
-            .map(|&n| &world.navs[n as usize])
+            .map(|&n| &world.navs[n.index()])
             .filter(|n| n.container == Some(d))
             .map(|n| n.name.clone())
             .collect();

@@ -135,13 +135,13 @@ pub fn from_state(w: &World, variant: Variant, s: &State) -> Observation {
             }
         }
         for nav in w.child_navs(DocId::nth(d)) {
-            let v = if s.navs[nav as usize].attached {
+            let v = if s.navs[nav.index()].attached {
                 "attached"
             } else {
                 "removed"
             };
             obs.insert(
-                format!("{name}: iframe {}", w.navs[nav as usize].name),
+                format!("{name}: iframe {}", w.navs[nav.index()].name),
                 v.into(),
             );
         }

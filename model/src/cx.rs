@@ -213,7 +213,7 @@ impl<R: Recorder> Cx<'_, R> {
             return self.run_task_inline(Task { doc, kind });
         }
         self.effect(Site::Queue, move |cx| {
-            let agent = cx.w.agent_of(doc) as usize;
+            let agent = cx.w.agent_of(doc).index();
             cx.s.queues[agent].push_back(Task { doc, kind });
         });
     }
@@ -319,7 +319,7 @@ impl<R: Recorder> Cx<'_, R> {
     // The pending tool executions map of a traversable: an ordered map (insertion order).
 
     pub fn pending_get(&self, trav: NavId, uuid: CallId) -> Option<PendingExecution> {
-        let tab = self.w.navs[trav as usize].tab as usize;
+        let tab = self.w.navs[trav.index()].tab.index();
         self.s.pending[tab]
             .iter()
             .find(|(k, _)| *k == uuid)
@@ -331,7 +331,7 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     fn pending_set_now(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
-        let tab = self.w.navs[trav as usize].tab as usize;
+        let tab = self.w.navs[trav.index()].tab.index();
         let map = &mut self.s.pending[tab];
         match map.iter().position(|(k, _)| *k == uuid) {
             Some(i) => map[i] = (uuid, exec),
@@ -344,7 +344,7 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     fn pending_remove_now(&mut self, trav: NavId, uuid: CallId) {
-        let tab = self.w.navs[trav as usize].tab as usize;
+        let tab = self.w.navs[trav.index()].tab.index();
         let map = &mut self.s.pending[tab];
         if let Some(i) = map.iter().position(|(k, _)| *k == uuid) {
             map.remove(i);

@@ -136,6 +136,26 @@ macro_rules! small_id {
 }
 
 small_id!(
+    /// A navigable (a tab's top-level traversable or an iframe's child navigable): an index
+    /// into [`crate::world::World::navs`].
+    NavId(u8),
+    "navigable",
+    limits::Limit::Navigables
+);
+small_id!(
+    /// A tab (a top-level traversable): an index into [`crate::world::World::tabs`].
+    TabId(u8),
+    "tab",
+    limits::Limit::Tabs
+);
+small_id!(
+    /// An agent (an event loop): an index into [`crate::world::World::agents`]. Every
+    /// document has exactly one agent, so there are at most as many agents as documents.
+    AgentId(u8),
+    "agent",
+    limits::Limit::Documents
+);
+small_id!(
     /// A document: an index into [`crate::world::World::docs`].
     DocId(u8),
     "document",
@@ -161,3 +181,58 @@ small_id!(
     "string",
     limits::Limit::Strings
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each id accepts the last index below its bound and refuses the bound itself, naming
+    /// the bound in the error.
+    fn refuses_its_limit<T>(kind: &'static str, limit: limits::Limit)
+    where
+        T: TryFrom<usize, Error = IdOverflow> + Into<usize> + fmt::Debug,
+    {
+        let n = limit.value();
+        let last = T::try_from(n - 1).expect("the last index below the bound");
+        assert_eq!(last.into(), n - 1);
+        assert_eq!(
+            T::try_from(n).unwrap_err(),
+            IdOverflow {
+                kind,
+                index: n,
+                limit,
+            }
+        );
+        assert!(T::try_from(n + 1).is_err());
+        assert!(T::try_from(usize::MAX).is_err());
+    }
+
+    #[test]
+    fn navigable_tab_and_agent_ids_refuse_an_index_at_their_limit() {
+        refuses_its_limit::<NavId>("navigable", limits::Limit::Navigables);
+        refuses_its_limit::<TabId>("tab", limits::Limit::Tabs);
+        refuses_its_limit::<AgentId>("agent", limits::Limit::Documents);
+        assert_eq!(NavId::LIMIT.value(), limits::MAX_NAVIGABLES);
+        assert_eq!(TabId::LIMIT.value(), limits::MAX_TABS);
+        assert_eq!(AgentId::LIMIT.value(), limits::MAX_DOCUMENTS);
+    }
+
+    #[test]
+    fn navigable_tab_and_agent_ids_print_hash_and_order_as_the_integer() {
+        use std::hash::{BuildHasher, RandomState};
+        let h = RandomState::new();
+        let (n, t, a) = (NavId::nth(7), TabId::nth(3), AgentId::nth(5));
+        assert_eq!((format!("{n:?}"), format!("{n}")), ("7".into(), "7".into()));
+        assert_eq!((format!("{t:?}"), format!("{t}")), ("3".into(), "3".into()));
+        assert_eq!((format!("{a:?}"), format!("{a}")), ("5".into(), "5".into()));
+        assert_eq!(h.hash_one(n), h.hash_one(7u8));
+        assert_eq!(h.hash_one(t), h.hash_one(3u8));
+        assert_eq!(h.hash_one(a), h.hash_one(5u8));
+        assert!(NavId::nth(1) < NavId::nth(2) && TabId::nth(0) < TabId::nth(1));
+        assert_eq!(
+            std::mem::size_of::<Option<NavId>>(),
+            std::mem::size_of::<Option<u8>>()
+        );
+        assert_eq!(NavId::all(3).map(NavId::get).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+}

@@ -9,8 +9,8 @@ impl<R: Recorder> Cx<'_, R> {
     /// HTML "destroy a child navigable": detach the navigable, then destroy its active
     /// document and its descendants (children first).
     pub fn remove_iframe(&mut self, nav: NavId) {
-        self.s.navs[nav as usize].attached = false;
-        if let Some(doc) = self.s.navs[nav as usize].active {
+        self.s.navs[nav.index()].attached = false;
+        if let Some(doc) = self.s.navs[nav.index()].active {
             self.destroy_document_and_descendants(doc);
         }
         self.mark_tools_changed();
@@ -20,16 +20,16 @@ impl<R: Recorder> Cx<'_, R> {
     /// descendants (each is unloaded, then destroyed as it is not salvageable), then the
     /// replacement document becomes the navigable's active document.
     pub fn navigate(&mut self, nav: NavId) {
-        let replacement = self.w.navs[nav as usize]
+        let replacement = self.w.navs[nav.index()]
             .replacement
             .expect("checked by compile");
-        if let Some(old) = self.s.navs[nav as usize].active {
+        if let Some(old) = self.s.navs[nav.index()].active {
             for doc in self.documents_post_order(old) {
                 self.unloading_document_cleanup_steps(doc);
                 self.destroy_document(doc);
             }
         }
-        self.s.navs[nav as usize].active = Some(replacement);
+        self.s.navs[nav.index()].active = Some(replacement);
         self.s.doc_mut(replacement).lifecycle = Lifecycle::FullyActive;
         self.mark_tools_changed();
     }
@@ -37,21 +37,21 @@ impl<R: Recorder> Cx<'_, R> {
     /// The tab's page goes into the back/forward cache: every document is unloaded (the
     /// cleanup steps run) but kept, not fully active; the tab shows another page.
     pub fn enter_bfcache(&mut self, tab: TabId) {
-        let root = self.w.tabs[tab as usize].root;
-        let Some(top) = self.s.navs[root as usize].active else {
+        let root = self.w.tabs[tab.index()].root;
+        let Some(top) = self.s.navs[root.index()].active else {
             return;
         };
         for doc in self.documents_post_order(top) {
             self.unloading_document_cleanup_steps(doc);
             self.s.doc_mut(doc).lifecycle = Lifecycle::NotFullyActive;
         }
-        self.s.navs[root as usize].active = None;
+        self.s.navs[root.index()].active = None;
         self.mark_tools_changed();
     }
 
     /// The document in the back/forward cache of `tab`, if any.
     pub fn bfcached_document(&self, tab: TabId) -> Option<DocId> {
-        let root = self.w.tabs[tab as usize].root;
+        let root = self.w.tabs[tab.index()].root;
         DocId::all(self.w.docs.len()).find(|&d| {
             self.w.docs[d.index()].nav == root
                 && self.s.doc(d).lifecycle == Lifecycle::NotFullyActive
@@ -60,11 +60,11 @@ impl<R: Recorder> Cx<'_, R> {
 
     /// History traversal back to the cached page: its documents are fully active again.
     pub fn restore_from_bfcache(&mut self, tab: TabId) {
-        let root = self.w.tabs[tab as usize].root;
+        let root = self.w.tabs[tab.index()].root;
         let Some(top) = self.bfcached_document(tab) else {
             return;
         };
-        self.s.navs[root as usize].active = Some(top);
+        self.s.navs[root.index()].active = Some(top);
         for doc in self.documents_post_order(top) {
             if self.s.doc(doc).lifecycle == Lifecycle::NotFullyActive {
                 self.s.doc_mut(doc).lifecycle = Lifecycle::FullyActive;
@@ -91,7 +91,7 @@ impl<R: Recorder> Cx<'_, R> {
     /// removes the document's tasks, step 9 clears its navigable's active document.
     fn destroy_document(&mut self, doc: DocId) {
         self.unloading_document_cleanup_steps(doc);
-        let agent = self.w.agent_of(doc) as usize;
+        let agent = self.w.agent_of(doc).index();
         self.s.queues[agent].retain(|t| t.doc != doc);
         let d = self.s.doc_mut(doc);
         d.lifecycle = Lifecycle::Destroyed;
@@ -104,7 +104,7 @@ impl<R: Recorder> Cx<'_, R> {
         ) {
             d.script.status = ScriptStatus::Finished;
         }
-        let nav = self.w.docs[doc.index()].nav as usize;
+        let nav = self.w.docs[doc.index()].nav.index();
         if self.s.navs[nav].active == Some(doc) {
             self.s.navs[nav].active = None;
         }
@@ -120,7 +120,7 @@ impl<R: Recorder> Cx<'_, R> {
 
     fn post_order(&self, doc: DocId, out: &mut Vec<DocId>) {
         for child in self.w.child_navs(doc) {
-            let n = &self.s.navs[child as usize];
+            let n = &self.s.navs[child.index()];
             if n.attached {
                 if let Some(c) = n.active {
                     self.post_order(c, out);

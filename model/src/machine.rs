@@ -71,7 +71,7 @@ impl WebMcpModel {
         for d in DocId::all(w.docs.len()) {
             // A container's script starts before its iframes' scripts (it runs while the
             // container is parsed, before the iframe's document loads).
-            let container_started = w.navs[w.docs[d.index()].nav as usize]
+            let container_started = w.navs[w.docs[d.index()].nav.index()]
                 .container
                 .is_none_or(|c| s.doc(c).script.status != ScriptStatus::NotStarted);
             if s.doc(d).script.status == ScriptStatus::NotStarted
@@ -81,11 +81,8 @@ impl WebMcpModel {
                 out.push(Action::RunScript(d));
             }
         }
-        for a in 0..w.agents.len() as AgentId {
-            if s.queues[a as usize]
-                .iter()
-                .any(|t| s.is_fully_active(t.doc))
-            {
+        for a in AgentId::all(w.agents.len()) {
+            if s.queues[a.index()].iter().any(|t| s.is_fully_active(t.doc)) {
                 out.push(Action::RunTask(a));
             }
         }
@@ -109,17 +106,17 @@ impl WebMcpModel {
             }
         }
         for &n in &w.env.remove_iframe {
-            let container = w.navs[n as usize].container.expect("checked by compile");
-            if s.env.navs_done & (1 << n) == 0
-                && s.navs[n as usize].attached
+            let container = w.navs[n.index()].container.expect("checked by compile");
+            if s.env.navs_done & (1 << n.index()) == 0
+                && s.navs[n.index()].attached
                 && s.is_fully_active(container)
             {
                 out.push(Action::RemoveIframe(n));
             }
         }
         for &n in &w.env.navigate {
-            let nav = &s.navs[n as usize];
-            if s.env.navs_done & (1 << n) == 0
+            let nav = &s.navs[n.index()];
+            if s.env.navs_done & (1 << n.index()) == 0
                 && nav.attached
                 && nav.active.is_some_and(|d| s.is_fully_active(d))
             {
@@ -127,9 +124,9 @@ impl WebMcpModel {
             }
         }
         for &t in &w.env.bfcache {
-            let root = w.tabs[t as usize].root;
+            let root = w.tabs[t.index()].root;
             match s.env.bfcache_phase(t) {
-                0 if s.navs[root as usize]
+                0 if s.navs[root.index()]
                     .active
                     .is_some_and(|d| s.is_fully_active(d)) =>
                 {
@@ -147,9 +144,9 @@ impl WebMcpModel {
 
     fn observations(&self, s: &State, out: &mut Vec<Action>) {
         if s.env.observations_left > 0 {
-            for t in 0..self.world.tabs.len() as TabId {
-                let root = self.world.tabs[t as usize].root;
-                if s.navs[root as usize].active.is_some() {
+            for t in TabId::all(self.world.tabs.len()) {
+                let root = self.world.tabs[t.index()].root;
+                if s.navs[root.index()].active.is_some() {
                     out.push(Action::Observe(t));
                 }
             }
@@ -198,14 +195,14 @@ impl WebMcpModel {
             }
             Action::RemoveIframe(n) => {
                 cx.s.env.interventions_left -= 1;
-                cx.s.env.navs_done |= 1 << n;
-                let container = w.navs[n as usize].container.expect("an iframe");
+                cx.s.env.navs_done |= 1 << n.index();
+                let container = w.navs[n.index()].container.expect("an iframe");
                 cx.as_task(w.agent_of(container), |cx| cx.remove_iframe(n));
             }
             Action::Navigate(n) => {
                 cx.s.env.interventions_left -= 1;
-                cx.s.env.navs_done |= 1 << n;
-                let old = cx.s.navs[n as usize].active.expect("enabled");
+                cx.s.env.navs_done |= 1 << n.index();
+                let old = cx.s.navs[n.index()].active.expect("enabled");
                 cx.as_task(w.agent_of(old), |cx| cx.navigate(n));
             }
             Action::EnterBfcache(t) => {
@@ -240,11 +237,11 @@ impl WebMcpModel {
 impl<R: Recorder> Cx<'_, R> {
     /// Runs the oldest runnable task of `agent`'s webmcp queue.
     fn run_task(&mut self, agent: AgentId) {
-        let queue = &self.s.queues[agent as usize];
+        let queue = &self.s.queues[agent.index()];
         let Some(i) = queue.iter().position(|t| self.s.is_fully_active(t.doc)) else {
             return;
         };
-        let task = self.s.queues[agent as usize].remove(i);
+        let task = self.s.queues[agent.index()].remove(i);
         self.run_queued(task, agent);
     }
 
@@ -302,7 +299,7 @@ impl<R: Recorder> Cx<'_, R> {
         }
         // The ordering example: an ancestor on this loop still waiting for the same cause
         // means a child heard of the change first.
-        let agent = w.agent_of(doc) as usize;
+        let agent = w.agent_of(doc).index();
         let ancestor_waiting = self.s.queues[agent].iter().any(|t| {
             matches!(t.kind, TaskKind::FireToolchange { cause: c, registered: r } if c == cause && r == registered)
                 && is_ancestor(w, t.doc, doc)
@@ -317,7 +314,7 @@ impl<R: Recorder> Cx<'_, R> {
     /// The ordering example: the registration promise is fulfilled only after every
     /// `toolchange` it caused on the same event loop has fired.
     fn check_toolchange_before_resolution(&mut self, call: CallId, agent: AgentId) {
-        let waiting = self.s.queues[agent as usize]
+        let waiting = self.s.queues[agent.index()]
             .iter()
             .any(|t| matches!(t.kind, TaskKind::FireToolchange { cause, registered: true } if cause == call));
         let notifying = self.s.threads.contains_key(&ThreadKey::Register(call));
@@ -399,12 +396,12 @@ fn call_of(kind: &TaskKind) -> CallId {
 
 /// Whether document `a` is a strict ancestor of document `b` in the declared tree.
 fn is_ancestor(w: &World, a: DocId, b: DocId) -> bool {
-    let mut cur = w.navs[w.docs[b.index()].nav as usize].container;
+    let mut cur = w.navs[w.docs[b.index()].nav.index()].container;
     while let Some(d) = cur {
         if d == a {
             return true;
         }
-        cur = w.navs[w.docs[d.index()].nav as usize].container;
+        cur = w.navs[w.docs[d.index()].nav.index()].container;
     }
     false
 }

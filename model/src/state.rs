@@ -7,7 +7,7 @@ use crate::coll::{OrdMap, OrdSet, Vector};
 use crate::origin::OriginSet;
 use crate::steps::StepId;
 use crate::threads::{Thread, ThreadKey};
-use crate::world::{Annotations, CallId, CtrlId, DocId, StrId, World};
+use crate::world::{Annotations, CallId, CtrlId, DocId, NavId, StrId, TabId, World};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct State {
@@ -217,7 +217,7 @@ pub enum AbortStep {
     /// captured at `execute-tool#14.3` (`None`: the target had no node navigable).
     Execute {
         call: CallId,
-        traversable: Option<u8>,
+        traversable: Option<NavId>,
     },
 }
 
@@ -267,11 +267,12 @@ const _: () = assert!(2 * crate::limits::MAX_TABS <= u64::BITS as usize);
 const _: () = assert!(crate::limits::MAX_TOOLCHANGE_AWAITS < u8::MAX as usize);
 
 impl EnvState {
-    pub fn bfcache_phase(&self, tab: u8) -> u8 {
-        ((self.bfcache >> (2 * tab)) & 3) as u8
+    pub fn bfcache_phase(&self, tab: TabId) -> u8 {
+        ((self.bfcache >> (2 * tab.index())) & 3) as u8
     }
-    pub fn set_bfcache_phase(&mut self, tab: u8, phase: u8) {
-        self.bfcache = (self.bfcache & !(3 << (2 * tab))) | ((phase as u64) << (2 * tab));
+    pub fn set_bfcache_phase(&mut self, tab: TabId, phase: u8) {
+        let shift = 2 * tab.index();
+        self.bfcache = (self.bfcache & !(3 << shift)) | ((phase as u64) << shift);
     }
 }
 
@@ -412,9 +413,9 @@ impl State {
         self.doc(d).lifecycle == Lifecycle::FullyActive
     }
     /// HTML's node navigable: the navigable whose active document is `d`, or null.
-    pub fn node_navigable(&self, w: &World, d: DocId) -> Option<u8> {
+    pub fn node_navigable(&self, w: &World, d: DocId) -> Option<NavId> {
         let nav = w.docs[d.index()].nav;
-        (self.navs[nav as usize].active == Some(d) && self.doc(d).lifecycle != Lifecycle::Destroyed)
+        (self.navs[nav.index()].active == Some(d) && self.doc(d).lifecycle != Lifecycle::Destroyed)
             .then_some(nav)
     }
     /// HTML's "allowed to use" the "tools" feature: a browsing context, fully active, and
@@ -423,16 +424,16 @@ impl State {
         self.is_fully_active(d) && w.docs[d.index()].tools_policy
     }
     /// The inclusive descendant navigables of a navigable, in tree order.
-    pub fn inclusive_descendants(&self, w: &World, nav: u8) -> Vec<u8> {
+    pub fn inclusive_descendants(&self, w: &World, nav: NavId) -> Vec<NavId> {
         let mut out = Vec::new();
         self.collect_descendants(w, nav, &mut out);
         out
     }
-    fn collect_descendants(&self, w: &World, nav: u8, out: &mut Vec<u8>) {
+    fn collect_descendants(&self, w: &World, nav: NavId, out: &mut Vec<NavId>) {
         out.push(nav);
-        if let Some(doc) = self.navs[nav as usize].active {
+        if let Some(doc) = self.navs[nav.index()].active {
             for child in w.child_navs(doc) {
-                if self.navs[child as usize].attached {
+                if self.navs[child.index()].attached {
                     self.collect_descendants(w, child, out);
                 }
             }

@@ -154,7 +154,7 @@ impl Perm {
     }
     #[inline]
     pub fn nav(&self, n: NavId) -> NavId {
-        self.nav.get(n)
+        NavId::nth(self.nav.get(n.get()) as usize)
     }
     #[inline]
     pub fn call(&self, c: CallId) -> CallId {
@@ -166,11 +166,11 @@ impl Perm {
     }
     #[inline]
     pub fn tab(&self, t: TabId) -> TabId {
-        self.tab.get(t)
+        TabId::nth(self.tab.get(t.get()) as usize)
     }
     #[inline]
     pub fn agent(&self, a: AgentId) -> AgentId {
-        self.agent.get(a)
+        AgentId::nth(self.agent.get(a.get()) as usize)
     }
 
     /// The involution that swaps the subtrees rooted at navigables `a` and `b` (and, when
@@ -183,9 +183,9 @@ impl Perm {
         if a == b || !p.navs(w, a, b) {
             return None;
         }
-        let (ta, tb) = (w.navs[a as usize].tab, w.navs[b as usize].tab);
-        let roots = w.tabs[ta as usize].root == a && w.tabs[tb as usize].root == b;
-        if roots && !Pairing::link(&mut p.tab, ta, tb) {
+        let (ta, tb) = (w.navs[a.index()].tab, w.navs[b.index()].tab);
+        let roots = w.tabs[ta.index()].root == a && w.tabs[tb.index()].root == b;
+        if roots && !Pairing::link(&mut p.tab, ta.get(), tb.get()) {
             return None;
         }
         p.into_perm()
@@ -195,7 +195,7 @@ impl Perm {
     /// transition function observes (see the module documentation). `Err` says what breaks.
     pub fn check_automorphism(&self, w: &World) -> Result<(), String> {
         for (t, tab) in w.tabs.iter().enumerate() {
-            if w.tabs[self.tab(t as TabId) as usize].root != self.nav(tab.root) {
+            if w.tabs[self.tab(TabId::nth(t)).index()].root != self.nav(tab.root) {
                 return Err(format!(
                     "tab {} and its image have different roots",
                     tab.name
@@ -203,7 +203,7 @@ impl Perm {
             }
         }
         for (n, nav) in w.navs.iter().enumerate() {
-            let image = &w.navs[self.nav(n as NavId) as usize];
+            let image = &w.navs[self.nav(NavId::nth(n)).index()];
             if image.tab != self.tab(nav.tab)
                 || image.container != nav.container.map(|d| self.doc(d))
                 || image.initial != self.doc(nav.initial)
@@ -258,24 +258,25 @@ impl Perm {
                 return Err(format!("controller {} differs from its image", ctrl.name));
             }
         }
-        let invariant = |list: &[u8], f: &dyn Fn(u8) -> u8| {
-            let mut a: Vec<u8> = list.to_vec();
-            let mut b: Vec<u8> = list.iter().map(|&x| f(x)).collect();
+        fn invariant<T: Copy + Ord>(list: &[T], f: impl Fn(T) -> T) -> bool {
+            let mut a: Vec<T> = list.to_vec();
+            let mut b: Vec<T> = list.iter().map(|&x| f(x)).collect();
             a.sort_unstable();
             b.sort_unstable();
             a == b
-        };
-        let aborts: Vec<u8> = w.env.abort.iter().map(|c| c.get()).collect();
-        if !invariant(&aborts, &|c| self.ctrl(CtrlId::nth(c.into())).get())
-            || !invariant(&w.env.remove_iframe, &|n| self.nav(n))
-            || !invariant(&w.env.navigate, &|n| self.nav(n))
-            || !invariant(&w.env.bfcache, &|t| self.tab(t))
+        }
+        if !invariant(&w.env.abort, |c| self.ctrl(c))
+            || !invariant(&w.env.remove_iframe, |n| self.nav(n))
+            || !invariant(&w.env.navigate, |n| self.nav(n))
+            || !invariant(&w.env.bfcache, |t| self.tab(t))
         {
             return Err("the environment does not treat the images alike".into());
         }
         for m in 0..w.navs.len() {
             for n in m + 1..w.navs.len() {
-                if w.navs[m].tab == w.navs[n].tab && self.nav(m as NavId) > self.nav(n as NavId) {
+                if w.navs[m].tab == w.navs[n].tab
+                    && self.nav(NavId::nth(m)) > self.nav(NavId::nth(n))
+                {
                     return Err(format!(
                         "tree order: {} comes before {} but its image comes after",
                         w.navs[m].name, w.navs[n].name
@@ -283,7 +284,7 @@ impl Perm {
                 }
             }
         }
-        let tab_of = |d: usize| w.navs[w.docs[d].nav as usize].tab;
+        let tab_of = |d: usize| w.navs[w.docs[d].nav.index()].tab;
         for d in 0..w.docs.len() {
             for e in d + 1..w.docs.len() {
                 let related = w.docs[d].agent == w.docs[e].agent || tab_of(d) == tab_of(e);
@@ -386,8 +387,9 @@ impl Pairing {
     }
 
     fn navs(&mut self, w: &World, a: NavId, b: NavId) -> bool {
-        let (na, nb) = (&w.navs[a as usize], &w.navs[b as usize]);
-        if !Pairing::link(&mut self.nav, a, b) || !self.docs(w, na.initial, nb.initial) {
+        let (na, nb) = (&w.navs[a.index()], &w.navs[b.index()]);
+        if !Pairing::link(&mut self.nav, a.get(), b.get()) || !self.docs(w, na.initial, nb.initial)
+        {
             return false;
         }
         match (na.replacement, nb.replacement) {
@@ -400,7 +402,7 @@ impl Pairing {
     fn docs(&mut self, w: &World, a: DocId, b: DocId) -> bool {
         let (da, db) = (&w.docs[a.index()], &w.docs[b.index()]);
         if !Pairing::link(&mut self.doc, a.get(), b.get())
-            || !Pairing::link(&mut self.agent, da.agent, db.agent)
+            || !Pairing::link(&mut self.agent, da.agent.get(), db.agent.get())
             || da.script.len() != db.script.len()
         {
             return false;
@@ -480,8 +482,8 @@ pub struct Block {
 impl Block {
     /// Every id of the subtree of tab `t`, in id order.
     fn of_tab(w: &World, t: TabId) -> Block {
-        let navs: Vec<NavId> = (0..w.navs.len() as NavId)
-            .filter(|&n| w.navs[n as usize].tab == t)
+        let navs: Vec<NavId> = NavId::all(w.navs.len())
+            .filter(|&n| w.navs[n.index()].tab == t)
             .collect();
         let docs: Vec<DocId> = DocId::all(w.docs.len())
             .filter(|&d| navs.contains(&w.docs[d.index()].nav))
@@ -543,7 +545,7 @@ impl Symmetry {
             if grouped[t] {
                 continue;
             }
-            let first = Block::of_tab(w, t as TabId);
+            let first = Block::of_tab(w, TabId::nth(t));
             let mut members = vec![first.clone()];
             let candidates: Vec<usize> = (t + 1..w.tabs.len()).filter(|&u| !grouped[u]).collect();
             for u in candidates {
@@ -555,7 +557,7 @@ impl Symmetry {
                     continue;
                 };
                 let image = first.image(&swap);
-                if !same_ids(&image, &Block::of_tab(w, u as TabId)) {
+                if !same_ids(&image, &Block::of_tab(w, TabId::nth(u))) {
                     continue;
                 }
                 grouped[u] = true;
@@ -614,7 +616,7 @@ impl Symmetry {
             .map(|g| {
                 let names: Vec<&str> = g
                     .iter()
-                    .filter_map(|b| b.tab.map(|t| w.tabs[t as usize].name.as_str()))
+                    .filter_map(|b| b.tab.map(|t| w.tabs[t.index()].name.as_str()))
                     .collect();
                 format!("{{{}}}", names.join(", "))
             })
@@ -652,14 +654,17 @@ impl Symmetry {
                         };
                         let raw = |ids: &[DocId]| ids.iter().map(|d| d.get()).collect::<Vec<u8>>();
                         set(&mut p.doc.fwd, &raw(&from.docs), &raw(&to.docs));
-                        set(&mut p.nav.fwd, &from.navs, &to.navs);
+                        let raw = |ids: &[NavId]| ids.iter().map(|n| n.get()).collect::<Vec<u8>>();
+                        set(&mut p.nav.fwd, &raw(&from.navs), &raw(&to.navs));
                         let raw = |ids: &[CallId]| ids.iter().map(|c| c.get()).collect::<Vec<u8>>();
                         set(&mut p.call.fwd, &raw(&from.calls), &raw(&to.calls));
                         let raw = |ids: &[CtrlId]| ids.iter().map(|c| c.get()).collect::<Vec<u8>>();
                         set(&mut p.ctrl.fwd, &raw(&from.ctrls), &raw(&to.ctrls));
-                        set(&mut p.agent.fwd, &from.agents, &to.agents);
+                        let raw =
+                            |ids: &[AgentId]| ids.iter().map(|a| a.get()).collect::<Vec<u8>>();
+                        set(&mut p.agent.fwd, &raw(&from.agents), &raw(&to.agents));
                         if let (Some(a), Some(b)) = (from.tab, to.tab) {
-                            p.tab.fwd[a as usize] = b;
+                            p.tab.fwd[a.index()] = b.get();
                         }
                     }
                     next.push(p);
@@ -922,7 +927,7 @@ impl Rename for EnvState {
             bfcache: 0,
             ..*self
         };
-        for t in 0..p.tab.fwd.len() as TabId {
+        for t in TabId::all(p.tab.fwd.len()) {
             env.set_bfcache_phase(p.tab(t), self.bfcache_phase(t));
         }
         env
@@ -1013,9 +1018,9 @@ fn rename_navs(set: u64, p: &Perm) -> u64 {
     let mut out = 0;
     let mut bits = set;
     while bits != 0 {
-        let n = bits.trailing_zeros() as NavId;
+        let n = NavId::nth(bits.trailing_zeros() as usize);
         bits &= bits - 1;
-        out |= 1 << p.nav(n);
+        out |= 1 << p.nav(n).index();
     }
     out
 }

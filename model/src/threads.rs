@@ -33,14 +33,14 @@ pub struct NavList(pub u64);
 
 impl NavList {
     pub fn from_navs(navs: &[NavId]) -> NavList {
-        NavList(navs.iter().fold(0, |m, n| m | (1 << n)))
+        NavList(navs.iter().fold(0, |m, n| m | (1 << n.index())))
     }
     /// Takes the first navigable in tree order.
     pub fn pop(&mut self) -> Option<NavId> {
         if self.0 == 0 {
             return None;
         }
-        let n = self.0.trailing_zeros() as NavId;
+        let n = NavId::nth(self.0.trailing_zeros() as usize);
         self.0 &= self.0 - 1;
         Some(n)
     }

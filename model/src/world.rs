@@ -13,10 +13,7 @@ use crate::origin::{OriginId, OriginTable, ParsedOrigin};
 use crate::scenario::{DocSpec, EnvironmentSpec, OpSpec, Scenario};
 use crate::validate::checked;
 
-pub use crate::ids::{CallId, CtrlId, DocId, StrId};
-pub type NavId = u8;
-pub type TabId = u8;
-pub type AgentId = u8;
+pub use crate::ids::{AgentId, CallId, CtrlId, DocId, NavId, StrId, TabId};
 
 #[derive(Clone, Debug)]
 pub struct Tab {
@@ -255,7 +252,7 @@ impl World {
         self.navs
             .iter()
             .position(|n| n.name == name)
-            .map(|i| i as NavId)
+            .map(NavId::nth)
     }
     pub fn call_named(&self, label: &str) -> Option<CallId> {
         self.calls
@@ -265,7 +262,7 @@ impl World {
     }
     /// The top-level traversable of a navigable (its tab's root: the tree never re-parents).
     pub fn traversable_of(&self, nav: NavId) -> NavId {
-        self.tabs[self.navs[nav as usize].tab as usize].root
+        self.tabs[self.navs[nav.index()].tab.index()].root
     }
     pub fn agent_of(&self, doc: DocId) -> AgentId {
         self.docs[doc.index()].agent
@@ -276,7 +273,7 @@ impl World {
             .iter()
             .enumerate()
             .filter(move |(_, n)| n.container == Some(doc))
-            .map(|(i, _)| i as NavId)
+            .map(|(i, _)| NavId::nth(i))
     }
     /// The `execute-tool` call with uuid `call`.
     pub fn execute_op(&self, call: CallId) -> &ExecuteOp {
@@ -386,7 +383,7 @@ impl Compiler {
             origin,
             origin_string,
             nav,
-            agent: 0,
+            agent: AgentId::nth(0),
             origin_keyed: keyed,
             tools_policy: false,
             initially_active: active,
@@ -410,7 +407,7 @@ impl Compiler {
         if self.navs.iter().any(|n| n.name == name) {
             return twice(at, "navigable", name);
         }
-        let nav = index(at, self.navs.len(), Limit::Navigables)?;
+        let nav = checked(at, self.navs.len())?;
         let src = self.origins.parse(&d.url);
         let doc = self.add_doc(
             at,
@@ -444,10 +441,10 @@ impl Compiler {
         }
         for (i, t) in sc.tabs.iter().enumerate() {
             let at = format!("tabs[{i}]");
-            let tab = index(&at, self.tabs.len(), Limit::Tabs)?;
+            let tab = checked(&at, self.tabs.len())?;
             self.tabs.push(Tab {
                 name: t.tab.clone(),
-                root: index(&at, self.navs.len(), Limit::Navigables)?,
+                root: checked(&at, self.navs.len())?,
             });
             self.add_tree(&at, tab, &t.tab, None, None, &t.top)?;
         }
@@ -468,7 +465,7 @@ impl Compiler {
                 NewDoc {
                     name: &n.doc,
                     url: &n.url,
-                    nav: index(&at, nav, Limit::Navigables)?,
+                    nav: checked(&at, nav)?,
                     agent: &n.agent,
                     keyed: n.origin_keyed,
                     active: false,
@@ -533,7 +530,7 @@ impl Compiler {
             let name = match &self.explicit_agents[d] {
                 Some(a) => a.clone(),
                 None => {
-                    let tab = &self.tabs[self.navs[self.docs[d].nav as usize].tab as usize].name;
+                    let tab = &self.tabs[self.navs[self.docs[d].nav.index()].tab.index()].name;
                     format!("{tab}/{}", self.origins.serialize(self.docs[d].origin))
                 }
             };
@@ -545,7 +542,7 @@ impl Compiler {
                 }
             };
             // There are at most as many agents as documents.
-            self.docs[d].agent = index("", id, Limit::Documents)?;
+            self.docs[d].agent = checked("", id)?;
         }
         Ok(())
     }
@@ -562,7 +559,7 @@ impl Compiler {
     }
 
     fn policy(&self, doc: DocId) -> bool {
-        let nav = &self.navs[self.docs[doc.index()].nav as usize];
+        let nav = &self.navs[self.docs[doc.index()].nav.index()];
         let Some(container) = nav.container else {
             return true;
         };
@@ -651,7 +648,7 @@ impl Compiler {
 
     fn nav(&self, name: &str, at: &str) -> Result<NavId, ScenarioError> {
         match self.navs.iter().position(|n| n.name == name) {
-            Some(i) => index(at, i, Limit::Navigables),
+            Some(i) => checked(at, i),
             None => unknown(at, "navigable", name),
         }
     }
@@ -825,7 +822,7 @@ impl Compiler {
         }
         if let Some(n) = &op.remove_iframe {
             let nav = self.nav(n, at)?;
-            if self.navs[nav as usize].container != Some(doc) {
+            if self.navs[nav.index()].container != Some(doc) {
                 return err(
                     at,
                     format!("{} is not an iframe of this document", quoted(n)),
@@ -835,7 +832,7 @@ impl Compiler {
         }
         let n = op.navigate.as_ref().expect("one kind is set");
         let nav = self.nav(n, at)?;
-        if self.navs[nav as usize].replacement.is_none() {
+        if self.navs[nav.index()].replacement.is_none() {
             return err(
                 at,
                 format!("navigable {} has no navigation declared", quoted(n)),
@@ -863,7 +860,7 @@ impl Compiler {
         }
         for n in &e.remove_iframe {
             let nav = self.nav(n, "environment.removeIframe")?;
-            if self.navs[nav as usize].container.is_none() {
+            if self.navs[nav.index()].container.is_none() {
                 return err(
                     "environment.removeIframe",
                     format!("{} is a tab, not an iframe", quoted(n)),
@@ -873,7 +870,7 @@ impl Compiler {
         }
         for n in &e.navigate {
             let nav = self.nav(n, "environment.navigate")?;
-            if self.navs[nav as usize].replacement.is_none() {
+            if self.navs[nav.index()].replacement.is_none() {
                 return err(
                     "environment.navigate",
                     format!("navigable {} has no navigation declared", quoted(n)),
@@ -883,9 +880,7 @@ impl Compiler {
         }
         for t in &e.bfcache {
             match self.tabs.iter().position(|x| &x.name == t) {
-                Some(i) => env
-                    .bfcache
-                    .push(index("environment.bfcache", i, Limit::Tabs)?),
+                Some(i) => env.bfcache.push(checked("environment.bfcache", i)?),
                 None => return unknown("environment.bfcache", "tab", t),
             }
         }
@@ -918,14 +913,5 @@ fn small(at: &str, n: usize, limit: Limit) -> Result<u8, ScenarioError> {
     match u8::try_from(n) {
         Ok(x) if n <= limit.value() => Ok(x),
         _ => Err(ScenarioError::limit(at, "the scenario", Some(n), limit)),
-    }
-}
-
-/// A `u8` id (navigable, tab, agent) for index `i` of a table the checks already bounded
-/// by `limit`.
-fn index(at: &str, i: usize, limit: Limit) -> Result<u8, ScenarioError> {
-    match u8::try_from(i) {
-        Ok(x) if i < limit.value() => Ok(x),
-        _ => Err(ScenarioError::limit(at, "the scenario", None, limit)),
     }
 }

@@ -334,7 +334,7 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
                 w.docs[t.doc.index()].name
             );
             check!(
-                w.agent_of(t.doc) as usize == agent,
+                w.agent_of(t.doc).index() == agent,
                 "a task of {} is on another agent's queue",
                 w.docs[t.doc.index()].name
             );
@@ -343,7 +343,7 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
     for (n, nav) in s.navs.iter().enumerate() {
         if let Some(d) = nav.active {
             check!(
-                w.docs[d.index()].nav as usize == n,
+                w.docs[d.index()].nav.index() == n,
                 "navigable {} shows {}, a document of another navigable",
                 w.navs[n].name,
                 w.docs[d.index()].name
@@ -359,7 +359,7 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
     }
     for (d, ds) in s.docs.iter().enumerate() {
         let name = &w.docs[d].name;
-        let nav = w.docs[d].nav as usize;
+        let nav = w.docs[d].nav.index();
         if ds.lifecycle == Lifecycle::FullyActive {
             check!(
                 s.navs[nav].active == Some(DocId::nth(d)) && s.navs[nav].attached,

@@ -74,13 +74,13 @@ impl<'a> Names<'a> {
         str(&self.w.docs[d.index()].name)
     }
     pub fn nav(self, n: NavId) -> Value {
-        str(&self.w.navs[n as usize].name)
+        str(&self.w.navs[n.index()].name)
     }
     pub fn tab(self, t: TabId) -> Value {
-        str(&self.w.tabs[t as usize].name)
+        str(&self.w.tabs[t.index()].name)
     }
     pub fn agent(self, a: AgentId) -> Value {
-        str(&self.w.agents[a as usize])
+        str(&self.w.agents[a.index()])
     }
     pub fn call(self, c: CallId) -> Value {
         str(&self.w.calls[c.index()].label)
@@ -170,20 +170,20 @@ pub fn state_vars(w: &World, s: &State) -> Vec<(&'static str, Value)> {
         ("interventionsLeft", int(s.env.interventions_left)),
         (
             "navsDone",
-            set((0..w.navs.len() as NavId)
-                .filter(|i| s.env.navs_done & (1 << i) != 0)
+            set(NavId::all(w.navs.len())
+                .filter(|i| s.env.navs_done & (1 << i.index()) != 0)
                 .map(|i| n.nav(i))),
         ),
         (
             "bfcache",
-            named_map((0..w.tabs.len() as TabId).map(|t| {
+            named_map(TabId::all(w.tabs.len()).map(|t| {
                 let phase = match s.env.bfcache_phase(t) {
                     0 => unit("Untouched"),
                     1 => unit("InBfcache"),
                     2 => unit("LeftBfcache"),
                     p => variant("Phase", int(p)),
                 };
-                (w.tabs[t as usize].name.clone(), phase)
+                (w.tabs[t.index()].name.clone(), phase)
             })),
         ),
         ("observationsLeft", int(s.env.observations_left)),

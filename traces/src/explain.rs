@@ -82,7 +82,7 @@ pub fn explain(l: &Loaded, format: Format) -> String {
 fn doc_participant(w: &World, name: &str) -> Participant {
     let agent = w
         .doc_named(name)
-        .map(|d| w.agents[w.agent_of(d) as usize].clone())
+        .map(|d| w.agents[w.agent_of(d).index()].clone())
         .unwrap_or_default();
     let i = w.doc_named(name).map_or(0, |d| d.index());
     Participant {
@@ -302,7 +302,7 @@ fn actor_and_what(
             ),
         ),
         Action::RunTask(agent) => {
-            let name = &w.agents[agent as usize];
+            let name = &w.agents[agent.index()];
             let queue = before
                 .get("queues")
                 .and_then(|q| map_get(q, name))

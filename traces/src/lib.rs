@@ -45,7 +45,7 @@ pub fn actor(w: &World, a: &Action) -> String {
     let call = |c: CallId| w.calls[c.index()].label.clone();
     match *a {
         Action::RunScript(d) => format!("event loop of {}", doc(d)),
-        Action::RunTask(agent) => format!("event loop {}", w.agents[agent as usize]),
+        Action::RunTask(agent) => format!("event loop {}", w.agents[agent.index()]),
         Action::Step(k) => match k {
             ThreadKey::Register(c) => format!("in parallel: registerTool {}", call(c)),
             ThreadKey::Unregister(c) => format!("in parallel: unregister {}", call(c)),
@@ -85,24 +85,23 @@ pub fn describe(w: &World, a: &Action) -> String {
             format!("the execute callback of {} settles: {}", call(c), o.name())
         }
         Action::Abort(c) => format!("{}.abort()", w.controllers[c.index()].name),
-        Action::RemoveIframe(n) => format!(
-            "removes the iframe of navigable {}",
-            w.navs[n as usize].name
-        ),
-        Action::Navigate(n) => format!("navigates {} away", w.navs[n as usize].name),
+        Action::RemoveIframe(n) => {
+            format!("removes the iframe of navigable {}", w.navs[n.index()].name)
+        }
+        Action::Navigate(n) => format!("navigates {} away", w.navs[n.index()].name),
         Action::EnterBfcache(t) => format!(
             "tab {} enters the back/forward cache",
-            w.tabs[t as usize].name
+            w.tabs[t.index()].name
         ),
         Action::RestoreFromBfcache(t) => format!(
             "tab {} is restored from the back/forward cache",
-            w.tabs[t as usize].name
+            w.tabs[t.index()].name
         ),
         Action::EvictFromBfcache(t) => format!(
             "tab {} is evicted from the back/forward cache",
-            w.tabs[t as usize].name
+            w.tabs[t.index()].name
         ),
-        Action::Observe(t) => format!("performs an observation of tab {}", w.tabs[t as usize].name),
+        Action::Observe(t) => format!("performs an observation of tab {}", w.tabs[t.index()].name),
     }
 }
 

@@ -550,7 +550,7 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
         w.tabs
             .iter()
             .position(|t| t.name == s)
-            .map(|i| i as TabId)
+            .map(TabId::nth)
             .ok_or_else(|| format!("wrong scenario: no tab named \"{s}\" in {}", w.name))
     };
     let call = |s: &str| -> Result<CallId, String> {
@@ -564,7 +564,7 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
             let i = w.agents.iter().position(|x| x == agent).ok_or_else(|| {
                 format!("wrong scenario: no agent named \"{agent}\" in {}", w.name)
             })?;
-            Action::RunTask(i as AgentId)
+            Action::RunTask(AgentId::nth(i))
         }
         TypedAction::Step { thread } => Action::Step(match thread {
             TypedThreadKey::Register(c) => ThreadKey::Register(call(c)?),

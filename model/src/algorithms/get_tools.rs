@@ -8,7 +8,7 @@ use crate::origin::OriginSet;
 use crate::s;
 use crate::state::{Ghost, Reason, RegisteredTool, State, TaskKind, Value};
 use crate::threads::{GetToolsPc, NavList, Thread, ThreadKey};
-use crate::world::{CallId, DocId, GetToolsOp, StrId, World};
+use crate::world::{CallId, DocId, GetToolsOp, NavId, StrId, World};
 
 impl<R: Recorder> Cx<'_, R> {
     pub fn get_tools(&mut self, doc: DocId, op: &GetToolsOp) {
@@ -136,11 +136,11 @@ impl<R: Recorder> Cx<'_, R> {
         &mut self,
         requestor: DocId,
         from_origins: OriginSet,
-        nav: u8,
+        nav: NavId,
         tools: &mut Vector<RegisteredTool>,
     ) {
         self.step(s!("get-tools#9.3.1"));
-        let Some(target) = self.s.navs[nav as usize].active else {
+        let Some(target) = self.s.navs[nav.index()].active else {
             return;
         };
         self.step(s!("get-tools#9.3.2"));
@@ -212,12 +212,12 @@ pub fn visible_tools(
     requestor: DocId,
     from_origins: OriginSet,
 ) -> Vec<(StrId, DocId)> {
-    let tab = w.navs[w.docs[requestor.index()].nav as usize].tab;
+    let tab = w.navs[w.docs[requestor.index()].nav.index()].tab;
     let caller_origin = w.docs[requestor.index()].origin;
     let mut out = Vec::new();
     for (d, doc) in w.docs.iter().enumerate() {
         let d = DocId::nth(d);
-        if w.navs[doc.nav as usize].tab != tab || !in_tree(w, s, d) || !s.allowed_to_use_tools(w, d)
+        if w.navs[doc.nav.index()].tab != tab || !in_tree(w, s, d) || !s.allowed_to_use_tools(w, d)
         {
             continue;
         }
@@ -238,10 +238,10 @@ pub fn visible_tools(
 /// Whether `d` is the active document of a navigable attached all the way up to its tab.
 fn in_tree(w: &World, s: &State, d: DocId) -> bool {
     let nav = w.docs[d.index()].nav;
-    if s.navs[nav as usize].active != Some(d) || !s.navs[nav as usize].attached {
+    if s.navs[nav.index()].active != Some(d) || !s.navs[nav.index()].attached {
         return false;
     }
-    match w.navs[nav as usize].container {
+    match w.navs[nav.index()].container {
         None => true,
         Some(parent) => in_tree(w, s, parent),
     }

@@ -6,7 +6,7 @@ use crate::origin::OriginSet;
 use crate::s;
 use crate::state::TaskKind;
 use crate::threads::{NavList, NotifyPc, Thread};
-use crate::world::{CallId, DocId};
+use crate::world::{CallId, DocId, NavId};
 
 impl<R: Recorder> Cx<'_, R> {
     /// One step of a notify thread; returns the thread to keep, or `None` when it is done.
@@ -62,11 +62,11 @@ impl<R: Recorder> Cx<'_, R> {
         exposed: OriginSet,
         cause: CallId,
         registered: bool,
-        nav: u8,
+        nav: NavId,
     ) {
         self.step(s!("notify-tool-change#3.1"));
         // A tab in the back/forward cache shows another page, which has no tools.
-        let Some(target) = self.s.navs[nav as usize].active else {
+        let Some(target) = self.s.navs[nav.index()].active else {
             return;
         };
         self.step(s!("notify-tool-change#3.2"));

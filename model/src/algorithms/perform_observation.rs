@@ -9,9 +9,9 @@ use crate::world::{DocId, StrId, TabId};
 
 impl<R: Recorder> Cx<'_, R> {
     pub fn perform_observation(&mut self, tab: TabId) -> Vec<(DocId, Vec<StrId>)> {
-        let traversable = self.w.tabs[tab as usize].root;
+        let traversable = self.w.tabs[tab.index()].root;
         self.assert_that(s!("perform-observation#1"), self.at == Where::AiAgentQueue);
-        let active = self.s.navs[traversable as usize].active;
+        let active = self.s.navs[traversable.index()].active;
         let fully_active = active.is_some_and(|d| self.s.is_fully_active(d));
         self.assert_that(s!("perform-observation#2"), fully_active);
         self.step(s!("perform-observation#3"));
@@ -23,7 +23,7 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("perform-observation#5"));
         for nav in self.s.inclusive_descendants(self.w, traversable) {
             self.step(s!("perform-observation#5.1"));
-            let Some(document) = self.s.navs[nav as usize].active else {
+            let Some(document) = self.s.navs[nav.index()].active else {
                 continue;
             };
             self.step(s!("perform-observation#5.2"));

@@ -11,7 +11,7 @@ use crate::s;
 use crate::threads::{
     CancelPc, CancelProc, CleanupPc, CleanupSub, CompletionPc, CompletionProc, Thread, ThreadKey,
 };
-use crate::world::DocId;
+use crate::world::{DocId, NavId};
 
 impl<R: Recorder> Cx<'_, R> {
     pub fn unloading_document_cleanup_steps(&mut self, doc: DocId) {
@@ -46,7 +46,12 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     /// One step of the `unload-cleanup#2` block.
-    pub fn cleanup_step(&mut self, doc: DocId, traversable: u8, pc: CleanupPc) -> Option<Thread> {
+    pub fn cleanup_step(
+        &mut self,
+        doc: DocId,
+        traversable: NavId,
+        pc: CleanupPc,
+    ) -> Option<Thread> {
         let next = |pc| {
             Some(Thread::Cleanup {
                 doc,
@@ -59,7 +64,7 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("unload-cleanup#2.1"));
                 let mut uuids = Vector::new();
                 self.step(s!("unload-cleanup#2.2"));
-                let tab = self.w.navs[traversable as usize].tab as usize;
+                let tab = self.w.navs[traversable.index()].tab.index();
                 let pending = self.s.pending[tab].clone();
                 for (uuid, execution) in pending.iter() {
                     self.rec.step(s!("unload-cleanup#2.2.1"));

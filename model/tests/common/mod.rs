@@ -93,10 +93,10 @@ pub fn apply(m: &WebMcpModel, s: &State, a: Action) -> State {
 pub fn run_script(m: &WebMcpModel, s: &State, name: &str) -> (State, Vec<StepId>) {
     let d = doc(m, name);
     let mut chain = Vec::new();
-    let mut cur = m.world.navs[m.world.docs[d.index()].nav as usize].container;
+    let mut cur = m.world.navs[m.world.docs[d.index()].nav.index()].container;
     while let Some(c) = cur {
         chain.push(c);
-        cur = m.world.navs[m.world.docs[c.index()].nav as usize].container;
+        cur = m.world.navs[m.world.docs[c.index()].nav.index()].container;
     }
     let mut s = s.clone();
     for c in chain.into_iter().rev() {
