@@ -21,11 +21,12 @@ pub struct BenchArgs {
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// Checker threads for the per-scenario table, 1 to 256.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
     /// Per-scenario table with symmetry reduction (one-thread BFS).
     #[arg(long)]
     symmetry: bool,
+    /// How to print the measurements.
     #[arg(long, value_enum, default_value_t = BenchFormat::Markdown)]
     format: BenchFormat,
     /// Run the scaling families (1 and 2 threads, and 1 thread with symmetry reduction where
@@ -67,7 +68,7 @@ pub struct BenchChildArgs {
     family: Option<String>,
     #[arg(long, value_name = "N")]
     size: Option<usize>,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
     #[arg(long)]
     symmetry: bool,

@@ -13,7 +13,7 @@ pub struct FindingsArgs {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Worker threads, 1 to 256 (each scenario check runs on one thread).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, value_name = "N", default_value_t = 2)]
     threads: usize,
     #[command(flatten)]
     memory: crate::MemoryLimitArg,

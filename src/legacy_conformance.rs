@@ -41,6 +41,7 @@ pub struct LegacyConformanceArgs {
     /// Seconds each page may take (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=600))]
     page_timeout: u64,
+    /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = ConformanceFormat::Human)]
     format: ConformanceFormat,
 }

@@ -89,6 +89,7 @@ enum Profile {
 
 #[derive(clap::Args)]
 struct ListArgs {
+    /// List the draft's scenarios, or the legacy proposal's.
     #[arg(long, value_enum, default_value_t = Profile::Draft)]
     profile: Profile,
 }
@@ -115,6 +116,7 @@ struct ExplainArgs {
     /// The trace file (.itf.json).
     #[arg(value_name = "FILE")]
     file: std::path::PathBuf,
+    /// How to tell the story: plain text, Markdown, a Mermaid sequence diagram, or an HTML page.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     format: ExplainFormat,
     /// Write the story here instead of standard output.
@@ -198,6 +200,7 @@ struct CoverageArgs {
     /// The spec variant: seed (the text as written), proposed, or seed+FIX+...
     #[arg(long, value_name = "VARIANT", default_value = "seed")]
     variant: String,
+    /// How to print the coverage.
     #[arg(long, value_enum, default_value_t = CoverageFormat::Human)]
     format: CoverageFormat,
     #[command(flatten)]

@@ -23,7 +23,7 @@ pub struct MutantsArgs {
     #[arg(long, value_name = "OPERATOR")]
     operator: Option<String>,
     /// Worker threads, 1 to 256 (mutants run in parallel, each check on one thread).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, value_name = "N", default_value_t = 2)]
     threads: usize,
     #[command(flatten)]
     memory: crate::MemoryLimitArg,

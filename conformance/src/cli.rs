@@ -40,6 +40,7 @@ pub struct Args {
         default_value = "browser/js/node_modules/webmcp-polyfill-5/dist/index.iife.js"
     )]
     pub polyfill: PathBuf,
+    /// How to print the verdicts.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
     /// Seconds a page may take before it counts as timed out (1 to 600).
