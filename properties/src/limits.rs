@@ -312,8 +312,22 @@ impl Budget {
 /// refusal leaves nothing behind. stateright panics when the OS refuses one of its threads,
 /// with the threads it already started still running, and a process at its limits may then
 /// fail even a small allocation; asking first keeps that failure clean.
+/// Hidden test hook: behave as if the OS refused any thread beyond this many.
+pub const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
+
 pub(crate) fn can_start_threads(n: usize) -> std::io::Result<()> {
     use std::sync::{Arc, Condvar, Mutex};
+    // Tests make the OS's refusal happen on purpose: an address-space limit small enough to
+    // refuse thread stacks also makes glibc itself abort at random, outside our code.
+    if let Some(most) = std::env::var(REFUSE_THREADS_ENV)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        if n > most {
+            // EAGAIN, what pthread_create returns when the OS is out of threads or memory.
+            return Err(std::io::Error::from_raw_os_error(libc::EAGAIN));
+        }
+    }
     let gate = Arc::new((Mutex::new(false), Condvar::new()));
     let mut started = Vec::with_capacity(n);
     let mut refused = None;
