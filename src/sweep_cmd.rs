@@ -6,7 +6,6 @@ use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -148,11 +147,14 @@ struct Checked {
 struct PropertyTally {
     violating: u64,
     witnessing: u64,
-    /// (statements, documents, counterexample length, index): smallest first.
-    smallest: Option<((usize, usize, usize, u64), usize)>,
+    /// (statements, documents, counterexample length, index) and the scenario: smallest
+    /// first, so the same scenario wins whatever order the workers finish in.
+    smallest: Option<(Key, Gen)>,
     /// Where --out wrote the smallest scenario and its trace.
     files: Option<(String, String)>,
 }
+
+type Key = (usize, usize, usize, u64);
 
 /// The whole sweep's result.
 struct Sweep {
@@ -162,8 +164,8 @@ struct Sweep {
     sample: Option<(u64, u64)>,
     /// The whole space's counts (exhaustive sweeps only).
     counts: Option<Counts>,
-    /// The scenarios this run was to check (this shard's, or the distinct samples).
-    selected: Vec<(u64, Gen)>,
+    /// How many scenarios this run was to check (this shard's, or the distinct samples').
+    selected: u64,
     checked: u64,
     incomplete: u64,
     skipped: u64,
@@ -177,9 +179,10 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     let plan = plan(args)?;
     let start = Instant::now();
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
-    let (counts, selected) = select(&plan, show_progress);
     if args.count {
-        let counts = counts.expect("exhaustive");
+        let counts = webmcp_generator::count(&plan.bound);
+        let shard = plan.shard.unwrap_or(Shard::WHOLE);
+        let selected = shard_size(counts.canonical, shard);
         match args.format {
             Format::Json => outln!(
                 "{}",
@@ -189,7 +192,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
                     "raw": counts.raw,
                     "canonical": counts.canonical,
                     "shard": plan.shard.map(|s| s.to_string()),
-                    "selected": selected.len(),
+                    "selected": selected,
                 }))
                 .expect("JSON")
             ),
@@ -199,31 +202,30 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
                 thousands(counts.raw),
                 thousands(counts.canonical),
                 plan.shard
-                    .map(|s| format!("; shard {s}: {}", thousands(selected.len() as u64)))
+                    .map(|s| format!("; shard {s}: {}", thousands(selected)))
                     .unwrap_or_default()
             ),
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let results = run(&plan, &selected, start, show_progress);
     let mut sweep = Sweep {
         bound: plan.bound,
         variant: plan.variant.name(),
         shard: plan.shard,
         sample: plan.sample,
-        counts,
+        counts: None,
+        selected: 0,
         checked: 0,
         incomplete: 0,
         skipped: 0,
         total_states: 0,
         unique_states: 0,
         seconds: 0.0,
-        tally: (0..properties().len()).map(|_| PropertyTally::default()).collect(),
-        selected,
+        tally: (0..properties().len())
+            .map(|_| PropertyTally::default())
+            .collect(),
     };
-    for c in &results {
-        sweep.add(c);
-    }
+    run(&plan, &mut sweep, start, show_progress);
     sweep.seconds = start.elapsed().as_secs_f64();
     if let Some(dir) = &args.out {
         write_smallest(&mut sweep, &plan, dir)?;
@@ -240,51 +242,58 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     Ok(ExitCode::from(sweep.exit_code()))
 }
 
-/// The scenarios to check: this shard of the enumeration, or of the distinct samples.
-fn select(plan: &Plan, show_progress: bool) -> (Option<Counts>, Vec<(u64, Gen)>) {
-    let shard = plan.shard.unwrap_or(Shard::WHOLE);
-    if let Some((n, seed)) = plan.sample {
-        let gens = webmcp_generator::sample(&plan.bound, n, seed);
-        let picked = gens
-            .into_iter()
-            .enumerate()
-            .map(|(i, g)| (i as u64, g))
-            .filter(|(i, _)| shard.contains(*i))
-            .collect();
-        return (None, picked);
+/// How many of `canonical` indices shard `s` holds.
+fn shard_size(canonical: u64, s: Shard) -> u64 {
+    let first = s.index - 1;
+    if canonical > first {
+        (canonical - first).div_ceil(s.count)
+    } else {
+        0
     }
-    let bar = show_progress.then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} enumerating: {msg}")
-                .expect("a valid template"),
-        );
-        bar.enable_steady_tick(Duration::from_millis(120));
-        bar
-    });
-    let mut picked = Vec::new();
-    let counts = webmcp_generator::for_each_canonical(&plan.bound, |i, g| {
-        if shard.contains(i) {
-            picked.push((i, g.clone()));
-        }
-        if let Some(bar) = &bar {
-            if i % 4096 == 0 {
-                bar.set_message(format!("{} canonical scenarios", thousands(i)));
-            }
-        }
-        ControlFlow::Continue(())
-    });
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    (Some(counts), picked)
 }
 
-/// Checks every selected scenario on `--jobs` workers, with a progress bar and ETA.
-fn run(plan: &Plan, selected: &[(u64, Gen)], start: Instant, show_progress: bool) -> Vec<Checked> {
-    let jobs = plan.jobs.max(1);
+/// Feeds the selected scenarios, in order, to `send`: this shard of the enumeration (which
+/// is streamed, never held in memory), or of the distinct samples. Returns the whole
+/// space's counts for an exhaustive sweep.
+fn produce(plan: &Plan, mut send: impl FnMut(u64, Gen) -> ControlFlow<()>) -> Option<Counts> {
+    let shard = plan.shard.unwrap_or(Shard::WHOLE);
+    if let Some((n, seed)) = plan.sample {
+        for (i, g) in webmcp_generator::sample(&plan.bound, n, seed)
+            .into_iter()
+            .enumerate()
+        {
+            if shard.contains(i as u64) && send(i as u64, g).is_break() {
+                break;
+            }
+        }
+        return None;
+    }
+    Some(webmcp_generator::for_each_canonical(&plan.bound, |i, g| {
+        if shard.contains(i) {
+            return send(i, g.clone());
+        }
+        ControlFlow::Continue(())
+    }))
+}
+
+/// How many scenarios the run will check, for the progress bar (a counting pass over the
+/// enumeration; it costs a small fraction of the checking).
+fn expected(plan: &Plan) -> u64 {
+    let shard = plan.shard.unwrap_or(Shard::WHOLE);
+    match plan.sample {
+        Some((n, seed)) => {
+            let distinct = webmcp_generator::sample(&plan.bound, n, seed).len() as u64;
+            shard_size(distinct, shard)
+        }
+        None => shard_size(webmcp_generator::count(&plan.bound).canonical, shard),
+    }
+}
+
+/// Checks every selected scenario on `--jobs` workers (each scenario on one thread, BFS),
+/// adding each result to `sweep` as it comes, with a progress bar and ETA.
+fn run(plan: &Plan, sweep: &mut Sweep, start: Instant, show_progress: bool) {
     let bar = show_progress.then(|| {
-        let bar = indicatif::ProgressBar::new(selected.len() as u64);
+        let bar = indicatif::ProgressBar::new(expected(plan));
         bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{prefix} [{bar:30}] {pos}/{len} scenarios, {per_sec}, ETA {eta} {msg}",
@@ -292,29 +301,41 @@ fn run(plan: &Plan, selected: &[(u64, Gen)], start: Instant, show_progress: bool
             .expect("a valid template")
             .progress_chars("=> "),
         );
-        bar.set_prefix(format!("sweep {}", bound_label(&plan.bound)));
+        bar.set_prefix(format!("sweep {}", plan.bound.preset().unwrap_or("")));
         bar
     });
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<Checked>();
-    let mut results = Vec::with_capacity(selected.len());
+    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Gen)>(plan.jobs * 64);
+    let work_rx = std::sync::Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(Checked, Gen)>();
     std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            let tx = tx.clone();
-            let next = &next;
+        let producer = scope.spawn(move || {
+            let mut sent = 0u64;
+            let counts = produce(plan, |i, g| {
+                sent += 1;
+                match work_tx.send((i, g)) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(_) => ControlFlow::Break(()),
+                }
+            });
+            (counts, sent)
+        });
+        for _ in 0..plan.jobs.max(1) {
+            let done_tx = done_tx.clone();
+            let work_rx = &work_rx;
             scope.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((index, gen)) = selected.get(i) else {
+                let next = work_rx.lock().expect("no worker panics").recv();
+                let Ok((index, gen)) = next else {
                     break;
                 };
-                if tx.send(check_one(plan, *index, gen, start)).is_err() {
+                let c = check_one(plan, index, &gen, start);
+                if done_tx.send((c, gen)).is_err() {
                     break;
                 }
             });
         }
-        drop(tx);
+        drop(done_tx);
         let mut violated = std::collections::BTreeSet::new();
-        for c in rx {
+        for (c, gen) in done_rx {
             if let Some(bar) = &bar {
                 violated.extend(c.violated.iter().map(|(p, _)| *p));
                 bar.inc(1);
@@ -322,14 +343,15 @@ fn run(plan: &Plan, selected: &[(u64, Gen)], start: Instant, show_progress: bool
                     bar.set_message(format!("{} properties violated", violated.len()));
                 }
             }
-            results.push(c);
+            sweep.add(&c, &gen);
         }
+        let (counts, sent) = producer.join().expect("the producer does not panic");
+        sweep.counts = counts;
+        sweep.selected = sent;
     });
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    results.sort_by_key(|c| c.index);
-    results
 }
 
 fn check_one(plan: &Plan, index: u64, gen: &Gen, start: Instant) -> Checked {
@@ -371,7 +393,11 @@ fn check_one(plan: &Plan, index: u64, gen: &Gen, start: Instant) -> Checked {
 }
 
 /// Compiles a generated scenario through the ordinary path and checks it.
-fn check_gen(variant: Variant, gen: &Gen, options: &CheckOptions) -> (WebMcpModel, ScenarioResult) {
+fn check_gen(
+    variant: Variant,
+    gen: &Gen,
+    options: &CheckOptions,
+) -> (WebMcpModel, ScenarioResult) {
     let scenario = webmcp_generator::to_scenario(gen);
     let world = World::compile(&scenario).unwrap_or_else(|e| {
         panic!(
@@ -386,7 +412,7 @@ fn check_gen(variant: Variant, gen: &Gen, options: &CheckOptions) -> (WebMcpMode
 }
 
 impl Sweep {
-    fn add(&mut self, c: &Checked) {
+    fn add(&mut self, c: &Checked, gen: &Gen) {
         if c.skipped {
             self.skipped += 1;
         } else {
@@ -401,12 +427,8 @@ impl Sweep {
             let t = &mut self.tally[p];
             t.violating += 1;
             let key = (c.statements, c.documents, len, c.index);
-            let position = self
-                .selected
-                .binary_search_by_key(&c.index, |(i, _)| *i)
-                .expect("a checked scenario was selected");
-            if t.smallest.is_none_or(|(k, _)| key < k) {
-                t.smallest = Some((key, position));
+            if t.smallest.as_ref().is_none_or(|(k, _)| key < *k) {
+                t.smallest = Some((key, gen.clone()));
             }
         }
         for &p in &c.witnessed {
@@ -428,11 +450,8 @@ impl Sweep {
         }
     }
 
-    fn smallest(&self, p: usize) -> Option<(&(usize, usize, usize, u64), &Gen)> {
-        self.tally[p]
-            .smallest
-            .as_ref()
-            .map(|(key, pos)| (key, &self.selected[*pos].1))
+    fn smallest(&self, p: usize) -> Option<(&Key, &Gen)> {
+        self.tally[p].smallest.as_ref().map(|(k, g)| (k, g))
     }
 }
 
@@ -510,12 +529,12 @@ fn space_line(s: &Sweep) -> String {
     if let Some(shard) = s.shard {
         line.push_str(&format!(
             "; shard {shard}: {}",
-            thousands(s.selected.len() as u64)
+            thousands(s.selected)
         ));
     } else if s.sample.is_some() {
         line.push_str(&format!(
             ", {} distinct",
-            thousands(s.selected.len() as u64)
+            thousands(s.selected)
         ));
     }
     line
@@ -643,7 +662,7 @@ fn json_report(s: &Sweep, timings: bool) -> String {
         "raw": s.counts.map(|c| c.raw),
         "canonical": s.counts.map(|c| c.canonical),
         "sample": s.sample.map(|(n, seed)| json!({"draws": n, "seed": seed})),
-        "selected": s.selected.len(),
+        "selected": s.selected,
         "checked": s.checked,
         "incomplete": s.incomplete,
         "not_started": s.skipped,
