@@ -504,6 +504,16 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// `1 statement`, `2 statements`; `many` is the plural form.
+fn plural(n: usize, one: &str) -> String {
+    let many = match one {
+        "property" => "properties".to_string(),
+        "witness" => "witnesses".to_string(),
+        _ => format!("{one}s"),
+    };
+    format!("{n} {}", if n == 1 { one } else { &many })
+}
+
 fn kind_name(k: Kind) -> &'static str {
     match k {
         Kind::Always => "always",
@@ -574,8 +584,11 @@ fn human(s: &Sweep, timings: bool) -> String {
             ));
             if let Some((&(stmts, docs, len, _), gen)) = s.smallest(p) {
                 out.push_str(&format!(
-                    "             smallest {} ({stmts} statements, {docs} documents, {len} actions): {}\n",
+                    "             smallest {} ({}, {}, {}): {}\n",
                     webmcp_generator::name(gen),
+                    plural(stmts, "statement"),
+                    plural(docs, "document"),
+                    plural(len, "action"),
                     webmcp_generator::describe(gen)
                 ));
             }
@@ -597,12 +610,14 @@ fn human(s: &Sweep, timings: bool) -> String {
         }
     }
     out.push_str(&format!(
-        "  {held} properties held in every scenario{}; {unwitnessed} witnesses reached by none\n",
+        "  {} held in every scenario{}; {} reached by none\n",
+        plural(held, "property"),
         if s.incomplete > 0 {
             " that was searched to the end"
         } else {
             ""
-        }
+        },
+        plural(unwitnessed, "witness")
     ));
     out.push_str(&match s.exit_code() {
         1 if s.variant == "seed" => format!(
