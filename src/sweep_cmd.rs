@@ -110,7 +110,8 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
         return Err(UsageError("--max-states must be at least 1".into()));
     }
     if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir).map_err(|e| UsageError(format!("--out {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| UsageError(format!("--out {}: {e}", dir.display())))?;
     }
     Ok(Plan {
         bound,
@@ -393,11 +394,7 @@ fn check_one(plan: &Plan, index: u64, gen: &Gen, start: Instant) -> Checked {
 }
 
 /// Compiles a generated scenario through the ordinary path and checks it.
-fn check_gen(
-    variant: Variant,
-    gen: &Gen,
-    options: &CheckOptions,
-) -> (WebMcpModel, ScenarioResult) {
+fn check_gen(variant: Variant, gen: &Gen, options: &CheckOptions) -> (WebMcpModel, ScenarioResult) {
     let scenario = webmcp_generator::to_scenario(gen);
     let world = World::compile(&scenario).unwrap_or_else(|e| {
         panic!(
@@ -537,15 +534,9 @@ fn space_line(s: &Sweep) -> String {
         (None, None) => {}
     }
     if let Some(shard) = s.shard {
-        line.push_str(&format!(
-            "; shard {shard}: {}",
-            thousands(s.selected)
-        ));
+        line.push_str(&format!("; shard {shard}: {}", thousands(s.selected)));
     } else if s.sample.is_some() {
-        line.push_str(&format!(
-            ", {} distinct",
-            thousands(s.selected)
-        ));
+        line.push_str(&format!(", {} distinct", thousands(s.selected)));
     }
     line
 }

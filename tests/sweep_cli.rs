@@ -8,7 +8,12 @@ fn bin() -> Command {
 }
 
 fn sweep(args: &[&str]) -> Output {
-    bin().arg("sweep").arg("--quiet").args(args).output().unwrap()
+    bin()
+        .arg("sweep")
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn scratch(name: &str) -> std::path::PathBuf {
@@ -76,13 +81,21 @@ fn help_lists_the_exit_codes_and_the_bound_keys() {
     let out = bin().args(["sweep", "--help"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let help = String::from_utf8_lossy(&out.stdout);
-    assert!(help.contains("Exit codes") && help.contains("tiny|small|medium"), "{help}");
+    assert!(
+        help.contains("Exit codes") && help.contains("tiny|small|medium"),
+        "{help}"
+    );
 }
 
 #[test]
 fn the_tiny_preset_under_a_shard_runs_and_exits_1_under_seed() {
     let out = sweep(&["--bound", "tiny", "--shard", "1/4", "--format", "json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out);
     assert_eq!(v["preset"], "tiny");
     assert_eq!(v["raw"], 5788);
@@ -179,7 +192,12 @@ fn a_budget_that_stops_the_sweep_is_exit_3_never_a_pass() {
     // budget decides the exit status.
     let bound = "docs=1,stmts=2,total=2,moves=0";
     let full = sweep(&["--bound", bound]);
-    assert_eq!(full.status.code(), Some(0), "{}", String::from_utf8_lossy(&full.stdout));
+    assert_eq!(
+        full.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&full.stdout)
+    );
     let stopped = sweep(&["--bound", bound, "--max-states", "3", "--format", "json"]);
     assert_eq!(stopped.status.code(), Some(3));
     let v = json(&stopped);
@@ -187,7 +205,10 @@ fn a_budget_that_stops_the_sweep_is_exit_3_never_a_pass() {
     let out = sweep(&["--bound", bound, "--timeout", "0"]);
     assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("INCOMPLETE") && text.contains("exit 3"), "{text}");
+    assert!(
+        text.contains("INCOMPLETE") && text.contains("exit 3"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -216,7 +237,14 @@ fn out_writes_each_smallest_scenario_and_a_trace_that_replays() {
         let trace = s["trace_file"].as_str().unwrap();
         // The scenario file is an ordinary scenario: check reproduces the violation.
         let check = bin()
-            .args(["check", "--quiet", "--format", "json", "--scenario-file", scenario])
+            .args([
+                "check",
+                "--quiet",
+                "--format",
+                "json",
+                "--scenario-file",
+                scenario,
+            ])
             .args(["--trace-dir", dir.join("check").to_str().unwrap()])
             .output()
             .unwrap();
@@ -230,7 +258,12 @@ fn out_writes_each_smallest_scenario_and_a_trace_that_replays() {
             .clone();
         assert_eq!(verdict, "violated", "{}", p["name"]);
         let replay = bin().args(["replay", trace]).output().unwrap();
-        assert_eq!(replay.status.code(), Some(0), "{}", String::from_utf8_lossy(&replay.stdout));
+        assert_eq!(
+            replay.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&replay.stdout)
+        );
     }
 }
 

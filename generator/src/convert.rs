@@ -133,12 +133,7 @@ fn unnamed_scenario(g: &Gen) -> Scenario {
             iframes: Vec::new(),
         };
         // Build the tree bottom-up: preorder indices of each document's children.
-        fn node(
-            t: &TabGen,
-            di: usize,
-            spec: &dyn Fn(usize) -> DocSpec,
-            nav: &[String],
-        ) -> DocSpec {
+        fn node(t: &TabGen, di: usize, spec: &dyn Fn(usize) -> DocSpec, nav: &[String]) -> DocSpec {
             let mut d = spec(di);
             for (ci, c) in t.docs.iter().enumerate() {
                 if c.parent == Some(di as u8) {
@@ -309,7 +304,8 @@ pub fn describe(g: &Gen) -> String {
                 .iter()
                 .enumerate()
                 .map(|(i, st)| {
-                    let sig = |sg: Option<u8>| sg.map_or(String::new(), |c| format!(" sig {}", ctrl(c)));
+                    let sig =
+                        |sg: Option<u8>| sg.map_or(String::new(), |c| format!(" sig {}", ctrl(c)));
                     let head = if st.is_call() {
                         format!("{}=", label(i as u8))
                     } else {
@@ -436,9 +432,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
             let allow = match frame.and_then(|f| f.allow.as_deref()) {
                 None => false,
                 Some("tools") => true,
-                Some(other) => {
-                    return Err(format!("allow=\"{other}\" is outside the vocabulary"))
-                }
+                Some(other) => return Err(format!("allow=\"{other}\" is outside the vocabulary")),
             };
             let me = docs.len();
             doc_at.insert(d.doc.clone(), (ti, me));
@@ -505,7 +499,9 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                 match list {
                     None => Ok(None),
                     Some(v) if v.len() == 1 => Ok(Some(v[0].clone())),
-                    Some(_) => Err("origin lists of other than one origin are outside the vocabulary".into()),
+                    Some(_) => Err(
+                        "origin lists of other than one origin are outside the vocabulary".into(),
+                    ),
                 }
             };
             let s = if let Some(t) = &op.register_tool {
@@ -533,7 +529,9 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                     None => true,
                     Some(JsValue::Json(v)) if v == &json!({}) => true,
                     Some(v) if *v == input(false) => false,
-                    Some(_) => return Err("this executeTool input is outside the vocabulary".into()),
+                    Some(_) => {
+                        return Err("this executeTool input is outside the vocabulary".into())
+                    }
                 };
                 Stmt::Execute {
                     list: stmt_of(&labels, list)?,
@@ -548,7 +546,9 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
             } else if let Some(c) = &op.abort {
                 Stmt::Abort(ctrl(c))
             } else {
-                return Err("removeIframe and navigate statements are outside the vocabulary".into());
+                return Err(
+                    "removeIframe and navigate statements are outside the vocabulary".into(),
+                );
             };
             labels.push(if s.is_call() {
                 Some(op.label.clone().unwrap_or_else(|| doc_label(i)))
@@ -592,7 +592,8 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
         let &(t, d) = nav_at
             .get(&nv.nav)
             .ok_or_else(|| format!("navigations: no navigable \"{}\"", nv.nav))?;
-        let url_origin = webmcp_model::origin::parse_origin(&nv.url).map(|o| o.ascii_serialization());
+        let url_origin =
+            webmcp_model::origin::parse_origin(&nv.url).map(|o| o.ascii_serialization());
         if url_origin.as_deref() != Some(origins[tabs[t].docs[d].origin as usize].as_str())
             || sc.scripts.contains_key(&nv.doc)
             || nv.agent.is_some()

@@ -31,7 +31,10 @@ impl Chooser for Odometer {
         }
         if self.pos < self.stack.len() {
             let (c, arity) = self.stack[self.pos];
-            debug_assert_eq!(arity, n, "the space is a deterministic function of the choices");
+            debug_assert_eq!(
+                arity, n,
+                "the space is a deterministic function of the choices"
+            );
             self.pos += 1;
             c
         } else {

@@ -34,7 +34,10 @@ fn every_raw_scenario_maps_to_a_canonical_one_the_enumeration_yields_once() {
         raw += 1;
         let c = canonical(&g);
         assert!(is_canonical(&c), "canonical forms are fixed points: {c:?}");
-        assert!(set.contains(&c), "{g:?} maps to {c:?}, which is not enumerated");
+        assert!(
+            set.contains(&c),
+            "{g:?} maps to {c:?}, which is not enumerated"
+        );
         ControlFlow::Continue(())
     });
     assert_eq!(raw, counts.raw);
@@ -44,7 +47,8 @@ fn every_raw_scenario_maps_to_a_canonical_one_the_enumeration_yields_once() {
 /// refers to (those calls are then named `DOC#N`).
 fn rename(sc: &Scenario, rng: &mut SplitMix64) -> Scenario {
     let mut sc = sc.clone();
-    let fresh = |rng: &mut SplitMix64, prefix: &str| format!("{prefix}{}", rng.next_u64() % 1_000_000_007);
+    let fresh =
+        |rng: &mut SplitMix64, prefix: &str| format!("{prefix}{}", rng.next_u64() % 1_000_000_007);
     // Tabs in another order.
     if sc.tabs.len() == 2 && rng.next_u64() % 2 == 0 {
         sc.tabs.swap(0, 1);
@@ -192,13 +196,21 @@ fn renaming_a_generated_scenario_does_not_change_its_canonical_form() {
                 changed_order += 1;
             }
             let again = serde_json::to_string(&to_scenario(&canonical(&back))).unwrap();
-            assert_eq!(again, text, "renamed: {}", serde_json::to_string(&renamed).unwrap());
+            assert_eq!(
+                again,
+                text,
+                "renamed: {}",
+                serde_json::to_string(&renamed).unwrap()
+            );
             checked += 1;
         }
         ControlFlow::Continue(())
     });
     assert!(checked > 1000, "{checked}");
-    assert!(changed_order > 100, "renamings must actually move things: {changed_order}");
+    assert!(
+        changed_order > 100,
+        "renamings must actually move things: {changed_order}"
+    );
 }
 
 #[test]
@@ -206,14 +218,16 @@ fn every_tiny_scenario_compiles_and_reads_back() {
     let mut n = 0;
     for_each_canonical(&Bound::TINY, |_, g| {
         let sc = to_scenario(g);
-        webmcp_model::World::compile(&sc).unwrap_or_else(|e| {
-            panic!("{e}: {}", serde_json::to_string_pretty(&sc).unwrap())
-        });
+        webmcp_model::World::compile(&sc)
+            .unwrap_or_else(|e| panic!("{e}: {}", serde_json::to_string_pretty(&sc).unwrap()));
         assert_eq!(&canonical(&from_scenario(&sc).unwrap()), g);
         n += 1;
         ControlFlow::Continue(())
     });
-    assert!(n >= 1000, "tiny covers at least a thousand canonical scenarios: {n}");
+    assert!(
+        n >= 1000,
+        "tiny covers at least a thousand canonical scenarios: {n}"
+    );
 }
 
 #[test]
