@@ -781,13 +781,12 @@ fn github(s: &Sweep) -> String {
         let Some((_, gen)) = s.smallest(p) else {
             continue;
         };
-        let file = t
-            .files
-            .as_ref()
-            .map_or_else(|| "webmcp-check sweep".to_string(), |(f, _)| f.clone());
+        // Point at the scenario file when --out wrote one; otherwise there is no file.
+        let file = t.files.as_ref().map_or_else(String::new, |(f, _)| {
+            format!("file={},", github_property(f))
+        });
         out.push_str(&format!(
-            "::error file={},title={}::{}\n",
-            github_property(&file),
+            "::error {file}title={}::{}\n",
             github_property(&format!("webmcp-check sweep {}", def.name)),
             github_data(&format!(
                 "{} is violated by {} of {} generated scenarios ({}); the smallest, {}: {}",

@@ -173,17 +173,19 @@ pub fn build(b: &Bound, ch: &mut dyn Chooser) -> Option<Gen> {
     }
     // Scripts.
     let mut total_left = b.total as usize;
-    for ti in 0..tabs.len() {
-        let mut tab_origins: Vec<u8> = tabs[ti].docs.iter().map(|d| d.origin).collect();
+    for tab in &mut tabs {
+        let mut tab_origins: Vec<u8> = tab.docs.iter().map(|d| d.origin).collect();
         tab_origins.sort_unstable();
         tab_origins.dedup();
-        for di in 0..tabs[ti].docs.len() {
+        for doc in &mut tab.docs {
             let len = ch.choose((b.stmts as usize).min(total_left) + 1);
             total_left -= len;
-            let own = tabs[ti].docs[di].origin;
-            let others: Vec<u8> = tab_origins.iter().copied().filter(|o| *o != own).collect();
-            let script = script(b, ch, len, &others)?;
-            tabs[ti].docs[di].script = script;
+            let others: Vec<u8> = tab_origins
+                .iter()
+                .copied()
+                .filter(|o| *o != doc.origin)
+                .collect();
+            doc.script = script(b, ch, len, &others)?;
         }
     }
     // Environment moves, in the derived order of `Move`, each in or out within the budget.

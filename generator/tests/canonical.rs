@@ -50,7 +50,7 @@ fn rename(sc: &Scenario, rng: &mut SplitMix64) -> Scenario {
     let fresh =
         |rng: &mut SplitMix64, prefix: &str| format!("{prefix}{}", rng.next_u64() % 1_000_000_007);
     // Tabs in another order.
-    if sc.tabs.len() == 2 && rng.next_u64() % 2 == 0 {
+    if sc.tabs.len() == 2 && rng.next_u64().is_multiple_of(2) {
         sc.tabs.swap(0, 1);
     }
     let mut docs: BTreeMap<String, String> = BTreeMap::new();
@@ -142,7 +142,7 @@ fn rename(sc: &Scenario, rng: &mut SplitMix64) -> Scenario {
                 *l = labels[l.as_str()].clone();
             }
             if let Some(l) = op.label.take() {
-                if referenced.contains(&l) || rng.next_u64() % 2 == 0 {
+                if referenced.contains(&l) || rng.next_u64().is_multiple_of(2) {
                     let n = labels.len();
                     let new = format!("lbl{}_{n}", rng.next_u64() % 97);
                     labels.insert(l, new.clone());
