@@ -15,6 +15,7 @@ mod legacy_conformance;
 mod mutants_cmd;
 mod output;
 mod progress;
+mod sweep_cmd;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -78,6 +79,10 @@ enum Command {
     /// judge each observation by the legacy model.
     #[command(after_help = exit_codes::CONFORMANCE)]
     LegacyConformance(legacy_conformance::LegacyConformanceArgs),
+    /// Generate every scenario within a bound (or a seeded sample) and check each one: per
+    /// property, how many violate it and the smallest that does.
+    #[command(after_help = sweep_cmd::EXIT)]
+    Sweep(sweep_cmd::SweepArgs),
 }
 
 /// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
@@ -373,6 +378,7 @@ fn main() -> ExitCode {
             .and_then(|w| mutants_cmd::mutants(&a, w)),
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
         Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
+        Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
             .map(|(code, text)| {
                 out!("{text}");

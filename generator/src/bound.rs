@@ -1,0 +1,262 @@
+//! The bound of a sweep: how big a generated scenario may be, as `KEY=N` pairs or a named
+//! preset (`tiny`, `small`, `medium`), optionally followed by overrides (`small,stmts=4`).
+
+use std::fmt;
+
+/// How big a generated scenario may be. Every field is an upper bound; the enumeration
+/// covers every scenario of the vocabulary within all of them at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// Tabs (top-level traversables).
+    pub tabs: u8,
+    /// Documents in the initial trees, over all tabs (a navigation's replacement document
+    /// is not counted).
+    pub docs: u8,
+    /// How deep iframes nest: 0 no iframes, 1 iframes in the top-level document, 2 iframes
+    /// in those iframes too.
+    pub depth: u8,
+    /// Iframes per document.
+    pub iframes: u8,
+    /// Statements per document's script.
+    pub stmts: u8,
+    /// Statements over all scripts.
+    pub total: u8,
+    /// Distinct tool names.
+    pub tools: u8,
+    /// AbortControllers per document.
+    pub signals: u8,
+    /// Environment moves: aborts, iframe removals, navigations, bfcache round trips and
+    /// observations listed in `environment`.
+    pub moves: u8,
+    /// How many tool body outcomes a scenario with an `executeTool` may list.
+    pub outcomes: u8,
+}
+
+/// One key of a bound: its name, what it bounds, its allowed range, and its field.
+struct Key {
+    name: &'static str,
+    min: u8,
+    max: u8,
+    get: fn(&Bound) -> u8,
+    set: fn(&mut Bound, u8),
+}
+
+const KEYS: &[Key] = &[
+    Key {
+        name: "tabs",
+        min: 1,
+        max: 3,
+        get: |b| b.tabs,
+        set: |b, v| b.tabs = v,
+    },
+    Key {
+        name: "docs",
+        min: 1,
+        max: 6,
+        get: |b| b.docs,
+        set: |b, v| b.docs = v,
+    },
+    Key {
+        name: "depth",
+        min: 0,
+        max: 2,
+        get: |b| b.depth,
+        set: |b, v| b.depth = v,
+    },
+    Key {
+        name: "iframes",
+        min: 0,
+        max: 2,
+        get: |b| b.iframes,
+        set: |b, v| b.iframes = v,
+    },
+    Key {
+        name: "stmts",
+        min: 0,
+        max: 6,
+        get: |b| b.stmts,
+        set: |b, v| b.stmts = v,
+    },
+    Key {
+        name: "total",
+        min: 0,
+        max: 12,
+        get: |b| b.total,
+        set: |b, v| b.total = v,
+    },
+    Key {
+        name: "tools",
+        min: 1,
+        max: 3,
+        get: |b| b.tools,
+        set: |b, v| b.tools = v,
+    },
+    Key {
+        name: "signals",
+        min: 0,
+        max: 2,
+        get: |b| b.signals,
+        set: |b, v| b.signals = v,
+    },
+    Key {
+        name: "moves",
+        min: 0,
+        max: 4,
+        get: |b| b.moves,
+        set: |b, v| b.moves = v,
+    },
+    Key {
+        name: "outcomes",
+        min: 1,
+        max: 3,
+        get: |b| b.outcomes,
+        set: |b, v| b.outcomes = v,
+    },
+];
+
+/// The named presets, smallest first.
+pub const PRESETS: &[(&str, Bound)] = &[
+    ("tiny", Bound::TINY),
+    ("small", Bound::SMALL),
+    ("medium", Bound::MEDIUM),
+];
+
+impl Bound {
+    /// One document, four statements, one environment move: everything a single page can
+    /// do to itself, executeTool included (5,788 canonical scenarios).
+    pub const TINY: Bound = Bound {
+        tabs: 1,
+        docs: 1,
+        depth: 1,
+        iframes: 1,
+        stmts: 4,
+        total: 4,
+        tools: 1,
+        signals: 1,
+        moves: 1,
+        outcomes: 1,
+    };
+    /// A top-level document and at most one iframe (same origin, or cross origin with or
+    /// without `allow="tools"`), two statements per script and three in all, one move
+    /// (15,269 canonical scenarios).
+    pub const SMALL: Bound = Bound {
+        tabs: 1,
+        docs: 2,
+        depth: 1,
+        iframes: 1,
+        stmts: 2,
+        total: 3,
+        tools: 1,
+        signals: 1,
+        moves: 1,
+        outcomes: 1,
+    };
+    /// Two documents with three statements per script and four in all: enough for one
+    /// document to execute a tool the other registered (203,266 canonical scenarios).
+    pub const MEDIUM: Bound = Bound {
+        tabs: 1,
+        docs: 2,
+        depth: 1,
+        iframes: 1,
+        stmts: 3,
+        total: 4,
+        tools: 1,
+        signals: 1,
+        moves: 1,
+        outcomes: 1,
+    };
+
+    /// Parses `tiny`, `docs=2,stmts=3`, or `small,stmts=4`: a preset (default `tiny`) and
+    /// overrides. The error is one line naming what is wrong and what is allowed.
+    pub fn parse(text: &str) -> Result<Bound, String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(bound_help("an empty --bound"));
+        }
+        let mut bound = Bound::TINY;
+        let mut seen: Vec<&str> = Vec::new();
+        for (i, part) in text.split(',').map(str::trim).enumerate() {
+            if part.is_empty() {
+                return Err(bound_help(&format!("an empty item in --bound \"{text}\"")));
+            }
+            let Some((key, value)) = part.split_once('=') else {
+                match PRESETS.iter().find(|(name, _)| *name == part) {
+                    Some((_, preset)) if i == 0 => {
+                        bound = *preset;
+                        continue;
+                    }
+                    Some(_) => {
+                        return Err(format!(
+                            "--bound: the preset \"{part}\" must come first (PRESET,KEY=N,...)"
+                        ))
+                    }
+                    None => {
+                        return Err(bound_help(&format!(
+                            "\"{part}\" in --bound is neither a preset nor KEY=N"
+                        )))
+                    }
+                }
+            };
+            let (key, value) = (key.trim(), value.trim());
+            let Some(k) = KEYS.iter().find(|k| k.name == key) else {
+                return Err(bound_help(&format!("unknown --bound key \"{key}\"")));
+            };
+            if seen.contains(&k.name) {
+                return Err(format!("--bound: \"{key}\" is given twice"));
+            }
+            seen.push(k.name);
+            let n: u8 = match value.parse::<u64>() {
+                Ok(n) if n >= k.min as u64 && n <= k.max as u64 => n as u8,
+                _ => {
+                    return Err(format!(
+                        "--bound: {key}={value}: {key} takes a whole number from {} to {}",
+                        k.min, k.max
+                    ))
+                }
+            };
+            (k.set)(&mut bound, n);
+        }
+        if bound.docs < bound.tabs {
+            return Err(format!(
+                "--bound: docs={} is fewer than tabs={}: every tab has a top-level document",
+                bound.docs, bound.tabs
+            ));
+        }
+        Ok(bound)
+    }
+
+    /// The preset this bound equals, if any.
+    pub fn preset(&self) -> Option<&'static str> {
+        PRESETS
+            .iter()
+            .find(|(_, b)| b == self)
+            .map(|(name, _)| *name)
+    }
+
+    /// Every key, as `KEY=N` pairs in a fixed order (what `parse` reads back).
+    pub fn keys(&self) -> Vec<(&'static str, u8)> {
+        KEYS.iter().map(|k| (k.name, (k.get)(self))).collect()
+    }
+}
+
+fn bound_help(what: &str) -> String {
+    let keys: Vec<String> = KEYS
+        .iter()
+        .map(|k| format!("{}={}..{}", k.name, k.min, k.max))
+        .collect();
+    format!(
+        "{what}: give tiny, small or medium, then KEY=N overrides ({})",
+        keys.join(", ")
+    )
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pairs: Vec<String> = self
+            .keys()
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        f.write_str(&pairs.join(","))
+    }
+}

@@ -1,0 +1,193 @@
+//! Exhaustive enumeration in a deterministic order, the raw and canonical counts, shards of
+//! the canonical enumeration, and seeded random sampling.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+use crate::bound::Bound;
+use crate::canon::{canonical, is_canonical};
+use crate::space::{build, Chooser, Gen};
+
+/// How many scenarios a bound holds: `raw` as the choices make them (before deduplication),
+/// `canonical` one per class of scenarios equal up to renaming and the order of tabs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub raw: u64,
+    pub canonical: u64,
+}
+
+/// Replays a prefix of choices, then takes the first option of every new choice; the
+/// enumeration then advances the last choice that has options left (an odometer).
+struct Odometer {
+    /// (choice, number of options) for every choice with more than one option.
+    stack: Vec<(usize, usize)>,
+    pos: usize,
+}
+
+impl Chooser for Odometer {
+    fn choose(&mut self, n: usize) -> usize {
+        if n <= 1 {
+            return 0;
+        }
+        if self.pos < self.stack.len() {
+            let (c, arity) = self.stack[self.pos];
+            debug_assert_eq!(
+                arity, n,
+                "the space is a deterministic function of the choices"
+            );
+            self.pos += 1;
+            c
+        } else {
+            self.stack.push((0, n));
+            self.pos += 1;
+            0
+        }
+    }
+}
+
+/// Calls `f` with every raw scenario of `b`, in the enumeration order (the lexicographic
+/// order of choice sequences). `f` may stop the enumeration.
+pub fn for_each_raw(b: &Bound, mut f: impl FnMut(Gen) -> ControlFlow<()>) {
+    let mut odo = Odometer {
+        stack: Vec::new(),
+        pos: 0,
+    };
+    loop {
+        odo.pos = 0;
+        if let Some(g) = build(b, &mut odo) {
+            if f(g).is_break() {
+                return;
+            }
+        }
+        debug_assert_eq!(odo.pos, odo.stack.len());
+        loop {
+            match odo.stack.pop() {
+                None => return,
+                Some((c, n)) if c + 1 < n => {
+                    odo.stack.push((c + 1, n));
+                    break;
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// Calls `f` with every canonical scenario of `b` and its index in the canonical
+/// enumeration (0, 1, 2, ...): the raw scenarios that are their own canonical form, in the
+/// enumeration order. Nothing is remembered between scenarios, so memory stays flat.
+/// Returns the counts of what was enumerated (all of `b` unless `f` stopped it).
+pub fn for_each_canonical(b: &Bound, mut f: impl FnMut(u64, &Gen) -> ControlFlow<()>) -> Counts {
+    let mut counts = Counts::default();
+    for_each_raw(b, |g| {
+        counts.raw += 1;
+        if is_canonical(&g) {
+            let index = counts.canonical;
+            counts.canonical += 1;
+            return f(index, &g);
+        }
+        ControlFlow::Continue(())
+    });
+    counts
+}
+
+/// The raw and canonical counts of `b`.
+pub fn count(b: &Bound) -> Counts {
+    for_each_canonical(b, |_, _| ControlFlow::Continue(()))
+}
+
+/// Shard `index` of `count` (1-based, as `--shard I/N` writes it): the canonical scenarios
+/// whose index is `index - 1` modulo `count`. The shards of one `count` are disjoint and
+/// together are the whole space, whatever the bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    /// Parses `I/N` with `1 <= I <= N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard \"{text}\": give I/N with 1 <= I <= N, e.g. --shard 1/4");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let i: u64 = i.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if i == 0 || n == 0 || i > n {
+            return Err(bad());
+        }
+        Ok(Shard { index: i, count: n })
+    }
+
+    pub fn contains(&self, canonical_index: u64) -> bool {
+        canonical_index % self.count == self.index - 1
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// The canonical scenarios of `shard`, each with its canonical index, and the counts of the
+/// whole space.
+pub fn shard(b: &Bound, shard: Shard) -> (Counts, Vec<(u64, Gen)>) {
+    let mut picked = Vec::new();
+    let counts = for_each_canonical(b, |i, g| {
+        if shard.contains(i) {
+            picked.push((i, g.clone()));
+        }
+        ControlFlow::Continue(())
+    });
+    (counts, picked)
+}
+
+/// SplitMix64: a small, fixed generator, so a seed means the same sample on every platform
+/// and every version of every dependency.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+impl Chooser for SplitMix64 {
+    fn choose(&mut self, n: usize) -> usize {
+        if n <= 1 {
+            return 0;
+        }
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+/// A seeded random sample of `b`: `draws` scenarios, each made by random choices (every
+/// option of a choice equally likely, so scenarios with fewer siblings in the choice tree
+/// are likelier than under a uniform draw) and put in canonical form. Returns the distinct
+/// canonical forms in the order they were first drawn.
+pub fn sample(b: &Bound, draws: u64, seed: u64) -> Vec<Gen> {
+    let mut rng = SplitMix64(seed);
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut drawn = 0;
+    while drawn < draws {
+        // Choices outside the vocabulary are drawn again (they are rare).
+        let g = loop {
+            if let Some(g) = build(b, &mut rng) {
+                break g;
+            }
+        };
+        drawn += 1;
+        let c = canonical(&g);
+        if seen.insert(c.clone()) {
+            out.push(c);
+        }
+    }
+    out
+}

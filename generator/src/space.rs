@@ -1,0 +1,354 @@
+//! The generated scenarios in a compact form ([`Gen`]) and the one definition of the space
+//! within a bound ([`build`]): a sequence of choices, each among a known number of options.
+//! Exhaustive enumeration walks every sequence; sampling draws each choice at random.
+
+use crate::bound::Bound;
+
+/// A generated scenario. Documents are numbered per tab in preorder (the top-level document
+/// first); origins and tool names are small integers that [`crate::canon`] renames by first
+/// appearance. The derived order is the one canonical forms are chosen by.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gen {
+    pub tabs: Vec<TabGen>,
+    pub env: EnvGen,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TabGen {
+    /// In preorder: a document's iframes follow it, in tree order.
+    pub docs: Vec<DocGen>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DocGen {
+    /// The container document (an index into the tab's `docs`); `None` for the top-level one.
+    pub parent: Option<u8>,
+    pub origin: u8,
+    /// The iframe has `allow="tools"` (only generated for a cross-origin iframe: a
+    /// same-origin one is allowed by the default allowlist `'self'` either way).
+    pub allow: bool,
+    pub script: Vec<Stmt>,
+}
+
+/// One statement of a page script. Controllers are numbered per document by first mention;
+/// `list` and `Await` name an earlier statement of the same script by its position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stmt {
+    Register {
+        tool: u8,
+        exposed: Option<u8>,
+        signal: Option<u8>,
+    },
+    GetTools {
+        from: Option<u8>,
+    },
+    Execute {
+        list: u8,
+        tool: u8,
+        signal: Option<u8>,
+        /// `{}` (an object: under the text as written `imperative-execute-steps#3` rejects it)
+        /// or `{"$js": "to-json-primitive"}` (serializes to a non-object, which reaches the
+        /// tool body under the text as written).
+        object: bool,
+    },
+    Await(u8),
+    AwaitToolchange,
+    Abort(u8),
+}
+
+impl Stmt {
+    pub fn is_call(&self) -> bool {
+        matches!(
+            self,
+            Stmt::Register { .. } | Stmt::GetTools { .. } | Stmt::Execute { .. }
+        )
+    }
+    pub fn signal(&self) -> Option<u8> {
+        match self {
+            Stmt::Register { signal, .. } | Stmt::Execute { signal, .. } => *signal,
+            _ => None,
+        }
+    }
+}
+
+/// What the environment may do. `moves` is sorted (the derived order), each at most once.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EnvGen {
+    pub moves: Vec<Move>,
+    /// Tool body outcomes, a non-empty set: bit 0 fulfil, bit 1 fulfil-unserializable,
+    /// bit 2 reject. Always `FULFIL` (the format's default) when no script executes a tool.
+    pub outcomes: u8,
+}
+
+pub const FULFIL: u8 = 1;
+pub const FULFIL_UNSERIALIZABLE: u8 = 2;
+pub const REJECT: u8 = 4;
+
+/// The outcome names in bit order.
+pub const OUTCOME_NAMES: [&str; 3] = ["fulfil", "fulfil-unserializable", "reject"];
+
+/// One environment move; documents are (tab, index in the tab's preorder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Move {
+    /// Abort a controller (document, controller) in a task of its owner.
+    Abort { tab: u8, doc: u8, ctrl: u8 },
+    /// Remove the iframe element of a document's navigable.
+    RemoveIframe { tab: u8, doc: u8 },
+    /// Navigate a document's navigable to a fresh same-origin document without a script.
+    Navigate { tab: u8, doc: u8 },
+    /// The tab enters the back/forward cache, then is restored or evicted.
+    Bfcache { tab: u8 },
+    /// The browser agent performs one observation.
+    Observe,
+}
+
+impl Gen {
+    pub fn documents(&self) -> usize {
+        self.tabs.iter().map(|t| t.docs.len()).sum()
+    }
+    pub fn statements(&self) -> usize {
+        self.tabs
+            .iter()
+            .flat_map(|t| &t.docs)
+            .map(|d| d.script.len())
+            .sum()
+    }
+    /// Whether some script executes a tool (only then do tool body outcomes vary).
+    pub fn executes(&self) -> bool {
+        self.tabs
+            .iter()
+            .flat_map(|t| &t.docs)
+            .flat_map(|d| &d.script)
+            .any(|s| matches!(s, Stmt::Execute { .. }))
+    }
+}
+
+/// A source of choices: `choose(n)` returns one of `0..n` (`n` is at least 1).
+pub trait Chooser {
+    fn choose(&mut self, n: usize) -> usize;
+}
+
+/// The outcome sets of at most `k` outcomes, smallest first.
+pub fn outcome_sets(k: u8) -> Vec<u8> {
+    let mut sets: Vec<u8> = (1u8..8).filter(|m| m.count_ones() <= k as u32).collect();
+    sets.sort_by_key(|m| (m.count_ones(), *m));
+    sets
+}
+
+/// Builds one scenario of the space from `ch`'s choices, or `None` when the choices make a
+/// scenario outside the vocabulary (a controller that is aborted but never used as a signal).
+///
+/// Raw choices are deliberately naive: origins are drawn from a pool as big as the number
+/// of documents, tool names from the whole pool, tabs in either order. Scenarios that differ
+/// only by such names are the same up to renaming; [`crate::canon`] picks one of each class.
+pub fn build(b: &Bound, ch: &mut dyn Chooser) -> Option<Gen> {
+    let ntabs = 1 + ch.choose(b.tabs.min(b.docs) as usize);
+    // Documents left for iframes, over all tabs.
+    let mut left = b.docs as usize - ntabs;
+    let mut tabs = Vec::with_capacity(ntabs);
+    for _ in 0..ntabs {
+        let mut docs = Vec::new();
+        tree(b, ch, None, 0, &mut left, &mut docs);
+        tabs.push(TabGen { docs });
+    }
+    // Origins: a pool as big as the number of documents.
+    let pool = tabs.iter().map(|t| t.docs.len()).sum::<usize>();
+    for t in &mut tabs {
+        for i in 0..t.docs.len() {
+            match t.docs[i].parent {
+                None => t.docs[i].origin = ch.choose(pool) as u8,
+                Some(p) => {
+                    let container = t.docs[p as usize].origin;
+                    match ch.choose(3) {
+                        0 => t.docs[i].origin = container,
+                        rel => {
+                            let o = ch.choose(pool - 1) as u8;
+                            t.docs[i].origin = if o >= container { o + 1 } else { o };
+                            t.docs[i].allow = rel == 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Scripts.
+    let mut total_left = b.total as usize;
+    for tab in &mut tabs {
+        let mut tab_origins: Vec<u8> = tab.docs.iter().map(|d| d.origin).collect();
+        tab_origins.sort_unstable();
+        tab_origins.dedup();
+        for doc in &mut tab.docs {
+            let len = ch.choose((b.stmts as usize).min(total_left) + 1);
+            total_left -= len;
+            let others: Vec<u8> = tab_origins
+                .iter()
+                .copied()
+                .filter(|o| *o != doc.origin)
+                .collect();
+            doc.script = script(b, ch, len, &others)?;
+        }
+    }
+    // Environment moves, in the derived order of `Move`, each in or out within the budget.
+    let mut candidates = Vec::new();
+    for (ti, t) in tabs.iter().enumerate() {
+        for (di, d) in t.docs.iter().enumerate() {
+            let mut ctrls: Vec<u8> = d.script.iter().filter_map(Stmt::signal).collect();
+            ctrls.sort_unstable();
+            ctrls.dedup();
+            for c in ctrls {
+                candidates.push(Move::Abort {
+                    tab: ti as u8,
+                    doc: di as u8,
+                    ctrl: c,
+                });
+            }
+        }
+    }
+    for (ti, t) in tabs.iter().enumerate() {
+        for (di, d) in t.docs.iter().enumerate() {
+            if d.parent.is_some() {
+                candidates.push(Move::RemoveIframe {
+                    tab: ti as u8,
+                    doc: di as u8,
+                });
+            }
+        }
+    }
+    for (ti, t) in tabs.iter().enumerate() {
+        for di in 0..t.docs.len() {
+            candidates.push(Move::Navigate {
+                tab: ti as u8,
+                doc: di as u8,
+            });
+        }
+    }
+    for ti in 0..tabs.len() {
+        candidates.push(Move::Bfcache { tab: ti as u8 });
+    }
+    candidates.push(Move::Observe);
+    debug_assert!(candidates.windows(2).all(|w| w[0] < w[1]));
+    let mut moves = Vec::new();
+    for m in candidates {
+        if moves.len() < b.moves as usize && ch.choose(2) == 1 {
+            moves.push(m);
+        }
+    }
+    let mut gen = Gen {
+        tabs,
+        env: EnvGen {
+            moves,
+            outcomes: FULFIL,
+        },
+    };
+    if gen.executes() {
+        let sets = outcome_sets(b.outcomes);
+        gen.env.outcomes = sets[ch.choose(sets.len())];
+    }
+    Some(gen)
+}
+
+/// A document and, below `b.depth`, its iframes (preorder), taking iframes from `left`.
+fn tree(
+    b: &Bound,
+    ch: &mut dyn Chooser,
+    parent: Option<u8>,
+    level: u8,
+    left: &mut usize,
+    docs: &mut Vec<DocGen>,
+) {
+    let me = docs.len() as u8;
+    docs.push(DocGen {
+        parent,
+        origin: 0,
+        allow: false,
+        script: Vec::new(),
+    });
+    if level < b.depth {
+        let k = ch.choose((b.iframes as usize).min(*left) + 1);
+        *left -= k;
+        for _ in 0..k {
+            tree(b, ch, Some(me), level + 1, left, docs);
+        }
+    }
+}
+
+/// A script of `len` statements. `others` are the origins of the tab other than the
+/// document's own (the only values `exposedTo` and `fromOrigins` take).
+fn script(b: &Bound, ch: &mut dyn Chooser, len: usize, others: &[u8]) -> Option<Vec<Stmt>> {
+    let mut script: Vec<Stmt> = Vec::with_capacity(len);
+    let mut ctrls: u8 = 0;
+    let mut options: Vec<Stmt> = Vec::new();
+    for _ in 0..len {
+        options.clear();
+        // Signals: none, an existing controller, or a new one.
+        let signals: Vec<Option<u8>> = std::iter::once(None)
+            .chain((0..(ctrls + u8::from(ctrls < b.signals))).map(Some))
+            .collect();
+        let origins: Vec<Option<u8>> = std::iter::once(None)
+            .chain(others.iter().copied().map(Some))
+            .collect();
+        for tool in 0..b.tools {
+            for &exposed in &origins {
+                for &signal in &signals {
+                    options.push(Stmt::Register {
+                        tool,
+                        exposed,
+                        signal,
+                    });
+                }
+            }
+        }
+        for &from in &origins {
+            options.push(Stmt::GetTools { from });
+        }
+        // executeTool takes an entry of a list the script has awaited: a list it has not
+        // awaited cannot have settled yet, and the call would always throw.
+        for (i, s) in script.iter().enumerate() {
+            let awaited = script.contains(&Stmt::Await(i as u8));
+            if matches!(s, Stmt::GetTools { .. }) && awaited {
+                for tool in 0..b.tools {
+                    for &signal in &signals {
+                        for object in [true, false] {
+                            options.push(Stmt::Execute {
+                                list: i as u8,
+                                tool,
+                                signal,
+                                object,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        // Each call is awaited at most once (a second await changes nothing).
+        for (i, s) in script.iter().enumerate() {
+            if s.is_call() && !script.contains(&Stmt::Await(i as u8)) {
+                options.push(Stmt::Await(i as u8));
+            }
+        }
+        options.push(Stmt::AwaitToolchange);
+        // Each controller is aborted at most once; a new one may be aborted before its
+        // signal is passed (register-tool#14, execute-tool#14.2).
+        for c in 0..(ctrls + u8::from(ctrls < b.signals)) {
+            if !script.contains(&Stmt::Abort(c)) {
+                options.push(Stmt::Abort(c));
+            }
+        }
+        let s = options[ch.choose(options.len())];
+        let mentioned = match s {
+            Stmt::Abort(c) => Some(c),
+            other => other.signal(),
+        };
+        if let Some(c) = mentioned {
+            ctrls = ctrls.max(c + 1);
+        }
+        script.push(s);
+    }
+    // A controller that is never passed as a signal makes its aborts no-ops: not generated.
+    for c in 0..ctrls {
+        if !script.iter().any(|s| s.signal() == Some(c)) {
+            return None;
+        }
+    }
+    Some(script)
+}

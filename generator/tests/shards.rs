@@ -1,0 +1,39 @@
+//! Shards partition the canonical enumeration: for any N, the N shards are disjoint and
+//! their union is exactly the whole space, in the same order.
+
+use std::ops::ControlFlow;
+
+use webmcp_generator::{for_each_canonical, shard, Bound, Shard};
+
+#[test]
+fn the_shards_of_any_count_are_disjoint_and_cover_the_space() {
+    let b = Bound::parse("docs=2,stmts=2,total=2,moves=1").unwrap();
+    let mut whole = Vec::new();
+    let counts = for_each_canonical(&b, |i, g| {
+        whole.push((i, g.clone()));
+        ControlFlow::Continue(())
+    });
+    assert_eq!(whole.len() as u64, counts.canonical);
+    for n in [1u64, 2, 3, 4, 7, 64] {
+        let mut union = Vec::new();
+        for i in 1..=n {
+            let (c, part) = shard(&b, Shard { index: i, count: n });
+            assert_eq!(c, counts, "every shard sees the whole space's counts");
+            union.extend(part);
+        }
+        // Disjoint: no index twice; complete: every index once, with the same scenario.
+        union.sort_by_key(|(i, _)| *i);
+        assert_eq!(union.len(), whole.len(), "{n} shards");
+        assert_eq!(union, whole, "{n} shards");
+    }
+}
+
+#[test]
+fn shard_flags_parse_or_say_what_is_wrong() {
+    assert_eq!(Shard::parse("1/4"), Ok(Shard { index: 1, count: 4 }));
+    assert_eq!(Shard::parse("4/4"), Ok(Shard { index: 4, count: 4 }));
+    for bad in ["0/4", "5/4", "1/0", "x/2", "1", "", "1/2/3", "-1/2"] {
+        let e = Shard::parse(bad).unwrap_err();
+        assert!(e.starts_with("--shard") && !e.contains('\n'), "{bad}: {e}");
+    }
+}

@@ -1,0 +1,813 @@
+//! `webmcp-check sweep`: check every generated scenario within a bound (or a seeded sample
+//! beyond it) and report, per property, how many scenarios violate it and the smallest one
+//! that does. The generator is `webmcp-generator`; `docs/sweep.md` documents both.
+
+use std::io::IsTerminal;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use webmcp_generator::{Bound, Counts, Gen, Shard};
+use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::{check, properties, CheckOptions, Kind, ScenarioResult, Verdict};
+
+use crate::output::{github_data, github_property, xml_escape};
+use crate::{Format, UsageError};
+
+pub const EXIT: &str = "\
+Exit codes:
+  0  every property held in every generated scenario, every search was exhaustive
+  1  some generated scenario violates a property (under --variant seed this is expected)
+  2  bad usage: a malformed --bound, --shard, --variant or flag combination (one line on stderr)
+  3  incomplete: --timeout or --max-states stopped some scenario's search, or scenarios were
+     left unchecked, and nothing was violated; never a pass
+
+Bounds: --bound tiny|small|medium, or KEY=N,... (tabs, docs, depth, iframes, stmts, total,
+tools, signals, moves, outcomes), or PRESET,KEY=N,... to change a preset; docs/sweep.md.";
+
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// The bound: a preset (tiny, small, medium), KEY=N pairs, or PRESET,KEY=N,...
+    #[arg(long, value_name = "BOUND", default_value = "tiny")]
+    bound: String,
+    /// The spec variant: seed (the text as written), proposed, seed+FIX+... or proposed-FIX-...
+    #[arg(long, value_name = "VARIANT", default_value = "seed")]
+    variant: String,
+    /// Check only shard I of N (1 <= I <= N) of the canonical enumeration: the scenarios
+    /// whose index is I-1 modulo N. The N shards are disjoint and together are the space.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+    /// Instead of enumerating, draw N scenarios at random within the bound (for bounds too
+    /// big to enumerate); duplicates up to renaming are checked once.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    sample: Option<u64>,
+    /// The seed of --sample (the same seed gives the same scenarios) [default: 0].
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Only count the scenarios (raw and canonical); check nothing.
+    #[arg(long)]
+    count: bool,
+    /// Scenarios checked at once (each on one thread, breadth-first).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    /// Stop the whole sweep after this many seconds: the scenario being checked and those
+    /// not yet started are incomplete (exit 3 unless something was violated).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<u64>,
+    /// Stop each scenario's search after this many states (that scenario is then incomplete).
+    #[arg(long, value_name = "N")]
+    max_states: Option<usize>,
+    /// Write, per violated property, its smallest scenario (NAME.json) and that scenario's
+    /// counterexample (NAME.VARIANT.PROPERTY.itf.json) into this directory.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// How to print the report: for people, or for programs and CI.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Leave wall-clock times out of the output (for byte-identical comparisons).
+    #[arg(long)]
+    no_timings: bool,
+    /// No progress display on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Everything decided before any work, so that every usage error comes first.
+struct Plan {
+    bound: Bound,
+    variant: Variant,
+    shard: Option<Shard>,
+    sample: Option<(u64, u64)>,
+    options: CheckOptions,
+    deadline: Option<Duration>,
+    jobs: usize,
+}
+
+fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
+    let bound = Bound::parse(&args.bound).map_err(UsageError)?;
+    let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    let shard = match &args.shard {
+        Some(s) => Some(Shard::parse(s).map_err(UsageError)?),
+        None => None,
+    };
+    if args.seed.is_some() && args.sample.is_none() {
+        return Err(UsageError(
+            "--seed chooses a random sample: it needs --sample N".into(),
+        ));
+    }
+    if args.count && (args.sample.is_some() || args.out.is_some()) {
+        return Err(UsageError(
+            "--count only counts the enumeration: it takes neither --sample nor --out".into(),
+        ));
+    }
+    if args.jobs == 0 {
+        return Err(UsageError("--jobs must be at least 1".into()));
+    }
+    if args.max_states == Some(0) {
+        return Err(UsageError("--max-states must be at least 1".into()));
+    }
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| UsageError(format!("--out {}: {e}", dir.display())))?;
+    }
+    Ok(Plan {
+        bound,
+        variant,
+        shard,
+        sample: args.sample.map(|n| (n, args.seed.unwrap_or(0))),
+        options: CheckOptions {
+            threads: 1,
+            max_states: args.max_states,
+            ..CheckOptions::default()
+        },
+        deadline: args.timeout.map(Duration::from_secs),
+        jobs: args.jobs,
+    })
+}
+
+/// What one generated scenario gave.
+struct Checked {
+    index: u64,
+    statements: usize,
+    documents: usize,
+    total_states: usize,
+    unique_states: usize,
+    /// A bound stopped its search (or the sweep's deadline came before it started).
+    incomplete: bool,
+    skipped: bool,
+    /// (property index, counterexample length).
+    violated: Vec<(usize, usize)>,
+    witnessed: Vec<usize>,
+}
+
+/// Per property: how many scenarios violate it, witness it, and the smallest violating one.
+#[derive(Default)]
+struct PropertyTally {
+    violating: u64,
+    witnessing: u64,
+    /// (statements, documents, counterexample length, index) and the scenario: smallest
+    /// first, so the same scenario wins whatever order the workers finish in.
+    smallest: Option<(Key, Gen)>,
+    /// Where --out wrote the smallest scenario and its trace.
+    files: Option<(String, String)>,
+}
+
+type Key = (usize, usize, usize, u64);
+
+/// The whole sweep's result.
+struct Sweep {
+    bound: Bound,
+    variant: String,
+    shard: Option<Shard>,
+    sample: Option<(u64, u64)>,
+    /// The whole space's counts (exhaustive sweeps only).
+    counts: Option<Counts>,
+    /// How many scenarios this run was to check (this shard's, or the distinct samples').
+    selected: u64,
+    checked: u64,
+    incomplete: u64,
+    skipped: u64,
+    total_states: u64,
+    unique_states: u64,
+    seconds: f64,
+    tally: Vec<PropertyTally>,
+}
+
+pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
+    let plan = plan(args)?;
+    let start = Instant::now();
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    if args.count {
+        let counts = webmcp_generator::count(&plan.bound);
+        let shard = plan.shard.unwrap_or(Shard::WHOLE);
+        let selected = shard_size(counts.canonical, shard);
+        match args.format {
+            Format::Json => outln!(
+                "{}",
+                serde_json::to_string_pretty(&json!({
+                    "bound": plan.bound.to_string(),
+                    "preset": plan.bound.preset(),
+                    "raw": counts.raw,
+                    "canonical": counts.canonical,
+                    "shard": plan.shard.map(|s| s.to_string()),
+                    "selected": selected,
+                }))
+                .expect("JSON")
+            ),
+            _ => outln!(
+                "{}: {} raw scenarios, {} canonical{}",
+                bound_label(&plan.bound),
+                thousands(counts.raw),
+                thousands(counts.canonical),
+                plan.shard
+                    .map(|s| format!("; shard {s}: {}", thousands(selected)))
+                    .unwrap_or_default()
+            ),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut sweep = Sweep {
+        bound: plan.bound,
+        variant: plan.variant.name(),
+        shard: plan.shard,
+        sample: plan.sample,
+        counts: None,
+        selected: 0,
+        checked: 0,
+        incomplete: 0,
+        skipped: 0,
+        total_states: 0,
+        unique_states: 0,
+        seconds: 0.0,
+        tally: (0..properties().len())
+            .map(|_| PropertyTally::default())
+            .collect(),
+    };
+    run(&plan, &mut sweep, start, show_progress);
+    sweep.seconds = start.elapsed().as_secs_f64();
+    if let Some(dir) = &args.out {
+        write_smallest(&mut sweep, &plan, dir)?;
+    }
+    let timings = !args.no_timings;
+    let text = match args.format {
+        Format::Human => human(&sweep, timings),
+        Format::Json => format!("{}\n", json_report(&sweep, timings)),
+        Format::Junit => junit(&sweep, timings),
+        Format::Markdown => markdown(&sweep, timings),
+        Format::Github => github(&sweep),
+    };
+    out!("{text}");
+    Ok(ExitCode::from(sweep.exit_code()))
+}
+
+/// How many of `canonical` indices shard `s` holds.
+fn shard_size(canonical: u64, s: Shard) -> u64 {
+    let first = s.index - 1;
+    if canonical > first {
+        (canonical - first).div_ceil(s.count)
+    } else {
+        0
+    }
+}
+
+/// Feeds the selected scenarios, in order, to `send`: this shard of the enumeration (which
+/// is streamed, never held in memory), or of the distinct samples. Returns the whole
+/// space's counts for an exhaustive sweep.
+fn produce(plan: &Plan, mut send: impl FnMut(u64, Gen) -> ControlFlow<()>) -> Option<Counts> {
+    let shard = plan.shard.unwrap_or(Shard::WHOLE);
+    if let Some((n, seed)) = plan.sample {
+        for (i, g) in webmcp_generator::sample(&plan.bound, n, seed)
+            .into_iter()
+            .enumerate()
+        {
+            if shard.contains(i as u64) && send(i as u64, g).is_break() {
+                break;
+            }
+        }
+        return None;
+    }
+    Some(webmcp_generator::for_each_canonical(&plan.bound, |i, g| {
+        if shard.contains(i) {
+            return send(i, g.clone());
+        }
+        ControlFlow::Continue(())
+    }))
+}
+
+/// How many scenarios the run will check, for the progress bar (a counting pass over the
+/// enumeration; it costs a small fraction of the checking).
+fn expected(plan: &Plan) -> u64 {
+    let shard = plan.shard.unwrap_or(Shard::WHOLE);
+    match plan.sample {
+        Some((n, seed)) => {
+            let distinct = webmcp_generator::sample(&plan.bound, n, seed).len() as u64;
+            shard_size(distinct, shard)
+        }
+        None => shard_size(webmcp_generator::count(&plan.bound).canonical, shard),
+    }
+}
+
+/// Checks every selected scenario on `--jobs` workers (each scenario on one thread, BFS),
+/// adding each result to `sweep` as it comes, with a progress bar and ETA.
+fn run(plan: &Plan, sweep: &mut Sweep, start: Instant, show_progress: bool) {
+    let bar = show_progress.then(|| {
+        let bar = indicatif::ProgressBar::new(expected(plan));
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{prefix} [{bar:30}] {pos}/{len} scenarios, {per_sec}, ETA {eta} {msg}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("sweep {}", plan.bound.preset().unwrap_or("")));
+        bar
+    });
+    let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Gen)>(plan.jobs * 64);
+    let work_rx = std::sync::Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(Checked, Gen)>();
+    std::thread::scope(|scope| {
+        let producer = scope.spawn(move || {
+            let mut sent = 0u64;
+            let counts = produce(plan, |i, g| {
+                sent += 1;
+                match work_tx.send((i, g)) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(_) => ControlFlow::Break(()),
+                }
+            });
+            (counts, sent)
+        });
+        for _ in 0..plan.jobs.max(1) {
+            let done_tx = done_tx.clone();
+            let work_rx = &work_rx;
+            scope.spawn(move || loop {
+                let next = work_rx.lock().expect("no worker panics").recv();
+                let Ok((index, gen)) = next else {
+                    break;
+                };
+                let c = check_one(plan, index, &gen, start);
+                if done_tx.send((c, gen)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        let mut violated = std::collections::BTreeSet::new();
+        for (c, gen) in done_rx {
+            if let Some(bar) = &bar {
+                violated.extend(c.violated.iter().map(|(p, _)| *p));
+                bar.inc(1);
+                if !violated.is_empty() {
+                    bar.set_message(format!("{} properties violated", violated.len()));
+                }
+            }
+            sweep.add(&c, &gen);
+        }
+        let (counts, sent) = producer.join().expect("the producer does not panic");
+        sweep.counts = counts;
+        sweep.selected = sent;
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+}
+
+fn check_one(plan: &Plan, index: u64, gen: &Gen, start: Instant) -> Checked {
+    let mut c = Checked {
+        index,
+        statements: gen.statements(),
+        documents: gen.documents(),
+        total_states: 0,
+        unique_states: 0,
+        incomplete: false,
+        skipped: false,
+        violated: Vec::new(),
+        witnessed: Vec::new(),
+    };
+    let mut options = plan.options.clone();
+    if let Some(limit) = plan.deadline {
+        let used = start.elapsed();
+        if used >= limit {
+            c.incomplete = true;
+            c.skipped = true;
+            return c;
+        }
+        options.timeout = Some(limit - used);
+    }
+    let (_, result) = check_gen(plan.variant, gen, &options);
+    c.total_states = result.total_states;
+    c.unique_states = result.unique_states;
+    c.incomplete = !result.exhaustive || result.is_incomplete();
+    for (i, p) in result.properties.iter().enumerate() {
+        match p.verdict {
+            Verdict::Violated => c
+                .violated
+                .push((i, p.path.as_ref().map_or(0, |path| path.len()))),
+            Verdict::Witnessed => c.witnessed.push(i),
+            _ => {}
+        }
+    }
+    c
+}
+
+/// Compiles a generated scenario through the ordinary path and checks it.
+fn check_gen(variant: Variant, gen: &Gen, options: &CheckOptions) -> (WebMcpModel, ScenarioResult) {
+    let scenario = webmcp_generator::to_scenario(gen);
+    let world = World::compile(&scenario).unwrap_or_else(|e| {
+        panic!(
+            "generated scenario {} does not compile: {e}\n{}",
+            scenario.name,
+            serde_json::to_string_pretty(&scenario).unwrap_or_default()
+        )
+    });
+    let model = WebMcpModel::new(world, variant);
+    let result = check(model.clone(), options);
+    (model, result)
+}
+
+impl Sweep {
+    fn add(&mut self, c: &Checked, gen: &Gen) {
+        if c.skipped {
+            self.skipped += 1;
+        } else {
+            self.checked += 1;
+        }
+        if c.incomplete {
+            self.incomplete += 1;
+        }
+        self.total_states += c.total_states as u64;
+        self.unique_states += c.unique_states as u64;
+        for &(p, len) in &c.violated {
+            let t = &mut self.tally[p];
+            t.violating += 1;
+            let key = (c.statements, c.documents, len, c.index);
+            if t.smallest.as_ref().is_none_or(|(k, _)| key < *k) {
+                t.smallest = Some((key, gen.clone()));
+            }
+        }
+        for &p in &c.witnessed {
+            self.tally[p].witnessing += 1;
+        }
+    }
+
+    fn violated(&self) -> usize {
+        self.tally.iter().filter(|t| t.violating > 0).count()
+    }
+
+    fn exit_code(&self) -> u8 {
+        if self.violated() > 0 {
+            1
+        } else if self.incomplete > 0 {
+            3
+        } else {
+            0
+        }
+    }
+
+    fn smallest(&self, p: usize) -> Option<(&Key, &Gen)> {
+        self.tally[p].smallest.as_ref().map(|(k, g)| (k, g))
+    }
+}
+
+/// Writes each violated property's smallest scenario and its counterexample into `dir`.
+fn write_smallest(sweep: &mut Sweep, plan: &Plan, dir: &Path) -> Result<(), UsageError> {
+    let options = CheckOptions {
+        threads: 1,
+        max_states: plan.options.max_states,
+        ..CheckOptions::default()
+    };
+    for p in 0..sweep.tally.len() {
+        let Some((_, gen)) = sweep.smallest(p) else {
+            continue;
+        };
+        let scenario = webmcp_generator::to_scenario(gen);
+        let text = serde_json::to_string_pretty(&scenario).expect("a scenario serializes") + "\n";
+        let scenario_file = dir.join(format!("{}.json", scenario.name));
+        webmcp_traces::export::write_atomically(&scenario_file, &text).map_err(UsageError)?;
+        let (model, mut result) = check_gen(plan.variant, gen, &options);
+        let name = properties()[p].name;
+        result.properties.retain(|x| x.def.name == name);
+        let source = scenario_file.display().to_string();
+        let written = webmcp_traces::export::write_result(dir, &model, &source, &text, &result)
+            .map_err(UsageError)?;
+        let trace = written
+            .first()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
+        sweep.tally[p].files = Some((source, trace));
+    }
+    Ok(())
+}
+
+fn bound_label(b: &Bound) -> String {
+    match b.preset() {
+        Some(p) => format!("{p} ({b})"),
+        None => b.to_string(),
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `1 statement`, `2 statements`; `many` is the plural form.
+fn plural(n: usize, one: &str) -> String {
+    let many = match one {
+        "property" => "properties".to_string(),
+        "witness" => "witnesses".to_string(),
+        _ => format!("{one}s"),
+    };
+    format!("{n} {}", if n == 1 { one } else { &many })
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Always => "always",
+        Kind::AtTermination => "at-termination",
+        Kind::Sometimes => "sometimes",
+    }
+}
+
+/// What was swept, in one line: the space (or the sample) and the shard.
+fn space_line(s: &Sweep) -> String {
+    let mut line = format!("sweep {} under {}: ", bound_label(&s.bound), s.variant);
+    match (s.counts, s.sample) {
+        (Some(c), _) => line.push_str(&format!(
+            "{} raw scenarios, {} canonical",
+            thousands(c.raw),
+            thousands(c.canonical)
+        )),
+        (None, Some((n, seed))) => {
+            line.push_str(&format!("a sample of {} draws (seed {seed})", thousands(n)))
+        }
+        (None, None) => {}
+    }
+    if let Some(shard) = s.shard {
+        line.push_str(&format!("; shard {shard}: {}", thousands(s.selected)));
+    } else if s.sample.is_some() {
+        line.push_str(&format!(", {} distinct", thousands(s.selected)));
+    }
+    line
+}
+
+fn human(s: &Sweep, timings: bool) -> String {
+    let mut out = space_line(s) + "\n";
+    out.push_str(&format!(
+        "checked {} scenario(s): {} states generated, {} unique{}{}\n",
+        thousands(s.checked),
+        thousands(s.total_states),
+        thousands(s.unique_states),
+        if timings {
+            format!(", {:.2} s", s.seconds)
+        } else {
+            String::new()
+        },
+        if s.incomplete > 0 {
+            format!(
+                ", INCOMPLETE: {} scenario(s) not exhaustively checked ({} not started)",
+                thousands(s.incomplete),
+                thousands(s.skipped)
+            )
+        } else {
+            String::new()
+        }
+    ));
+    let (mut held, mut unwitnessed) = (0, 0);
+    for (p, def) in properties().iter().enumerate() {
+        let t = &s.tally[p];
+        if t.violating > 0 {
+            out.push_str(&format!(
+                "  VIOLATED   {}: by {} of {} scenarios\n",
+                def.name,
+                thousands(t.violating),
+                thousands(s.checked)
+            ));
+            if let Some((&(stmts, docs, len, _), gen)) = s.smallest(p) {
+                out.push_str(&format!(
+                    "             smallest {} ({}, {}, {}): {}\n",
+                    webmcp_generator::name(gen),
+                    plural(stmts, "statement"),
+                    plural(docs, "document"),
+                    plural(len, "action"),
+                    webmcp_generator::describe(gen)
+                ));
+            }
+            if let Some((scenario, trace)) = &t.files {
+                out.push_str(&format!("             written: {scenario}, {trace}\n"));
+            }
+        } else if def.kind == Kind::Sometimes {
+            if t.witnessing > 0 {
+                out.push_str(&format!(
+                    "  witnessed  {}: in {} scenarios\n",
+                    def.name,
+                    thousands(t.witnessing)
+                ));
+            } else {
+                unwitnessed += 1;
+            }
+        } else {
+            held += 1;
+        }
+    }
+    out.push_str(&format!(
+        "  {} held in every scenario{}; {} reached by none\n",
+        plural(held, "property"),
+        if s.incomplete > 0 {
+            " that was searched to the end"
+        } else {
+            ""
+        },
+        plural(unwitnessed, "witness")
+    ));
+    out.push_str(&match s.exit_code() {
+        1 if s.variant == "seed" => format!(
+            "exit 1: {} properties are violated by generated scenarios. Under seed (the draft as\n\
+             written) this is expected: docs/findings.md explains its defects.\n",
+            s.violated()
+        ),
+        1 => format!(
+            "exit 1: {} properties are violated by generated scenarios under {}.\n",
+            s.violated(),
+            s.variant
+        ),
+        3 => "exit 3: incomplete. A bound stopped some searches or left scenarios unchecked;\n\
+              their properties are neither held nor violated.\n"
+            .to_string(),
+        _ => "exit 0: every property held in every generated scenario.\n".to_string(),
+    });
+    out
+}
+
+fn json_report(s: &Sweep, timings: bool) -> String {
+    let props: Vec<_> = properties()
+        .iter()
+        .enumerate()
+        .map(|(p, def)| {
+            let t = &s.tally[p];
+            let smallest = s.smallest(p).map(|(&(stmts, docs, len, index), gen)| {
+                let mut o = json!({
+                    "scenario": webmcp_generator::name(gen),
+                    "index": index,
+                    "statements": stmts,
+                    "documents": docs,
+                    "counterexample_length": len,
+                    "summary": webmcp_generator::describe(gen),
+                });
+                if let Some((scenario, trace)) = &t.files {
+                    o["scenario_file"] = json!(scenario);
+                    o["trace_file"] = json!(trace);
+                }
+                o
+            });
+            json!({
+                "name": def.name,
+                "kind": kind_name(def.kind),
+                "about": def.about,
+                "violating": t.violating,
+                "witnessing": t.witnessing,
+                "smallest": smallest,
+            })
+        })
+        .collect();
+    let mut doc = json!({
+        "bound": s.bound.to_string(),
+        "preset": s.bound.preset(),
+        "variant": s.variant,
+        "shard": s.shard.map(|x| x.to_string()),
+        "raw": s.counts.map(|c| c.raw),
+        "canonical": s.counts.map(|c| c.canonical),
+        "sample": s.sample.map(|(n, seed)| json!({"draws": n, "seed": seed})),
+        "selected": s.selected,
+        "checked": s.checked,
+        "incomplete": s.incomplete,
+        "not_started": s.skipped,
+        "total_states": s.total_states,
+        "unique_states": s.unique_states,
+        "violated_properties": s.violated(),
+        "exit": s.exit_code(),
+        "properties": props,
+    });
+    if timings {
+        doc["seconds"] = json!(s.seconds);
+    }
+    serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+}
+
+fn junit(s: &Sweep, timings: bool) -> String {
+    let mut cases = String::new();
+    let (mut failures, mut skipped) = (0, 0);
+    let suite = format!("sweep {} [{}]", s.bound, s.variant);
+    for (p, def) in properties().iter().enumerate() {
+        let t = &s.tally[p];
+        let body = if t.violating > 0 {
+            failures += 1;
+            let smallest = s
+                .smallest(p)
+                .map(|(_, g)| {
+                    format!(
+                        "{}: {}",
+                        webmcp_generator::name(g),
+                        webmcp_generator::describe(g)
+                    )
+                })
+                .unwrap_or_default();
+            format!(
+                "<failure message=\"{} violated by {} of {} generated scenarios\">smallest {}</failure>",
+                xml_escape(def.name),
+                t.violating,
+                s.checked,
+                xml_escape(&smallest)
+            )
+        } else if s.incomplete > 0 && def.kind != Kind::Sometimes {
+            skipped += 1;
+            "<skipped message=\"incomplete: a bound stopped some searches\"/>".to_string()
+        } else {
+            String::new()
+        };
+        cases.push_str(&format!(
+            "    <testcase classname=\"webmcp-check.sweep\" name=\"{}\">{}</testcase>\n",
+            xml_escape(def.name),
+            body
+        ));
+    }
+    let time = if timings {
+        format!(" time=\"{:.3}\"", s.seconds)
+    } else {
+        String::new()
+    };
+    let n = properties().len();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{n}\" failures=\"{failures}\" skipped=\"{skipped}\">\n  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" skipped=\"{skipped}\"{time}>\n{cases}  </testsuite>\n</testsuites>\n",
+        xml_escape(&suite)
+    )
+}
+
+fn markdown(s: &Sweep, timings: bool) -> String {
+    let mut out = format!("## webmcp-check sweep\n\n{}.\n\n", space_line(s));
+    out.push_str(&format!(
+        "Checked {} scenario(s), {} states generated, {} unique{}{}.\n\n",
+        thousands(s.checked),
+        thousands(s.total_states),
+        thousands(s.unique_states),
+        if timings {
+            format!(", {:.2} s", s.seconds)
+        } else {
+            String::new()
+        },
+        if s.incomplete > 0 {
+            format!(
+                "; **incomplete**: {} scenario(s) not exhaustively checked",
+                thousands(s.incomplete)
+            )
+        } else {
+            String::new()
+        }
+    ));
+    if s.violated() == 0 {
+        out.push_str("No property is violated by any generated scenario.\n");
+        return out;
+    }
+    out.push_str("| property | violating scenarios | smallest | statements | documents | actions |\n|---|---:|---|---:|---:|---:|\n");
+    for (p, def) in properties().iter().enumerate() {
+        let t = &s.tally[p];
+        if let Some((&(stmts, docs, len, _), gen)) = s.smallest(p) {
+            out.push_str(&format!(
+                "| `{}` | {} | `{}`: {} | {stmts} | {docs} | {len} |\n",
+                def.name,
+                t.violating,
+                webmcp_generator::name(gen),
+                webmcp_generator::describe(gen).replace('|', "\\|")
+            ));
+        }
+    }
+    out
+}
+
+fn github(s: &Sweep) -> String {
+    let mut out = String::new();
+    for (p, def) in properties().iter().enumerate() {
+        let t = &s.tally[p];
+        let Some((_, gen)) = s.smallest(p) else {
+            continue;
+        };
+        // Point at the scenario file when --out wrote one; otherwise there is no file.
+        let file = t.files.as_ref().map_or_else(String::new, |(f, _)| {
+            format!("file={},", github_property(f))
+        });
+        out.push_str(&format!(
+            "::error {file}title={}::{}\n",
+            github_property(&format!("webmcp-check sweep {}", def.name)),
+            github_data(&format!(
+                "{} is violated by {} of {} generated scenarios ({}); the smallest, {}: {}",
+                def.name,
+                t.violating,
+                s.checked,
+                s.bound,
+                webmcp_generator::name(gen),
+                webmcp_generator::describe(gen)
+            ))
+        ));
+    }
+    if s.incomplete > 0 {
+        out.push_str(&format!(
+            "::warning title={}::{}\n",
+            github_property("webmcp-check sweep incomplete"),
+            github_data(&format!(
+                "{} generated scenario(s) were not exhaustively checked: a bound stopped them",
+                s.incomplete
+            ))
+        ));
+    }
+    out
+}

@@ -1,0 +1,291 @@
+//! `webmcp-check sweep` from the command line: bad bounds and flags, shards, byte-identical
+//! reports, budgets that stop a sweep (exit 3, never a pass), and the files `--out` writes.
+
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+}
+
+fn sweep(args: &[&str]) -> Output {
+    bin()
+        .arg("sweep")
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("webmcp-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// One document, at most three statements, one move: about a thousand scenarios, a few
+/// seconds.
+const SMALL_BOUND: &str = "docs=1,stmts=3,total=3,moves=1";
+
+#[test]
+fn bad_bounds_and_flags_exit_2_with_one_line() {
+    let file = scratch("bad").join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let not_a_dir = file.join("out");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--bound", "huge"],
+        vec!["--bound", ""],
+        vec!["--bound", "docs=0"],
+        vec!["--bound", "docs=7"],
+        vec!["--bound", "docs=two"],
+        vec!["--bound", "colour=2"],
+        vec!["--bound", "docs=2,docs=3"],
+        vec!["--bound", "stmts=3,tiny"],
+        vec!["--bound", "tabs=2,docs=1"],
+        vec!["--shard", "0/4"],
+        vec!["--shard", "5/4"],
+        vec!["--shard", "1/0"],
+        vec!["--shard", "half"],
+        vec!["--seed", "3"],
+        vec!["--sample", "0"],
+        vec!["--sample", "many"],
+        vec!["--jobs", "0"],
+        vec!["--max-states", "0"],
+        vec!["--variant", "nope"],
+        vec!["--format", "xml"],
+        vec!["--count", "--sample", "3"],
+        vec!["--out", not_a_dir.to_str().unwrap()],
+    ];
+    for args in cases {
+        let out = sweep(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("webmcp-check: "), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a report");
+    }
+}
+
+#[test]
+fn help_lists_the_exit_codes_and_the_bound_keys() {
+    let out = bin().args(["sweep", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("Exit codes") && help.contains("tiny|small|medium"),
+        "{help}"
+    );
+}
+
+#[test]
+fn the_tiny_preset_under_a_shard_runs_and_exits_1_under_seed() {
+    let out = sweep(&["--bound", "tiny", "--shard", "1/4", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    assert_eq!(v["preset"], "tiny");
+    assert_eq!(v["raw"], 5788);
+    assert_eq!(v["canonical"], 5788);
+    assert_eq!(v["selected"], 1447);
+    assert_eq!(v["checked"], 1447);
+    assert_eq!(v["incomplete"], 0);
+    assert!(v["violated_properties"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn shards_add_up_to_the_whole_sweep() {
+    let whole = json(&sweep(&["--bound", SMALL_BOUND, "--format", "json"]));
+    let n = 3;
+    let parts: Vec<serde_json::Value> = (1..=n)
+        .map(|i| {
+            json(&sweep(&[
+                "--bound",
+                SMALL_BOUND,
+                "--format",
+                "json",
+                "--shard",
+                &format!("{i}/{n}"),
+            ]))
+        })
+        .collect();
+    let sum = |key: &str| parts.iter().map(|p| p[key].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("selected"), whole["canonical"].as_u64().unwrap());
+    assert_eq!(sum("checked"), whole["checked"].as_u64().unwrap());
+    assert_eq!(sum("total_states"), whole["total_states"].as_u64().unwrap());
+    let props = whole["properties"].as_array().unwrap();
+    assert!(props.iter().any(|p| p["violating"].as_u64().unwrap() > 0));
+    for (i, p) in props.iter().enumerate() {
+        let parts_sum: u64 = parts
+            .iter()
+            .map(|x| x["properties"][i]["violating"].as_u64().unwrap())
+            .sum();
+        assert_eq!(parts_sum, p["violating"].as_u64().unwrap(), "{}", p["name"]);
+        // The whole's smallest violating scenario is the smallest of the shards' ones.
+        let best = parts
+            .iter()
+            .filter_map(|x| {
+                let s = &x["properties"][i]["smallest"];
+                (!s.is_null()).then(|| {
+                    (
+                        s["statements"].as_u64().unwrap(),
+                        s["documents"].as_u64().unwrap(),
+                        s["counterexample_length"].as_u64().unwrap(),
+                        s["index"].as_u64().unwrap(),
+                    )
+                })
+            })
+            .min();
+        let s = &p["smallest"];
+        assert_eq!(
+            best.map(|b| b.3),
+            s["index"].as_u64(),
+            "{}: the smallest scenario depends on the shard",
+            p["name"]
+        );
+    }
+}
+
+#[test]
+fn no_timings_output_is_byte_identical_in_every_format_and_with_more_jobs() {
+    for format in ["human", "json", "junit", "markdown", "github"] {
+        let run = |jobs: &str| {
+            sweep(&[
+                "--bound",
+                SMALL_BOUND,
+                "--shard",
+                "2/5",
+                "--format",
+                format,
+                "--no-timings",
+                "--jobs",
+                jobs,
+            ])
+        };
+        let (a, b) = (run("1"), run("2"));
+        assert_eq!(a.status.code(), Some(1), "{format}");
+        assert!(!a.stdout.is_empty(), "{format}");
+        assert_eq!(a.stdout, b.stdout, "{format} differs between runs");
+        if format == "junit" {
+            let text = String::from_utf8(a.stdout).unwrap();
+            roxmltree::Document::parse(&text).expect("well-formed JUnit XML");
+        }
+    }
+}
+
+#[test]
+fn a_budget_that_stops_the_sweep_is_exit_3_never_a_pass() {
+    // No bfcache, no aborts: nothing in this space is violated under seed, so only the
+    // budget decides the exit status.
+    let bound = "docs=1,stmts=2,total=2,moves=0";
+    let full = sweep(&["--bound", bound]);
+    assert_eq!(
+        full.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&full.stdout)
+    );
+    let stopped = sweep(&["--bound", bound, "--max-states", "3", "--format", "json"]);
+    assert_eq!(stopped.status.code(), Some(3));
+    let v = json(&stopped);
+    assert!(v["incomplete"].as_u64().unwrap() > 0);
+    let out = sweep(&["--bound", bound, "--timeout", "0"]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("INCOMPLETE") && text.contains("exit 3"),
+        "{text}"
+    );
+}
+
+#[test]
+fn out_writes_each_smallest_scenario_and_a_trace_that_replays() {
+    let dir = scratch("out");
+    let out = sweep(&[
+        "--bound",
+        "docs=1,stmts=1,total=1,moves=1",
+        "--format",
+        "json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let violated: Vec<&serde_json::Value> = v["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["smallest"].is_null())
+        .collect();
+    assert!(!violated.is_empty());
+    for p in violated {
+        let s = &p["smallest"];
+        let scenario = s["scenario_file"].as_str().unwrap();
+        let trace = s["trace_file"].as_str().unwrap();
+        // The scenario file is an ordinary scenario: check reproduces the violation.
+        let check = bin()
+            .args([
+                "check",
+                "--quiet",
+                "--format",
+                "json",
+                "--scenario-file",
+                scenario,
+            ])
+            .args(["--trace-dir", dir.join("check").to_str().unwrap()])
+            .output()
+            .unwrap();
+        let report = json(&check);
+        let verdict = report["scenarios"][0]["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == p["name"])
+            .unwrap()["verdict"]
+            .clone();
+        assert_eq!(verdict, "violated", "{}", p["name"]);
+        let replay = bin().args(["replay", trace]).output().unwrap();
+        assert_eq!(
+            replay.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&replay.stdout)
+        );
+    }
+}
+
+#[test]
+fn a_seeded_sample_is_reproducible() {
+    let run = || {
+        sweep(&[
+            "--bound",
+            "tabs=2,docs=3,depth=2,iframes=2,stmts=2,total=2,tools=2",
+            "--sample",
+            "25",
+            "--seed",
+            "9",
+            "--format",
+            "json",
+            "--no-timings",
+        ])
+    };
+    let (a, b) = (run(), run());
+    assert!(matches!(a.status.code(), Some(0 | 1)));
+    assert_eq!(a.stdout, b.stdout);
+    let v = json(&a);
+    assert!(v["raw"].is_null() && v["sample"]["draws"] == 25);
+    assert!(v["checked"].as_u64().unwrap() > 10);
+}
