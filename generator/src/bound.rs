@@ -123,7 +123,7 @@ pub const PRESETS: &[(&str, Bound)] = &[
 
 impl Bound {
     /// One document, four statements, one environment move: everything a single page can
-    /// do to itself, executeTool included (5,788 canonical scenarios).
+    /// do to itself, executeTool included (5,784 canonical scenarios).
     pub const TINY: Bound = Bound {
         tabs: 1,
         docs: 1,

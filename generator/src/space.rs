@@ -326,7 +326,15 @@ fn script(b: &Bound, ch: &mut dyn Chooser, len: usize, others: &[u8]) -> Option<
                 options.push(Stmt::Await(i as u8));
             }
         }
-        options.push(Stmt::AwaitToolchange);
+        // A script waits for at most MAX_TOOLCHANGE_AWAITS toolchange events (a scenario
+        // with more is refused, naming that limit).
+        let waits = script
+            .iter()
+            .filter(|s| matches!(s, Stmt::AwaitToolchange))
+            .count();
+        if waits < webmcp_model::limits::MAX_TOOLCHANGE_AWAITS {
+            options.push(Stmt::AwaitToolchange);
+        }
         // Each controller is aborted at most once; a new one may be aborted before its
         // signal is passed (register-tool#14, execute-tool#14.2).
         for c in 0..(ctrls + u8::from(ctrls < b.signals)) {
