@@ -174,7 +174,15 @@ struct Sweep {
     unique_states: u64,
     seconds: f64,
     tally: Vec<PropertyTally>,
+    /// The scenario with the most unique states: (unique states, index, scenario). One
+    /// scenario can dominate a sweep's time and memory.
+    largest: Option<(usize, u64, Gen)>,
+    /// The first few scenarios a bound stopped (index order), to re-run on their own.
+    stopped: Vec<(u64, Gen)>,
 }
+
+/// How many stopped scenarios a report names.
+const STOPPED_SHOWN: usize = 10;
 
 pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     let plan = plan(args)?;
@@ -225,6 +233,8 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
         tally: (0..properties().len())
             .map(|_| PropertyTally::default())
             .collect(),
+        largest: None,
+        stopped: Vec::new(),
     };
     run(&plan, &mut sweep, start, show_progress);
     sweep.seconds = start.elapsed().as_secs_f64();
@@ -420,6 +430,19 @@ impl Sweep {
         }
         self.total_states += c.total_states as u64;
         self.unique_states += c.unique_states as u64;
+        let size = (c.unique_states, std::cmp::Reverse(c.index));
+        if self
+            .largest
+            .as_ref()
+            .is_none_or(|(u, i, _)| size > (*u, std::cmp::Reverse(*i)))
+        {
+            self.largest = Some((c.unique_states, c.index, gen.clone()));
+        }
+        if c.incomplete && !c.skipped {
+            self.stopped.push((c.index, gen.clone()));
+            self.stopped.sort_by_key(|(i, _)| *i);
+            self.stopped.truncate(STOPPED_SHOWN);
+        }
         for &(p, len) in &c.violated {
             let t = &mut self.tally[p];
             t.violating += 1;
@@ -563,6 +586,21 @@ fn human(s: &Sweep, timings: bool) -> String {
             String::new()
         }
     ));
+    if let Some((unique, _, gen)) = &s.largest {
+        out.push_str(&format!(
+            "largest search: {} ({} unique states): {}\n",
+            webmcp_generator::name(gen),
+            thousands(*unique as u64),
+            webmcp_generator::describe(gen)
+        ));
+    }
+    for (_, gen) in &s.stopped {
+        out.push_str(&format!(
+            "stopped by a bound: {}: {}\n",
+            webmcp_generator::name(gen),
+            webmcp_generator::describe(gen)
+        ));
+    }
     let (mut held, mut unwitnessed) = (0, 0);
     for (p, def) in properties().iter().enumerate() {
         let t = &s.tally[p];
@@ -674,6 +712,17 @@ fn json_report(s: &Sweep, timings: bool) -> String {
         "not_started": s.skipped,
         "total_states": s.total_states,
         "unique_states": s.unique_states,
+        "largest": s.largest.as_ref().map(|(unique, index, gen)| json!({
+            "scenario": webmcp_generator::name(gen),
+            "index": index,
+            "unique_states": unique,
+            "summary": webmcp_generator::describe(gen),
+        })),
+        "stopped": s.stopped.iter().map(|(index, gen)| json!({
+            "scenario": webmcp_generator::name(gen),
+            "index": index,
+            "summary": webmcp_generator::describe(gen),
+        })).collect::<Vec<_>>(),
         "violated_properties": s.violated(),
         "exit": s.exit_code(),
         "properties": props,

@@ -202,6 +202,10 @@ fn a_budget_that_stops_the_sweep_is_exit_3_never_a_pass() {
     assert_eq!(stopped.status.code(), Some(3));
     let v = json(&stopped);
     assert!(v["incomplete"].as_u64().unwrap() > 0);
+    // The report names the scenarios the bound stopped, to re-run them on their own.
+    let named = v["stopped"].as_array().unwrap();
+    assert!(!named.is_empty() && named.len() <= 10);
+    assert!(named[0]["scenario"].as_str().unwrap().starts_with('g'));
     let out = sweep(&["--bound", bound, "--timeout", "0"]);
     assert_eq!(out.status.code(), Some(3));
     let text = String::from_utf8_lossy(&out.stdout);
