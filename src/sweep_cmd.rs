@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use webmcp_properties::limits::thousands;
 
 use serde_json::json;
 use webmcp_generator::{Bound, Counts, Gen, Shard};
@@ -510,18 +511,6 @@ fn bound_label(b: &Bound) -> String {
         Some(p) => format!("{p} ({b})"),
         None => b.to_string(),
     }
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// `1 statement`, `2 statements`; `many` is the plural form.

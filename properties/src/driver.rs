@@ -281,17 +281,15 @@ fn explore_in_parallel(
     }
     // A thread the OS refuses is a stop, not a crash: ask first (every thread started is
     // joined), and should stateright's own spawn still fail, catch its panic.
+    let refused = |reason: String| Exploration {
+        total_states: 0,
+        unique_states: 0,
+        max_depth: 0,
+        stopped_by: Some(StopReason::ThreadSpawn { threads, reason }),
+        discoveries: Default::default(),
+    };
     if let Err(e) = can_start_threads(threads) {
-        return Exploration {
-            total_states: 0,
-            unique_states: 0,
-            max_depth: 0,
-            stopped_by: Some(StopReason::ThreadSpawn {
-                threads,
-                reason: e.to_string(),
-            }),
-            discoveries: Default::default(),
-        };
+        return refused(e.to_string());
     }
     let spawned = quietly(move || match options.mode {
         Mode::Dfs => Box::new(builder.spawn_dfs()) as Box<dyn Checker<Checked>>,
@@ -299,18 +297,7 @@ fn explore_in_parallel(
     });
     let mut checker = match spawned {
         Ok(c) => c,
-        Err(reason) => {
-            return Exploration {
-                total_states: 0,
-                unique_states: 0,
-                max_depth: 0,
-                stopped_by: Some(StopReason::ThreadSpawn {
-                    threads,
-                    reason: os_error_text(&reason),
-                }),
-                discoveries: Default::default(),
-            }
-        }
+        Err(reason) => return refused(os_error_text(&reason)),
     };
     let handles = checker.handles();
     let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
