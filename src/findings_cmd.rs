@@ -23,10 +23,15 @@ pub fn findings(args: &FindingsArgs, sources: &[Source]) -> Result<ExitCode, Usa
     crate::threads_arg(args.threads)?;
     args.memory.apply()?;
     let output = crate::output_file(args.output.as_deref())?;
-    let report = match webmcp_traces::findings::generate(sources, args.threads) {
+    let mut report = match webmcp_traces::findings::generate(sources, args.threads) {
         Ok(report) => report,
         Err(e) => return args.memory.failed(e),
     };
+    report.push('\n');
+    report.push_str(&crate::sweep_cmd::evidence(
+        webmcp_model::Variant::proposed(),
+        args.threads,
+    ));
     crate::write_output(output, &report)?;
     if let Some(path) = &args.output {
         eprintln!("wrote {}", path.display());

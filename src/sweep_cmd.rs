@@ -218,25 +218,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let mut sweep = Sweep {
-        bound: plan.bound,
-        variant: plan.variant.name(),
-        shard: plan.shard,
-        sample: plan.sample,
-        counts: None,
-        selected: 0,
-        checked: 0,
-        incomplete: 0,
-        skipped: 0,
-        total_states: 0,
-        unique_states: 0,
-        seconds: 0.0,
-        tally: (0..properties().len())
-            .map(|_| PropertyTally::default())
-            .collect(),
-        largest: None,
-        stopped: Vec::new(),
-    };
+    let mut sweep = Sweep::new(&plan);
     run(&plan, &mut sweep, start, show_progress);
     sweep.seconds = start.elapsed().as_secs_f64();
     if let Some(dir) = &args.out {
@@ -252,6 +234,88 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     };
     out!("{text}");
     Ok(ExitCode::from(sweep.exit_code()))
+}
+
+/// The bound whose sweep under `proposed` is the findings report's evidence beyond the suite:
+/// the largest preset that keeps `webmcp-check findings` (and its up-to-date test) fast.
+pub const EVIDENCE_BOUND: &str = "tiny";
+
+/// The findings report's section on the generated scenarios: every scenario of
+/// [`EVIDENCE_BOUND`] checked exhaustively under `variant`, with no timings (the report is
+/// compared byte for byte).
+pub fn evidence(variant: Variant, jobs: usize) -> String {
+    let bound = Bound::parse(EVIDENCE_BOUND).expect("the evidence bound parses");
+    let plan = Plan {
+        bound,
+        variant,
+        shard: None,
+        sample: None,
+        options: CheckOptions {
+            threads: 1,
+            ..CheckOptions::default()
+        },
+        deadline: None,
+        jobs: jobs.max(1),
+    };
+    let mut sweep = Sweep::new(&plan);
+    run(&plan, &mut sweep, Instant::now(), false);
+    let witnesses = |reached: bool| -> String {
+        let names: Vec<String> = properties()
+            .iter()
+            .enumerate()
+            .filter(|(p, def)| {
+                def.kind == Kind::Sometimes && (sweep.tally[*p].witnessing > 0) == reached
+            })
+            .map(|(_, def)| format!("`{}`", def.name))
+            .collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    let counts = sweep.counts.unwrap_or_default();
+    let mut out = format!(
+        "## Evidence beyond the suite: every generated scenario of a bound\n\n\
+         `webmcp-check sweep --bound {EVIDENCE_BOUND} --variant {}` ([docs/sweep.md](sweep.md)):\n\
+         the bound `{}`, {} canonical scenarios ({} before removing renamings), {} unique\n\
+         states ({} generated), every scenario explored exhaustively (breadth-first, no bound).\n",
+        sweep.variant,
+        sweep.bound,
+        thousands(counts.canonical),
+        thousands(counts.raw),
+        thousands(sweep.unique_states),
+        thousands(sweep.total_states),
+    );
+    if sweep.incomplete > 0 {
+        out.push_str(&format!(
+            "**Incomplete**: {} scenario(s) were not explored exhaustively.\n",
+            thousands(sweep.incomplete)
+        ));
+    } else if sweep.violated() == 0 {
+        out.push_str(&format!(
+            "Every property holds in every one of them.\nWitnesses reached: {}. Not reached in this bound: {}.\n",
+            witnesses(true),
+            witnesses(false)
+        ));
+    } else {
+        out.push_str("**Some properties are violated:**\n\n");
+        for (p, def) in properties().iter().enumerate() {
+            if let Some((&(stmts, docs, len, _), gen)) = sweep.smallest(p) {
+                out.push_str(&format!(
+                    "- `{}` by {} scenario(s); the smallest ({stmts} statements, {docs} documents, {len} actions): `{}`\n",
+                    def.name,
+                    thousands(sweep.tally[p].violating),
+                    webmcp_generator::describe(gen)
+                ));
+            }
+        }
+    }
+    out.push_str(
+        "\nLarger bounds are measured in docs/sweep.md, and the test suite sweeps the `small` \
+         preset under `proposed` on every run (`tests/sweep_cli.rs`).\n",
+    );
+    out
 }
 
 /// How many of `canonical` indices shard `s` holds.
@@ -420,6 +484,28 @@ fn check_gen(variant: Variant, gen: &Gen, options: &CheckOptions) -> (WebMcpMode
 }
 
 impl Sweep {
+    fn new(plan: &Plan) -> Sweep {
+        Sweep {
+            bound: plan.bound,
+            variant: plan.variant.name(),
+            shard: plan.shard,
+            sample: plan.sample,
+            counts: None,
+            selected: 0,
+            checked: 0,
+            incomplete: 0,
+            skipped: 0,
+            total_states: 0,
+            unique_states: 0,
+            seconds: 0.0,
+            tally: (0..properties().len())
+                .map(|_| PropertyTally::default())
+                .collect(),
+            largest: None,
+            stopped: Vec::new(),
+        }
+    }
+
     fn add(&mut self, c: &Checked, gen: &Gen) {
         if c.skipped {
             self.skipped += 1;

@@ -293,3 +293,35 @@ fn a_seeded_sample_is_reproducible() {
     assert!(v["raw"].is_null() && v["sample"]["draws"] == 25);
     assert!(v["checked"].as_u64().unwrap() > 10);
 }
+
+/// The proposed fixes on the generated space, not only on the suite: every scenario of the
+/// `tiny` and `small` presets holds every property under `proposed` (exit 0), every search
+/// exhaustive. `small` is the largest preset CI affords (docs/performance.md).
+#[test]
+fn the_proposed_fixes_hold_on_every_scenario_of_tiny_and_small() {
+    for bound in ["tiny", "small"] {
+        let out = sweep(&[
+            "--bound",
+            bound,
+            "--variant",
+            "proposed",
+            "--jobs",
+            "2",
+            "--format",
+            "json",
+            "--no-timings",
+        ]);
+        let report = json(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{bound} under proposed: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert_eq!(report["incomplete"], 0, "{bound}: {report}");
+        assert!(
+            report["checked"].as_u64().unwrap() >= 1000,
+            "{bound}: {report}"
+        );
+    }
+}

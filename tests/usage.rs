@@ -165,7 +165,7 @@ fn check_all_ends_with_a_summary_that_explains_exit_1() {
     let text = String::from_utf8(out.stdout).unwrap();
     let summary = &text[text.rfind("\nsummary: ").expect("a summary") + 1..];
     assert!(
-        summary.starts_with("summary: 31 scenario(s) under seed"),
+        summary.starts_with("summary: 32 scenario(s) under seed"),
         "{summary}"
     );
     assert!(

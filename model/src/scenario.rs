@@ -47,7 +47,7 @@ pub struct DocSpec {
     pub url: String,
     /// The agent (event loop) this document runs on; by default same-origin documents of
     /// one tab share one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
     /// Whether the agent cluster is origin-keyed (`register-tool#4`); default true.
     #[serde(default = "yes", rename = "originKeyed")]
@@ -62,7 +62,7 @@ pub struct IframeSpec {
     /// The name of the child navigable.
     pub nav: String,
     /// The iframe's `allow` attribute, e.g. "tools" or "tools *".
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow: Option<String>,
     #[serde(flatten)]
     pub doc: DocSpec,
@@ -74,7 +74,7 @@ pub struct NavigationSpec {
     pub nav: String,
     pub doc: String,
     pub url: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
     #[serde(default = "yes", rename = "originKeyed")]
     pub origin_keyed: bool,
@@ -89,37 +89,37 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct OpSpec {
     /// A name for the call's promise, so later statements can await it or use its result.
-    #[serde(default, rename = "as")]
+    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub register_tool: Option<ToolSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub get_tools: Option<GetToolsSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execute_tool: Option<ToolRefSpec>,
     /// `executeTool`'s inputObject; `{}` when absent, as in the IDL.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<JsValue>,
     /// `exposedTo` of registerTool's options.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exposed_to: Option<Vec<String>>,
     /// The AbortController whose signal goes in the options.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signal: Option<String>,
     /// `controller.abort()`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort: Option<String>,
     /// `await` an earlier call's promise (settled either way).
-    #[serde(default, rename = "await")]
+    #[serde(default, rename = "await", skip_serializing_if = "Option::is_none")]
     pub await_call: Option<String>,
     /// Wait for the next `toolchange` event at this document.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub await_toolchange: Option<bool>,
     /// Remove the iframe element of a child navigable.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remove_iframe: Option<String>,
     /// Navigate a navigable to its replacement document.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub navigate: Option<String>,
 }
 
@@ -127,12 +127,12 @@ pub struct OpSpec {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ToolSpec {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     pub description: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_schema: Option<JsValue>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<AnnotationsSpec>,
 }
 
@@ -148,7 +148,7 @@ pub struct AnnotationsSpec {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GetToolsSpec {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_origins: Option<Vec<String>>,
 }
 
@@ -157,14 +157,14 @@ pub struct GetToolsSpec {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ToolRefSpec {
     /// The entry named `name` of the list an earlier getTools call (by label) fulfilled with.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
     pub name: String,
     /// A dictionary built by hand: its `origin` string...
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
     /// ...and its `window` (a document's name).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<String>,
 }
 
@@ -194,7 +194,7 @@ pub struct EnvironmentSpec {
     pub tool_outcomes: Vec<String>,
     /// At most this many interventions (abort, remove, navigate, bfcache moves) in one run
     /// (at most [`crate::limits::MAX_INTERVENTIONS`]).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_interventions: Option<u64>,
 }
 

@@ -83,6 +83,11 @@ fixes! {
         title: "A caller restored from the back/forward cache waits forever for its executeTool promise",
         steps: ["unload-cleanup#2.3.3", "cancel-pending-execution#4"],
         impact: "When the calling document is unloaded into the back/forward cache, its execution is cancelled but its promise is never settled: after the user navigates back, the page's await on executeTool() never returns.";
+    REJECT_ON_SELF_UNLOAD = 13, "reject-on-self-unload",
+        "unload-cleanup#2.3.4 also queues a task on the document to reject its promise with UnknownError when the unloading document executed its own tool: restored from the back/forward cache, it finds its promise settled instead of pending forever.",
+        title: "A document that executes its own tool and is restored from the back/forward cache waits forever",
+        steps: ["unload-cleanup#2.3.4", "unload-cleanup#2.3.2", "unload-cleanup#2.3.3"],
+        impact: "When the document is both the caller and the target of an execution, the unloading cleanup only removes the pending entry: neither the completion steps (target only) nor the cancellation (caller only) runs, so nothing settles the executeTool() promise. After the user navigates back, the page's await on its own tool never returns.";
     SKIP_CANCELLED_EXECUTION = 10, "skip-cancelled-execution",
         "tool-execute-steps return without invoking the tool when its pending tool execution is gone (cancelled or completed) by the time the task runs.",
         title: "A cancelled execution still invokes the tool",

@@ -283,6 +283,18 @@ pub fn catalogue() -> Vec<PropertyDef> {
             },
         },
         PropertyDef {
+            name: "witness:own-execution-rejected-on-unload",
+            kind: Kind::Sometimes,
+            about: &["unload-cleanup#2.3.4"],
+            claim: "a document that executed its own tool and was unloaded finds that executeTool promise rejected by the unloading cleanup (reject-on-self-unload)",
+            holds: |m, s| {
+                execute_promises(m.world.as_ref(), s).any(|(_, p)| {
+                    matches!(p.status, Status::Rejected(_))
+                        && p.settled_at == Some(const { step("unload-cleanup#2.3.4") })
+                })
+            },
+        },
+        PropertyDef {
             name: "witness:tool-sees-abort",
             kind: Kind::Sometimes,
             about: &["cancel-pending-execution#6.5"],

@@ -134,6 +134,16 @@ impl<R: Recorder> Cx<'_, R> {
                     CleanupSub::Remove => {
                         self.step(s!("unload-cleanup#2.3.4"));
                         self.pending_remove(traversable, uuid);
+                        // Only reached when `doc` is both the caller and the target.
+                        if self.fix(&crate::variant::REJECT_ON_SELF_UNLOAD) {
+                            self.queue_global_task(
+                                doc,
+                                crate::state::TaskKind::RejectExecute {
+                                    call: uuid,
+                                    at: s!("unload-cleanup#2.3.4"),
+                                },
+                            );
+                        }
                         CleanupSub::Assert
                     }
                     CleanupSub::Assert => {
