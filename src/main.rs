@@ -16,6 +16,7 @@ mod mutants_cmd;
 mod output;
 mod progress;
 mod sweep_cmd;
+mod sweep_scale;
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -74,6 +74,16 @@ pub struct SweepArgs {
     /// No progress display on stderr.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    memory: crate::MemoryLimitArg,
+    /// Instead of one bound, sweep the ladder of growing bounds (docs/performance.md), each in
+    /// its own process and stopped after --timeout seconds (default 600), until one does not
+    /// finish; print scenarios, states, time and memory per bound.
+    #[arg(long, conflicts_with_all = ["bound", "shard", "sample", "count", "out", "max_states"])]
+    scale: bool,
+    /// With --scale: also plot the table as an SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
 }
 
 /// Everything decided before any work, so that every usage error comes first.
@@ -88,6 +98,12 @@ struct Plan {
 }
 
 fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
+    args.memory.apply()?;
+    if args.svg.is_some() && !args.scale {
+        return Err(UsageError(
+            "--svg plots the table of --scale: add --scale".into(),
+        ));
+    }
     let bound = Bound::parse(&args.bound).map_err(UsageError)?;
     let variant = Variant::parse(&args.variant).map_err(UsageError)?;
     let shard = match &args.shard {
@@ -138,6 +154,8 @@ struct Checked {
     unique_states: usize,
     /// A bound stopped its search (or the sweep's deadline came before it started).
     incomplete: bool,
+    /// The bound that stopped it, as its flag reads (`--memory-limit 300 MiB`).
+    stopped_by: Option<String>,
     skipped: bool,
     /// (property index, counterexample length).
     violated: Vec<(usize, usize)>,
@@ -178,8 +196,9 @@ struct Sweep {
     /// The scenario with the most unique states: (unique states, index, scenario). One
     /// scenario can dominate a sweep's time and memory.
     largest: Option<(usize, u64, Gen)>,
-    /// The first few scenarios a bound stopped (index order), to re-run on their own.
-    stopped: Vec<(u64, Gen)>,
+    /// The first few scenarios a bound stopped (index order), to re-run on their own, and
+    /// the bound that stopped each.
+    stopped: Vec<(u64, Gen, String)>,
 }
 
 /// How many stopped scenarios a report names.
@@ -187,6 +206,20 @@ const STOPPED_SHOWN: usize = 10;
 
 pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     let plan = plan(args)?;
+    if args.scale {
+        if args.format != Format::Human {
+            return Err(UsageError(
+                "--scale prints a Markdown table: it takes no --format".into(),
+            ));
+        }
+        return crate::sweep_scale::scale(&crate::sweep_scale::ScalePlan {
+            variant: &args.variant,
+            jobs: plan.jobs,
+            limit_seconds: args.timeout.unwrap_or(600),
+            memory_limit_mib: Some(args.memory.memory_limit),
+            svg: args.svg.as_deref(),
+        });
+    }
     let start = Instant::now();
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     if args.count {
@@ -438,6 +471,7 @@ fn check_one(plan: &Plan, index: u64, gen: &Gen, start: Instant) -> Checked {
         total_states: 0,
         unique_states: 0,
         incomplete: false,
+        stopped_by: None,
         skipped: false,
         violated: Vec::new(),
         witnessed: Vec::new(),
@@ -456,6 +490,7 @@ fn check_one(plan: &Plan, index: u64, gen: &Gen, start: Instant) -> Checked {
     c.total_states = result.total_states;
     c.unique_states = result.unique_states;
     c.incomplete = !result.exhaustive || result.is_incomplete();
+    c.stopped_by = result.stopped_by.as_ref().map(|r| r.to_string());
     for (i, p) in result.properties.iter().enumerate() {
         match p.verdict {
             Verdict::Violated => c
@@ -526,8 +561,9 @@ impl Sweep {
             self.largest = Some((c.unique_states, c.index, gen.clone()));
         }
         if c.incomplete && !c.skipped {
-            self.stopped.push((c.index, gen.clone()));
-            self.stopped.sort_by_key(|(i, _)| *i);
+            let by = c.stopped_by.clone().unwrap_or_else(|| "a bound".into());
+            self.stopped.push((c.index, gen.clone(), by));
+            self.stopped.sort_by_key(|(i, _, _)| *i);
             self.stopped.truncate(STOPPED_SHOWN);
         }
         for &(p, len) in &c.violated {
@@ -669,9 +705,9 @@ fn human(s: &Sweep, timings: bool) -> String {
             webmcp_generator::describe(gen)
         ));
     }
-    for (_, gen) in &s.stopped {
+    for (_, gen, by) in &s.stopped {
         out.push_str(&format!(
-            "stopped by a bound: {}: {}\n",
+            "stopped by {by}: {}: {}\n",
             webmcp_generator::name(gen),
             webmcp_generator::describe(gen)
         ));
@@ -793,9 +829,10 @@ fn json_report(s: &Sweep, timings: bool) -> String {
             "unique_states": unique,
             "summary": webmcp_generator::describe(gen),
         })),
-        "stopped": s.stopped.iter().map(|(index, gen)| json!({
+        "stopped": s.stopped.iter().map(|(index, gen, by)| json!({
             "scenario": webmcp_generator::name(gen),
             "index": index,
+            "stopped_by": by,
             "summary": webmcp_generator::describe(gen),
         })).collect::<Vec<_>>(),
         "violated_properties": s.violated(),
@@ -804,6 +841,10 @@ fn json_report(s: &Sweep, timings: bool) -> String {
     });
     if timings {
         doc["seconds"] = json!(s.seconds);
+        // Process-wide: the whole sweep, all jobs.
+        doc["cpu_seconds"] = json!(webmcp_properties::bench::cpu_seconds());
+        doc["peak_rss_mib"] =
+            json!(webmcp_properties::bench::peak_rss_kib().map(|k| k as f64 / 1024.0));
     }
     serde_json::to_string_pretty(&doc).expect("JSON values serialize")
 }

@@ -325,3 +325,48 @@ fn the_proposed_fixes_hold_on_every_scenario_of_tiny_and_small() {
         );
     }
 }
+
+/// `--scale` sweeps the ladder of bounds until one does not finish in time: the table names
+/// every bound it ran, marks the stopped one, names the largest that finished, and the plot
+/// is written. A stopped rung ends the ladder, never passes as complete.
+#[test]
+fn scale_runs_the_ladder_until_a_bound_does_not_finish() {
+    let dir = scratch("scale");
+    let svg = dir.join("scale.svg");
+    let out = bin()
+        .args(["sweep", "--scale", "--timeout", "1", "--jobs", "1", "--svg"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("| `docs=1,stmts=1,total=1` | 21 | 21 | 21 |"),
+        "{text}"
+    );
+    let stopped: Vec<&str> = text.lines().filter(|l| l.contains("(stopped)")).collect();
+    assert_eq!(stopped.len(), 1, "exactly the last rung is stopped: {text}");
+    assert!(
+        text.lines().rev().find(|l| l.starts_with('|')) == stopped.first().copied(),
+        "{text}"
+    );
+    assert!(
+        text.contains("Largest bound of the ladder swept exhaustively within 1 s"),
+        "{text}"
+    );
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        plot.starts_with("<svg") && plot.contains("unique states"),
+        "{}",
+        &plot[..200.min(plot.len())]
+    );
+    let bad = bin()
+        .args(["sweep", "--scale", "--bound", "tiny"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = bin().args(["sweep", "--svg", "x.svg"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

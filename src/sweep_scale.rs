@@ -1,0 +1,281 @@
+//! `webmcp-check sweep --scale`: how the generated space grows with the bound. Sweeps a fixed
+//! ladder of bounds, smallest first, each in its own process (so each row's peak memory is its
+//! own), until one does not finish within the time limit, and tabulates scenarios, states,
+//! time and memory per bound; `--svg` plots them. docs/performance.md records a run.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use webmcp_properties::limits::thousands;
+
+use crate::UsageError;
+
+/// The ladder, in order of cost: one document (`d1`) growing its script, then two documents
+/// (a top-level document and an iframe, `d2`) growing theirs, with the presets where they
+/// fall. `s` is statements per script, `t` in all scripts.
+pub const LADDER: &[&str] = &[
+    "docs=1,stmts=1,total=1",
+    "docs=1,stmts=2,total=2",
+    "docs=1,stmts=3,total=3",
+    "docs=2,stmts=1,total=1",
+    "docs=2,stmts=1,total=2",
+    "docs=2,stmts=2,total=2",
+    "tiny",
+    "small",
+    "docs=1,stmts=5,total=5",
+    "docs=2,stmts=3,total=3",
+    "docs=2,stmts=2,total=4",
+    "medium",
+];
+
+/// One bound's sweep, as its process reported it.
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub bound: String,
+    pub raw: u64,
+    pub canonical: u64,
+    pub checked: u64,
+    pub unique_states: u64,
+    pub total_states: u64,
+    pub seconds: f64,
+    pub cpu_seconds: f64,
+    pub peak_rss_mib: f64,
+    /// Every scenario checked exhaustively within the limit.
+    pub complete: bool,
+    pub violated_properties: u64,
+}
+
+pub struct ScalePlan<'a> {
+    pub variant: &'a str,
+    pub jobs: usize,
+    pub limit_seconds: u64,
+    pub memory_limit_mib: Option<u64>,
+    pub svg: Option<&'a Path>,
+}
+
+pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| UsageError(format!("cannot find this executable to re-run it: {e}")))?;
+    let mut rows = Vec::new();
+    for bound in LADDER {
+        eprintln!("sweep --scale: {bound} ...");
+        let row = run_bound(&exe, bound, plan)?;
+        let complete = row.complete;
+        eprintln!(
+            "sweep --scale: {bound}: {} scenarios, {} unique states, {:.1} s{}",
+            thousands(row.canonical),
+            thousands(row.unique_states),
+            row.seconds,
+            if complete { "" } else { " (stopped)" }
+        );
+        rows.push(row);
+        if !complete {
+            break;
+        }
+    }
+    out!("{}", table(&rows, plan));
+    if let Some(path) = plan.svg {
+        plot(&rows, path).map_err(UsageError)?;
+        eprintln!("wrote {}", path.display());
+    }
+    // The ladder always ends at a bound the limit stopped, or at its last rung.
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_bound(exe: &PathBuf, bound: &str, plan: &ScalePlan) -> Result<Row, UsageError> {
+    let mut cmd = Command::new(exe);
+    cmd.args(["sweep", "--quiet", "--format", "json", "--bound", bound])
+        .args(["--variant", plan.variant])
+        .args(["--jobs", &plan.jobs.to_string()])
+        .args(["--timeout", &plan.limit_seconds.to_string()]);
+    if let Some(m) = plan.memory_limit_mib {
+        cmd.args(["--memory-limit", &m.to_string()]);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| UsageError(format!("cannot run {}: {e}", exe.display())))?;
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        UsageError(format!(
+            "the sweep of {bound} printed no report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    })?;
+    let n = |k: &str| report[k].as_u64().unwrap_or(0);
+    let f = |k: &str| report[k].as_f64().unwrap_or(0.0);
+    Ok(Row {
+        bound: bound.to_string(),
+        raw: n("raw"),
+        canonical: n("canonical"),
+        checked: n("checked"),
+        unique_states: n("unique_states"),
+        total_states: n("total_states"),
+        seconds: f("seconds"),
+        cpu_seconds: f("cpu_seconds"),
+        peak_rss_mib: f("peak_rss_mib"),
+        complete: n("incomplete") == 0 && n("checked") == n("selected"),
+        violated_properties: n("violated_properties"),
+    })
+}
+
+fn table(rows: &[Row], plan: &ScalePlan) -> String {
+    let mut out = format!(
+        "sweep --scale under {}, --jobs {}, each bound stopped after {} s\n\n\
+         | bound | raw | canonical | checked | unique states | states generated | wall s | CPU s | peak RSS MiB | violated |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        plan.variant, plan.jobs, plan.limit_seconds
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {}{} | {} | {} | {:.1} | {:.1} | {:.0} | {} |",
+            r.bound,
+            thousands(r.raw),
+            thousands(r.canonical),
+            thousands(r.checked),
+            if r.complete { "" } else { " (stopped)" },
+            thousands(r.unique_states),
+            thousands(r.total_states),
+            r.seconds,
+            r.cpu_seconds,
+            r.peak_rss_mib,
+            r.violated_properties
+        );
+    }
+    match rows.iter().rev().find(|r| r.complete) {
+        Some(r) => {
+            let _ = writeln!(
+                out,
+                "\nLargest bound of the ladder swept exhaustively within {} s: `{}` ({} scenarios).",
+                plan.limit_seconds,
+                r.bound,
+                thousands(r.canonical)
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "\nNo bound of the ladder finished within {} s.",
+                plan.limit_seconds
+            );
+        }
+    }
+    out
+}
+
+/// Canonical scenarios and unique states per bound (log scale, left) and wall time (right).
+fn plot(rows: &[Row], path: &Path) -> Result<(), String> {
+    use plotters::prelude::*;
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let done: Vec<&Row> = rows.iter().filter(|r| r.complete).collect();
+    if done.is_empty() {
+        return Err("no bound finished: nothing to plot".into());
+    }
+    let n = done.len() as f64;
+    let max_y = done
+        .iter()
+        .map(|r| r.unique_states.max(r.canonical))
+        .max()
+        .unwrap_or(1) as f64;
+    let max_t = done.iter().map(|r| r.seconds).fold(0.1, f64::max);
+    let root = SVGBackend::new(path, (1200, 520)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let (left, right) = root.split_horizontally(600);
+    let label = |x: &f64| {
+        let i = x.round() as usize;
+        if (x - i as f64).abs() < 0.01 && i >= 1 && i <= done.len() {
+            short(&done[i - 1].bound)
+        } else {
+            String::new()
+        }
+    };
+    let blue = RGBColor(31, 119, 180);
+    let red = RGBColor(214, 39, 40);
+    {
+        let mut chart = ChartBuilder::on(&left)
+            .caption("Scenarios and unique states per bound", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.5f64..n + 0.5, (1f64..max_y * 2.0).log_scale())
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_labels(done.len())
+            .x_label_formatter(&label)
+            .x_label_style(("sans-serif", 10))
+            .x_desc("bound (d: documents, s: statements per script, t: in all)")
+            .y_desc("count")
+            .y_label_formatter(&|y| format!("{y:.0e}"))
+            .draw()
+            .map_err(|e| fail(&e))?;
+        let series = |f: fn(&Row) -> u64| -> Vec<(f64, f64)> {
+            done.iter()
+                .enumerate()
+                .map(|(i, r)| ((i + 1) as f64, f(r).max(1) as f64))
+                .collect()
+        };
+        chart
+            .draw_series(
+                LineSeries::new(series(|r| r.canonical), blue.stroke_width(2)).point_size(3),
+            )
+            .map_err(|e| fail(&e))?
+            .label("canonical scenarios")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
+        chart
+            .draw_series(
+                LineSeries::new(series(|r| r.unique_states), red.stroke_width(2)).point_size(3),
+            )
+            .map_err(|e| fail(&e))?
+            .label("unique states (sum over scenarios)")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
+        chart
+            .configure_series_labels()
+            .background_style(WHITE)
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|e| fail(&e))?;
+    }
+    {
+        let mut chart = ChartBuilder::on(&right)
+            .caption("Wall time per bound", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.5f64..n + 0.5, (0.01f64..max_t * 2.0).log_scale())
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_labels(done.len())
+            .x_label_formatter(&label)
+            .x_label_style(("sans-serif", 10))
+            .x_desc("bound (d: documents, s: statements per script, t: in all)")
+            .y_desc("seconds")
+            .y_label_formatter(&|y| format!("{y}"))
+            .draw()
+            .map_err(|e| fail(&e))?;
+        let pts: Vec<(f64, f64)> = done
+            .iter()
+            .enumerate()
+            .map(|(i, r)| ((i + 1) as f64, r.seconds.max(0.01)))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts, blue.stroke_width(2)).point_size(3))
+            .map_err(|e| fail(&e))?;
+    }
+    root.present().map_err(|e| fail(&e))
+}
+
+/// A bound's name on an axis: the preset, or `d2 s1 t2` for docs=2,stmts=1,total=2.
+fn short(bound: &str) -> String {
+    if !bound.contains('=') {
+        return bound.to_string();
+    }
+    bound
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| format!("{}{v}", &k[..1]))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
