@@ -23,8 +23,8 @@ Exit codes:
   0  every property held in every generated scenario, every search was exhaustive
   1  some generated scenario violates a property (under --variant seed this is expected)
   2  bad usage: a malformed --bound, --shard, --variant or flag combination (one line on stderr)
-  3  incomplete: --timeout or --max-states stopped some scenario's search, or scenarios were
-     left unchecked, and nothing was violated; never a pass
+  3  incomplete: --timeout, --max-states or --memory-limit stopped some scenario's search, or
+     scenarios were left unchecked, and nothing was violated; never a pass
 
 Bounds: --bound tiny|small|medium, or KEY=N,... (tabs, docs, depth, iframes, stmts, total,
 tools, signals, moves, outcomes), or PRESET,KEY=N,... to change a preset; docs/sweep.md.";
