@@ -172,6 +172,91 @@ struct PropertyTally {
     smallest: Option<(Key, Gen)>,
     /// Where --out wrote the smallest scenario and its trace.
     files: Option<(String, String)>,
+    /// The root cause of the smallest violation, as `findings` names causes.
+    cause: Option<Cause>,
+}
+
+/// Why the smallest scenario violates a property, in the terms of `docs/findings.md`: the
+/// proposed fixes whose removal from `proposed` (one at a time) brings the violation back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Cause {
+    /// Each of these fixes, taken out of `proposed` alone, brings it back.
+    Fixes(Vec<&'static str>),
+    /// `proposed` holds, but no single fix taken out brings it back: several fixes each
+    /// remove it.
+    Several,
+    /// `proposed` violates it too: no proposed fix covers it. A new finding.
+    New,
+}
+
+impl Cause {
+    fn label(&self) -> String {
+        match self {
+            Cause::Fixes(f) => f.join(", "),
+            Cause::Several => "several fixes together".into(),
+            Cause::New => "NEW: no proposed fix covers it".into(),
+        }
+    }
+}
+
+/// The violated properties grouped by the cause of their smallest violation: each fix in
+/// the order of `docs/findings.md`, then several fixes, then new findings.
+fn by_cause(s: &Sweep) -> Vec<(String, Vec<&'static str>)> {
+    let mut groups: Vec<(String, Vec<&'static str>)> = Vec::new();
+    let mut add =
+        |label: String, name: &'static str| match groups.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((label, vec![name])),
+        };
+    let defs = properties();
+    let causes: Vec<(usize, &Cause)> = s
+        .tally
+        .iter()
+        .enumerate()
+        .filter_map(|(p, t)| t.cause.as_ref().map(|c| (p, c)))
+        .collect();
+    for fix in webmcp_model::variant::FIXES {
+        for (p, c) in &causes {
+            if matches!(c, Cause::Fixes(f) if f.contains(&fix.name)) {
+                add(fix.name.to_string(), defs[*p].name);
+            }
+        }
+    }
+    for (p, c) in &causes {
+        if matches!(c, Cause::Several | Cause::New) {
+            add(c.label(), defs[*p].name);
+        }
+    }
+    groups
+}
+
+/// Finds the [`Cause`] of every smallest violation (a few small checks per property).
+fn find_causes(sweep: &mut Sweep, options: &CheckOptions) {
+    let proposed = Variant::proposed();
+    for p in 0..sweep.tally.len() {
+        let Some((_, gen)) = sweep.tally[p].smallest.clone() else {
+            continue;
+        };
+        let violates = |v: Variant| {
+            let (_, r) = check_gen(v, &gen, options);
+            r.properties[p].verdict == Verdict::Violated
+        };
+        let cause = if violates(proposed) {
+            Cause::New
+        } else {
+            let fixes: Vec<&'static str> = webmcp_model::variant::FIXES
+                .iter()
+                .filter(|f| violates(proposed.with(f, false)))
+                .map(|f| f.name)
+                .collect();
+            if fixes.is_empty() {
+                Cause::Several
+            } else {
+                Cause::Fixes(fixes)
+            }
+        };
+        sweep.tally[p].cause = Some(cause);
+    }
 }
 
 type Key = (usize, usize, usize, u64);
@@ -253,6 +338,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     }
     let mut sweep = Sweep::new(&plan);
     run(&plan, &mut sweep, start, show_progress);
+    find_causes(&mut sweep, &plan.options);
     sweep.seconds = start.elapsed().as_secs_f64();
     if let Some(dir) = &args.out {
         write_smallest(&mut sweep, &plan, dir)?;
@@ -732,6 +818,9 @@ fn human(s: &Sweep, timings: bool) -> String {
                     webmcp_generator::describe(gen)
                 ));
             }
+            if let Some(cause) = &t.cause {
+                out.push_str(&format!("             root cause: {}\n", cause.label()));
+            }
             if let Some((scenario, trace)) = &t.files {
                 out.push_str(&format!("             written: {scenario}, {trace}\n"));
             }
@@ -747,6 +836,15 @@ fn human(s: &Sweep, timings: bool) -> String {
             }
         } else {
             held += 1;
+        }
+    }
+    let groups = by_cause(s);
+    if !groups.is_empty() {
+        out.push_str(
+            "by root cause (of each property's smallest violation; docs/findings.md has a section per fix):\n",
+        );
+        for (cause, names) in groups {
+            out.push_str(&format!("  {cause}: {}\n", names.join(", ")));
         }
     }
     out.push_str(&format!(
@@ -806,6 +904,11 @@ fn json_report(s: &Sweep, timings: bool) -> String {
                 "violating": t.violating,
                 "witnessing": t.witnessing,
                 "smallest": smallest,
+                "root_cause": t.cause.as_ref().map(|c| match c {
+                    Cause::Fixes(f) => json!({"fixes": f}),
+                    Cause::Several => json!("several"),
+                    Cause::New => json!("new"),
+                }),
             })
         })
         .collect();
@@ -923,16 +1026,17 @@ fn markdown(s: &Sweep, timings: bool) -> String {
         out.push_str("No property is violated by any generated scenario.\n");
         return out;
     }
-    out.push_str("| property | violating scenarios | smallest | statements | documents | actions |\n|---|---:|---|---:|---:|---:|\n");
+    out.push_str("| property | violating scenarios | smallest | statements | documents | actions | root cause |\n|---|---:|---|---:|---:|---:|---|\n");
     for (p, def) in properties().iter().enumerate() {
         let t = &s.tally[p];
         if let Some((&(stmts, docs, len, _), gen)) = s.smallest(p) {
             out.push_str(&format!(
-                "| `{}` | {} | `{}`: {} | {stmts} | {docs} | {len} |\n",
+                "| `{}` | {} | `{}`: {} | {stmts} | {docs} | {len} | {} |\n",
                 def.name,
                 t.violating,
                 webmcp_generator::name(gen),
-                webmcp_generator::describe(gen).replace('|', "\\|")
+                webmcp_generator::describe(gen).replace('|', "\\|"),
+                t.cause.as_ref().map(Cause::label).unwrap_or_default()
             ));
         }
     }

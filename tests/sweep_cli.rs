@@ -370,3 +370,40 @@ fn scale_runs_the_ladder_until_a_bound_does_not_finish() {
     assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Each violated property's smallest scenario is traced to its root cause the way
+/// `findings` names causes: the fixes whose removal from `proposed` brings it back.
+#[test]
+fn violations_are_grouped_by_the_root_cause_of_their_smallest_scenario() {
+    let out = sweep(&[
+        "--bound",
+        "tiny",
+        "--variant",
+        "proposed-reject-on-self-unload",
+        "--jobs",
+        "2",
+        "--format",
+        "json",
+        "--no-timings",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let props = report["properties"].as_array().unwrap();
+    let violated: Vec<&serde_json::Value> = props
+        .iter()
+        .filter(|p| p["violating"].as_u64().unwrap() > 0)
+        .collect();
+    assert_eq!(violated.len(), 1, "{report}");
+    assert_eq!(violated[0]["name"], "execute-promise-settles");
+    assert_eq!(
+        violated[0]["root_cause"],
+        serde_json::json!({"fixes": ["reject-on-self-unload"]})
+    );
+    let human = sweep(&["--bound", "docs=1,stmts=2,total=2"]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("root cause: capture-traversable")
+            && text.contains("  capture-traversable: exists:notify-tool-change#2"),
+        "{text}"
+    );
+}
