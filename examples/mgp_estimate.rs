@@ -75,7 +75,7 @@ use webmcp_properties::limits::thousands;
 type FpSet = HashSet<u64, BuildHasherDefault<FingerprintHasher>>;
 
 fn hasher() -> ahash::AHasher {
-    ahash::RandomState::with_seeds(0x6d67_70, 0x6b65_79, 0x7374_6174, 0x6573).build_hasher()
+    ahash::RandomState::with_seeds(0x006d_6770, 0x006b_6579, 0x7374_6174, 0x6573).build_hasher()
 }
 
 /// One scenario's renaming of ids to scenario-independent ones.
