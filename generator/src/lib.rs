@@ -18,10 +18,11 @@
 //! checker: nothing in the model had to change, a violation comes with a small scenario a
 //! person can read and re-run with `check --scenario-file`, and the work splits into
 //! independent pieces (shards, workers). The alternative, a "most general page" inside the
-//! model whose scripts are chosen nondeterministically, would share states between scenarios
-//! and might explore the same space in far fewer states, but needs new model machinery and
-//! gives counterexamples that are runs of one huge scenario. The choice is provisional:
-//! which is cheaper has not been measured yet, and should be before the bounds grow.
+//! model whose scripts are chosen nondeterministically, would share the states of common
+//! prefixes; measured with `examples/mgp_estimate.rs`, it would explore only 1.21 (tiny) and
+//! 1.12 (small) times fewer states, while holding the whole space in memory at
+//! once and giving counterexamples that are runs of one huge scenario (`docs/sweep.md`,
+//! "Enumeration or a most general page").
 
 pub mod bound;
 pub mod canon;
