@@ -98,10 +98,10 @@ fn the_tiny_preset_under_a_shard_runs_and_exits_1_under_seed() {
     );
     let v = json(&out);
     assert_eq!(v["preset"], "tiny");
-    assert_eq!(v["raw"], 5784);
-    assert_eq!(v["canonical"], 5784);
-    assert_eq!(v["selected"], 1446);
-    assert_eq!(v["checked"], 1446);
+    assert_eq!(v["raw"], 6366);
+    assert_eq!(v["canonical"], 6366);
+    assert_eq!(v["selected"], 1592);
+    assert_eq!(v["checked"], 1592);
     assert_eq!(v["incomplete"], 0);
     assert!(v["violated_properties"].as_u64().unwrap() > 0);
 }
