@@ -188,9 +188,10 @@ fn no_timings_output_is_byte_identical_in_every_format_and_with_more_jobs() {
 
 #[test]
 fn a_budget_that_stops_the_sweep_is_exit_3_never_a_pass() {
-    // No bfcache, no aborts: nothing in this space is violated under seed, so only the
-    // budget decides the exit status.
-    let bound = "docs=1,stmts=2,total=2,moves=0";
+    // No bfcache, no aborts, and one statement (a page that navigates itself after a call
+    // reaches the draft's missing-traversable findings): nothing in this space is violated
+    // under seed, so only the budget decides the exit status.
+    let bound = "docs=1,stmts=1,total=1,moves=0";
     let full = sweep(&["--bound", bound]);
     assert_eq!(
         full.status.code(),
