@@ -6,7 +6,9 @@
 //! tabs in preorder; iframe navigables `f1`, `f2`, ... in the same order; origins
 //! `https://a.example`, `https://b.example`, ...; tools `t1`, `t2`; controllers `ac1`, ... by
 //! first mention; every call labelled `c1`, `c2`, ... in order; a navigation's replacement
-//! of `dN` is `dN-next`, on the same origin, without a script.
+//! of `dN` is `dN-next`, on the same origin, without a script, whether the environment or a
+//! script's `navigate` navigates it; a forged tool's `window` is a document name and its
+//! `origin` one of the documents' origins.
 
 use std::collections::BTreeMap;
 
