@@ -27,7 +27,8 @@ Exit codes:
      scenarios were left unchecked, and nothing was violated; never a pass
 
 Bounds: --bound tiny|small|medium, or KEY=N,... (tabs, docs, depth, iframes, stmts, total,
-tools, signals, moves, outcomes), or PRESET,KEY=N,... to change a preset; docs/sweep.md.";
+tools, signals, moves, outcomes, forged, unkeyed), or PRESET,KEY=N,... to change a preset;
+docs/sweep.md.";
 
 #[derive(clap::Args)]
 pub struct SweepArgs {

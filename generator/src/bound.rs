@@ -30,6 +30,12 @@ pub struct Bound {
     pub moves: u8,
     /// How many tool body outcomes a scenario with an `executeTool` may list.
     pub outcomes: u8,
+    /// 1: scripts may also execute forged tools (a `RegisteredTool` built by hand, naming any
+    /// document as its window and any origin of the scenario as its origin).
+    pub forged: u8,
+    /// 1: a tab's same-origin documents (one agent) may be in an agent cluster that is not
+    /// origin-keyed (`originKeyed: false`).
+    pub unkeyed: u8,
 }
 
 /// One key of a bound: its name, what it bounds, its allowed range, and its field.
@@ -112,6 +118,20 @@ const KEYS: &[Key] = &[
         get: |b| b.outcomes,
         set: |b, v| b.outcomes = v,
     },
+    Key {
+        name: "forged",
+        min: 0,
+        max: 1,
+        get: |b| b.forged,
+        set: |b, v| b.forged = v,
+    },
+    Key {
+        name: "unkeyed",
+        min: 0,
+        max: 1,
+        get: |b| b.unkeyed,
+        set: |b, v| b.unkeyed = v,
+    },
 ];
 
 /// The named presets, smallest first.
@@ -123,7 +143,7 @@ pub const PRESETS: &[(&str, Bound)] = &[
 
 impl Bound {
     /// One document, four statements, one environment move: everything a single page can
-    /// do to itself, executeTool included (5,784 canonical scenarios).
+    /// do to itself, executeTool included (6,366 canonical scenarios).
     pub const TINY: Bound = Bound {
         tabs: 1,
         docs: 1,
@@ -135,10 +155,12 @@ impl Bound {
         signals: 1,
         moves: 1,
         outcomes: 1,
+        forged: 0,
+        unkeyed: 0,
     };
     /// A top-level document and at most one iframe (same origin, or cross origin with or
     /// without `allow="tools"`), two statements per script and three in all, one move
-    /// (15,269 canonical scenarios).
+    /// (22,282 canonical scenarios).
     pub const SMALL: Bound = Bound {
         tabs: 1,
         docs: 2,
@@ -150,9 +172,11 @@ impl Bound {
         signals: 1,
         moves: 1,
         outcomes: 1,
+        forged: 0,
+        unkeyed: 0,
     };
     /// Two documents with three statements per script and four in all: enough for one
-    /// document to execute a tool the other registered (203,266 canonical scenarios).
+    /// document to execute a tool the other registered (307,589 canonical scenarios).
     pub const MEDIUM: Bound = Bound {
         tabs: 1,
         docs: 2,
@@ -164,6 +188,8 @@ impl Bound {
         signals: 1,
         moves: 1,
         outcomes: 1,
+        forged: 0,
+        unkeyed: 0,
     };
 
     /// Parses `tiny`, `docs=2,stmts=3`, or `small,stmts=4`: a preset (default `tiny`) and

@@ -12,6 +12,10 @@
 //! scenario came with, every renaming of a scenario has the same canonical form. Which
 //! documents share an origin is kept, across tabs too.
 //!
+//! A forged tool names its window by (tab, position), so reordering the tabs renames it, and
+//! its origin is renamed with the documents' (it is always some document's origin). Lifecycle
+//! statements name a document of their own tab by position and need no renaming.
+//!
 //! Sibling iframes are never reordered: tree order is observable (`get-tools#9.2` walks it,
 //! and so does `notify-tool-change#2`). Tool names are compared only for equality and by
 //! `get-tools#9.4`'s sort, which orders any set of names the same way up to renaming, so
@@ -74,6 +78,7 @@ fn rename(g: &Gen, perm: &[usize]) -> Gen {
             d.origin = map(&mut origin_map, d.origin);
         }
     }
+    let new_tab = |old: u8| perm.iter().position(|&p| p == old as usize).unwrap() as u8;
     let mut tool_map: Vec<(u8, u8)> = Vec::new();
     for t in &mut tabs {
         for d in &mut t.docs {
@@ -87,12 +92,18 @@ fn rename(g: &Gen, perm: &[usize]) -> Gen {
                     }
                     Stmt::GetTools { from: Some(o) } => *o = map(&mut origin_map, *o),
                     Stmt::Execute { tool, .. } => *tool = map(&mut tool_map, *tool),
+                    Stmt::Forged {
+                        tool, tab, origin, ..
+                    } => {
+                        *tool = map(&mut tool_map, *tool);
+                        *tab = new_tab(*tab);
+                        *origin = map(&mut origin_map, *origin);
+                    }
                     _ => {}
                 }
             }
         }
     }
-    let new_tab = |old: u8| perm.iter().position(|&p| p == old as usize).unwrap() as u8;
     let mut moves: Vec<Move> = g
         .env
         .moves

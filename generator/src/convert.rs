@@ -6,7 +6,9 @@
 //! tabs in preorder; iframe navigables `f1`, `f2`, ... in the same order; origins
 //! `https://a.example`, `https://b.example`, ...; tools `t1`, `t2`; controllers `ac1`, ... by
 //! first mention; every call labelled `c1`, `c2`, ... in order; a navigation's replacement
-//! of `dN` is `dN-next`, on the same origin, without a script.
+//! of `dN` is `dN-next`, on the same origin, without a script, whether the environment or a
+//! script's `navigate` navigates it; a forged tool's `window` is a document name and its
+//! `origin` one of the documents' origins.
 
 use std::collections::BTreeMap;
 
@@ -124,12 +126,24 @@ fn unnamed_scenario(g: &Gen) -> Scenario {
     let doc_name = |ti: usize, di: usize| format!("d{}", n.doc[ti][di]);
     let mut tabs = Vec::new();
     let mut scripts = BTreeMap::new();
+    // The replacement document of a navigable that a script navigates.
+    let mut script_navigations = Vec::new();
+    let replacement = |t: usize, d: usize| {
+        let next = format!("{}-next", doc_name(t, d));
+        NavigationSpec {
+            nav: n.nav[t][d].clone(),
+            url: format!("{}/{next}", origin_name(g.tabs[t].docs[d].origin)),
+            doc: next,
+            agent: None,
+            origin_keyed: true,
+        }
+    };
     for (ti, t) in g.tabs.iter().enumerate() {
         let spec = |di: usize| DocSpec {
             doc: doc_name(ti, di),
             url: format!("{}/{}", origin_name(t.docs[di].origin), doc_name(ti, di)),
             agent: None,
-            origin_keyed: true,
+            origin_keyed: !t.docs[di].unkeyed,
             iframes: Vec::new(),
         };
         // Build the tree bottom-up: preorder indices of each document's children.
@@ -199,9 +213,33 @@ fn unnamed_scenario(g: &Gen) -> Scenario {
                             op.input = Some(input(object));
                             op.signal = signal.map(ctrl);
                         }
+                        Stmt::Forged {
+                            tool,
+                            tab,
+                            doc,
+                            origin,
+                            signal,
+                            object,
+                        } => {
+                            op.execute_tool = Some(ToolRefSpec {
+                                from: None,
+                                name: tool_name(tool),
+                                origin: Some(origin_name(origin)),
+                                window: Some(doc_name(tab as usize, doc as usize)),
+                            });
+                            op.input = Some(input(object));
+                            op.signal = signal.map(ctrl);
+                        }
                         Stmt::Await(i) => op.await_call = label(i),
                         Stmt::AwaitToolchange => op.await_toolchange = Some(true),
                         Stmt::Abort(c) => op.abort = Some(ctrl(c)),
+                        Stmt::RemoveIframe(c) => {
+                            op.remove_iframe = Some(n.nav[ti][c as usize].clone())
+                        }
+                        Stmt::Navigate(c) => {
+                            op.navigate = Some(n.nav[ti][c as usize].clone());
+                            script_navigations.push(replacement(ti, c as usize));
+                        }
                     }
                     op
                 })
@@ -222,20 +260,14 @@ fn unnamed_scenario(g: &Gen) -> Scenario {
                 .push(n.nav[tab as usize][doc as usize].clone()),
             Move::Navigate { tab, doc } => {
                 let (t, d) = (tab as usize, doc as usize);
-                let next = format!("{}-next", doc_name(t, d));
-                navigations.push(NavigationSpec {
-                    nav: n.nav[t][d].clone(),
-                    url: format!("{}/{next}", origin_name(g.tabs[t].docs[d].origin)),
-                    doc: next,
-                    agent: None,
-                    origin_keyed: true,
-                });
+                navigations.push(replacement(t, d));
                 env.navigate.push(n.nav[t][d].clone());
             }
             Move::Bfcache { tab } => env.bfcache.push(format!("tab{}", tab + 1)),
             Move::Observe => env.observe = 1,
         }
     }
+    navigations.extend(script_navigations);
     env.tool_outcomes = (0..3)
         .filter(|i| g.env.outcomes & (1 << i) != 0)
         .map(|i| OUTCOME_NAMES[i].to_string())
@@ -297,6 +329,9 @@ pub fn describe(g: &Gen) -> String {
             if d.allow {
                 s.push_str(" allow");
             }
+            if d.unkeyed {
+                s.push_str(" unkeyed");
+            }
             let label = |i: u8| format!("c{}", n.call[ti][di][i as usize].unwrap_or(0));
             let ctrl = |c: u8| format!("ac{}", n.ctrl[ti][di][c as usize]);
             let stmts: Vec<String> = d
@@ -338,9 +373,26 @@ pub fn describe(g: &Gen) -> String {
                             if object { "obj" } else { "prim" },
                             sig(signal)
                         ),
+                        Stmt::Forged {
+                            tool,
+                            tab,
+                            doc,
+                            origin,
+                            signal,
+                            object,
+                        } => format!(
+                            "exec forged {} d{} {} {}{}",
+                            tool_name(tool),
+                            n.doc[tab as usize][doc as usize],
+                            letter(origin),
+                            if object { "obj" } else { "prim" },
+                            sig(signal)
+                        ),
                         Stmt::Await(i) => format!("await {}", label(i)),
                         Stmt::AwaitToolchange => "toolchange".to_string(),
                         Stmt::Abort(c) => format!("abort {}", ctrl(c)),
+                        Stmt::RemoveIframe(c) => format!("remove {}", n.nav[ti][c as usize]),
+                        Stmt::Navigate(c) => format!("navigate {}", n.nav[ti][c as usize]),
                     }
                 })
                 .collect();
@@ -394,7 +446,7 @@ pub fn describe(g: &Gen) -> String {
 
 /// Reads a scenario file back into a `Gen`, whatever its names: the inverse of
 /// [`to_scenario`] up to renaming. Fails, naming what, when the scenario uses something
-/// outside the generator's vocabulary (an `allow` other than `tools`, a forged tool, a
+/// outside the generator's vocabulary (an `allow` other than `tools`, an explicit agent, a
 /// replacement document with a script, ...).
 pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
     let mut origins: Vec<String> = Vec::new();
@@ -422,9 +474,9 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
         let mut stack: Vec<(Option<u8>, &DocSpec, Option<&IframeSpec>, String)> =
             vec![(None, &t.top, None, t.tab.clone())];
         while let Some((parent, d, frame, nav)) = stack.pop() {
-            if d.agent.is_some() || !d.origin_keyed {
+            if d.agent.is_some() {
                 return Err(format!(
-                    "document \"{}\": explicit agents and originKeyed are outside the vocabulary",
+                    "document \"{}\": explicit agents are outside the vocabulary",
                     d.doc
                 ));
             }
@@ -442,6 +494,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                 origin,
                 allow,
                 script: Vec::new(),
+                unkeyed: !d.origin_keyed,
             });
             for f in d.iframes.iter().rev() {
                 stack.push((Some(me as u8), &f.doc, Some(f), f.nav.clone()));
@@ -454,9 +507,25 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                     return Err("a same-origin iframe with allow is outside the vocabulary".into());
                 }
             }
+            if docs
+                .iter()
+                .any(|e| e.origin == d.origin && e.unkeyed != d.unkeyed)
+            {
+                return Err(
+                    "same-origin documents of a tab (one agent) keyed differently are outside the vocabulary"
+                        .into(),
+                );
+            }
         }
         tabs.push(TabGen { docs });
     }
+    // Origins are numbered documents first, so these are the documents' origins.
+    let doc_origins = tabs
+        .iter()
+        .flat_map(|t| &t.docs)
+        .map(|d| d.origin + 1)
+        .max()
+        .unwrap_or(0);
     let mut tools: Vec<String> = Vec::new();
     let mut tool_id = |name: &str| -> u8 {
         match tools.iter().position(|x| x == name) {
@@ -521,10 +590,6 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                 };
                 Stmt::GetTools { from }
             } else if let Some(r) = &op.execute_tool {
-                let list = r
-                    .from
-                    .as_deref()
-                    .ok_or("a forged executeTool is outside the vocabulary")?;
                 let object = match &op.input {
                     None => true,
                     Some(JsValue::Json(v)) if v == &json!({}) => true,
@@ -533,11 +598,34 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                         return Err("this executeTool input is outside the vocabulary".into())
                     }
                 };
-                Stmt::Execute {
-                    list: stmt_of(&labels, list)?,
-                    tool: tool_id(&r.name),
-                    signal: op.signal.as_deref().map(&mut ctrl),
-                    object,
+                match (&r.from, &r.origin, &r.window) {
+                    (Some(list), _, _) => Stmt::Execute {
+                        list: stmt_of(&labels, list)?,
+                        tool: tool_id(&r.name),
+                        signal: op.signal.as_deref().map(&mut ctrl),
+                        object,
+                    },
+                    (None, Some(origin), Some(window)) => {
+                        let &(t, d) = doc_at
+                            .get(window)
+                            .ok_or_else(|| format!("no initial document named \"{window}\""))?;
+                        let origin = origin_id(origin)?;
+                        if origin >= doc_origins {
+                            return Err(
+                                "a forged tool's origin that is no document's is outside the vocabulary"
+                                    .into(),
+                            );
+                        }
+                        Stmt::Forged {
+                            tool: tool_id(&r.name),
+                            tab: t as u8,
+                            doc: d as u8,
+                            origin,
+                            signal: op.signal.as_deref().map(&mut ctrl),
+                            object,
+                        }
+                    }
+                    _ => return Err("an executeTool without a tool".into()),
                 }
             } else if let Some(l) = &op.await_call {
                 Stmt::Await(stmt_of(&labels, l)?)
@@ -546,9 +634,26 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
             } else if let Some(c) = &op.abort {
                 Stmt::Abort(ctrl(c))
             } else {
-                return Err(
-                    "removeIframe and navigate statements are outside the vocabulary".into(),
-                );
+                let (nav, remove) = match (&op.remove_iframe, &op.navigate) {
+                    (Some(n), None) => (n, true),
+                    (None, Some(n)) => (n, false),
+                    _ => return Err("a statement of no kind".into()),
+                };
+                let &(t, d) = nav_at
+                    .get(nav)
+                    .ok_or_else(|| format!("no navigable \"{nav}\""))?;
+                let child = t == ti && tabs[t].docs[d].parent == Some(di as u8);
+                let own = t == ti && d == di;
+                if remove && child {
+                    Stmt::RemoveIframe(d as u8)
+                } else if !remove && (child || own && i + 1 == ops.len()) {
+                    Stmt::Navigate(d as u8)
+                } else {
+                    return Err(format!(
+                        "this {} of \"{nav}\" is outside the vocabulary",
+                        if remove { "removeIframe" } else { "navigate" }
+                    ));
+                }
             };
             labels.push(if s.is_call() {
                 Some(op.label.clone().unwrap_or_else(|| doc_label(i)))

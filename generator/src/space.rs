@@ -28,6 +28,9 @@ pub struct DocGen {
     /// same-origin one is allowed by the default allowlist `'self'` either way).
     pub allow: bool,
     pub script: Vec<Stmt>,
+    /// `originKeyed: false`: its agent cluster is not origin-keyed, so its calls reject with
+    /// "SecurityError". The same for every document of its agent (same tab, same origin).
+    pub unkeyed: bool,
 }
 
 /// One statement of a page script. Controllers are numbered per document by first mention;
@@ -54,18 +57,38 @@ pub enum Stmt {
     Await(u8),
     AwaitToolchange,
     Abort(u8),
+    /// executeTool on a `RegisteredTool` built by hand: `window` is the document (`tab`,
+    /// `doc`), `origin` any origin of the scenario (the window's own or another).
+    Forged {
+        tool: u8,
+        tab: u8,
+        doc: u8,
+        origin: u8,
+        signal: Option<u8>,
+        object: bool,
+    },
+    /// Remove the iframe element of a child navigable (the child document's index in the tab).
+    RemoveIframe(u8),
+    /// Navigate the document's own navigable or a child's (a document index in the tab) to a
+    /// fresh same-origin document without a script.
+    Navigate(u8),
 }
 
 impl Stmt {
     pub fn is_call(&self) -> bool {
         matches!(
             self,
-            Stmt::Register { .. } | Stmt::GetTools { .. } | Stmt::Execute { .. }
+            Stmt::Register { .. }
+                | Stmt::GetTools { .. }
+                | Stmt::Execute { .. }
+                | Stmt::Forged { .. }
         )
     }
     pub fn signal(&self) -> Option<u8> {
         match self {
-            Stmt::Register { signal, .. } | Stmt::Execute { signal, .. } => *signal,
+            Stmt::Register { signal, .. }
+            | Stmt::Execute { signal, .. }
+            | Stmt::Forged { signal, .. } => *signal,
             _ => None,
         }
     }
@@ -119,7 +142,7 @@ impl Gen {
             .iter()
             .flat_map(|t| &t.docs)
             .flat_map(|d| &d.script)
-            .any(|s| matches!(s, Stmt::Execute { .. }))
+            .any(|s| matches!(s, Stmt::Execute { .. } | Stmt::Forged { .. }))
     }
 }
 
@@ -171,21 +194,61 @@ pub fn build(b: &Bound, ch: &mut dyn Chooser) -> Option<Gen> {
             }
         }
     }
-    // Scripts.
+    // Agent clusters that are not origin-keyed: one choice per agent (a tab's documents of
+    // one origin share it), made at the agent's first document.
+    if b.unkeyed > 0 {
+        for t in &mut tabs {
+            for i in 0..t.docs.len() {
+                let origin = t.docs[i].origin;
+                let shared = t.docs[..i]
+                    .iter()
+                    .find(|d| d.origin == origin)
+                    .map(|d| d.unkeyed);
+                t.docs[i].unkeyed = shared.unwrap_or_else(|| ch.choose(2) == 1);
+            }
+        }
+    }
+    // Scripts. Forged tools may name any document as their window and any origin of the
+    // scenario as their origin.
+    let windows: Vec<(u8, u8)> = if b.forged > 0 {
+        tabs.iter()
+            .enumerate()
+            .flat_map(|(ti, t)| (0..t.docs.len()).map(move |di| (ti as u8, di as u8)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut all_origins: Vec<u8> = tabs
+        .iter()
+        .flat_map(|t| &t.docs)
+        .map(|d| d.origin)
+        .collect();
+    all_origins.sort_unstable();
+    all_origins.dedup();
+    // Per tab, per document: its navigable is already removed or navigated by a statement.
+    let mut claimed: Vec<Vec<bool>> = tabs.iter().map(|t| vec![false; t.docs.len()]).collect();
     let mut total_left = b.total as usize;
-    for tab in &mut tabs {
+    for (ti, tab) in tabs.iter_mut().enumerate() {
         let mut tab_origins: Vec<u8> = tab.docs.iter().map(|d| d.origin).collect();
         tab_origins.sort_unstable();
         tab_origins.dedup();
-        for doc in &mut tab.docs {
+        for di in 0..tab.docs.len() {
             let len = ch.choose((b.stmts as usize).min(total_left) + 1);
             total_left -= len;
-            let others: Vec<u8> = tab_origins
-                .iter()
-                .copied()
-                .filter(|o| *o != doc.origin)
+            let own = tab.docs[di].origin;
+            let others: Vec<u8> = tab_origins.iter().copied().filter(|o| *o != own).collect();
+            let children: Vec<u8> = (0..tab.docs.len())
+                .filter(|&c| tab.docs[c].parent == Some(di as u8))
+                .map(|c| c as u8)
                 .collect();
-            doc.script = script(b, ch, len, &others)?;
+            let cx = ScriptCx {
+                me: di as u8,
+                others: &others,
+                children: &children,
+                windows: &windows,
+                origins: &all_origins,
+            };
+            tab.docs[di].script = script(b, ch, len, &cx, &mut claimed[ti])?;
         }
     }
     // Environment moves, in the derived order of `Move`, each in or out within the budget.
@@ -206,7 +269,7 @@ pub fn build(b: &Bound, ch: &mut dyn Chooser) -> Option<Gen> {
     }
     for (ti, t) in tabs.iter().enumerate() {
         for (di, d) in t.docs.iter().enumerate() {
-            if d.parent.is_some() {
+            if d.parent.is_some() && !claimed[ti][di] {
                 candidates.push(Move::RemoveIframe {
                     tab: ti as u8,
                     doc: di as u8,
@@ -214,8 +277,8 @@ pub fn build(b: &Bound, ch: &mut dyn Chooser) -> Option<Gen> {
             }
         }
     }
-    for (ti, t) in tabs.iter().enumerate() {
-        for di in 0..t.docs.len() {
+    for (ti, claimed) in claimed.iter().enumerate() {
+        for (di, _) in claimed.iter().enumerate().filter(|(_, c)| !**c) {
             candidates.push(Move::Navigate {
                 tab: ti as u8,
                 doc: di as u8,
@@ -262,6 +325,7 @@ fn tree(
         origin: 0,
         allow: false,
         script: Vec::new(),
+        unkeyed: false,
     });
     if level < b.depth {
         let k = ch.choose((b.iframes as usize).min(*left) + 1);
@@ -272,13 +336,35 @@ fn tree(
     }
 }
 
-/// A script of `len` statements. `others` are the origins of the tab other than the
-/// document's own (the only values `exposedTo` and `fromOrigins` take).
-fn script(b: &Bound, ch: &mut dyn Chooser, len: usize, others: &[u8]) -> Option<Vec<Stmt>> {
+/// What a document's script may name besides its own calls and controllers.
+struct ScriptCx<'a> {
+    /// The document's index in its tab.
+    me: u8,
+    /// The origins of the tab other than the document's own (the only values `exposedTo`
+    /// and `fromOrigins` take).
+    others: &'a [u8],
+    /// The document's iframes (indices in the tab).
+    children: &'a [u8],
+    /// A forged tool's windows (every document, when forged tools are in the bound).
+    windows: &'a [(u8, u8)],
+    /// Every origin of the scenario (a forged tool's origins).
+    origins: &'a [u8],
+}
+
+/// A script of `len` statements. `claimed` marks the navigables of the tab that a statement
+/// already removes or navigates; the script's own lifecycle statements are marked too.
+fn script(
+    b: &Bound,
+    ch: &mut dyn Chooser,
+    len: usize,
+    cx: &ScriptCx,
+    claimed: &mut [bool],
+) -> Option<Vec<Stmt>> {
+    let others = cx.others;
     let mut script: Vec<Stmt> = Vec::with_capacity(len);
     let mut ctrls: u8 = 0;
     let mut options: Vec<Stmt> = Vec::new();
-    for _ in 0..len {
+    for i in 0..len {
         options.clear();
         // Signals: none, an existing controller, or a new one.
         let signals: Vec<Option<u8>> = std::iter::once(None)
@@ -320,6 +406,25 @@ fn script(b: &Bound, ch: &mut dyn Chooser, len: usize, others: &[u8]) -> Option<
                 }
             }
         }
+        // Forged tools need no list: any tool name, any document as the window, any origin of
+        // the scenario (the window's own, or another: execute-tool#15.4). Without a signal:
+        // signals are varied on executeTool from a list, and take the same steps here.
+        for tool in 0..b.tools {
+            for &(tab, doc) in cx.windows {
+                for &origin in cx.origins {
+                    for object in [true, false] {
+                        options.push(Stmt::Forged {
+                            tool,
+                            tab,
+                            doc,
+                            origin,
+                            signal: None,
+                            object,
+                        });
+                    }
+                }
+            }
+        }
         // Each call is awaited at most once (a second await changes nothing).
         for (i, s) in script.iter().enumerate() {
             if s.is_call() && !script.contains(&Stmt::Await(i as u8)) {
@@ -342,7 +447,36 @@ fn script(b: &Bound, ch: &mut dyn Chooser, len: usize, others: &[u8]) -> Option<
                 options.push(Stmt::Abort(c));
             }
         }
-        let s = options[ch.choose(options.len())];
+        // Lifecycle: remove or navigate an iframe's navigable, or navigate the document's own
+        // (only as the last statement: the script stops with its document). A navigable is
+        // named by at most one statement of the scenario, and then by no environment move.
+        for &c in cx.children {
+            if !claimed[c as usize] {
+                options.push(Stmt::RemoveIframe(c));
+                options.push(Stmt::Navigate(c));
+            }
+        }
+        if i + 1 == len && !claimed[cx.me as usize] {
+            options.push(Stmt::Navigate(cx.me));
+        }
+        // The kind first, then its variation: a random sample then draws every kind as often,
+        // however many variations each has (forged tools have many).
+        let mut kinds: Vec<Vec<Stmt>> = Vec::new();
+        for o in options.drain(..) {
+            let k = std::mem::discriminant(&o);
+            match kinds
+                .iter_mut()
+                .find(|g| std::mem::discriminant(&g[0]) == k)
+            {
+                Some(g) => g.push(o),
+                None => kinds.push(vec![o]),
+            }
+        }
+        let group = &kinds[ch.choose(kinds.len())];
+        let s = group[ch.choose(group.len())];
+        if let Stmt::RemoveIframe(d) | Stmt::Navigate(d) = s {
+            claimed[d as usize] = true;
+        }
         let mentioned = match s {
             Stmt::Abort(c) => Some(c),
             other => other.signal(),

@@ -13,15 +13,28 @@ use webmcp_generator::{
 };
 use webmcp_model::scenario::{DocSpec, Scenario};
 
-/// Two tabs, two documents, two tools, one statement per script: every kind of renaming
+/// Two tabs, two documents, two tools, two statements per script: every kind of renaming
 /// (tab order, origins, tools) has something to act on, and the space is small.
 fn renaming_bound() -> Bound {
     Bound::parse("tabs=2,docs=2,stmts=2,total=2,tools=2,moves=1").unwrap()
 }
 
+/// The same with forged tools and agent clusters that are not origin-keyed, one statement per
+/// script: forged tools name documents of either tab and origins of the scenario, so
+/// reordering tabs and renaming origins act on statements too. With one tab, the second
+/// document is an iframe that the top-level document may remove or navigate.
+fn renaming_bound_with_every_key() -> Bound {
+    Bound::parse("tabs=2,docs=2,stmts=1,total=2,tools=2,moves=1,forged=1,unkeyed=1").unwrap()
+}
+
 #[test]
 fn every_raw_scenario_maps_to_a_canonical_one_the_enumeration_yields_once() {
-    let b = renaming_bound();
+    for b in [renaming_bound(), renaming_bound_with_every_key()] {
+        every_raw_scenario_maps_once(b);
+    }
+}
+
+fn every_raw_scenario_maps_once(b: Bound) {
     let mut set: HashSet<Gen> = HashSet::new();
     let counts = for_each_canonical(&b, |_, g| {
         assert!(set.insert(g.clone()), "a class is yielded twice: {g:?}");
@@ -120,6 +133,18 @@ fn rename(sc: &Scenario, rng: &mut SplitMix64) -> Scenario {
                 if let Some(l) = &mut r.from {
                     *l = labels[l.as_str()].clone();
                 }
+                if let Some(o) = &mut r.origin {
+                    *o = origin(&hosts, o);
+                }
+                if let Some(w) = &mut r.window {
+                    *w = docs[w.as_str()].clone();
+                }
+            }
+            for n in [&mut op.remove_iframe, &mut op.navigate]
+                .into_iter()
+                .flatten()
+            {
+                *n = navs[n.as_str()].clone();
             }
             for c in [&mut op.signal, &mut op.abort].into_iter().flatten() {
                 let n = ctrls.len();
@@ -176,18 +201,23 @@ fn rename(sc: &Scenario, rng: &mut SplitMix64) -> Scenario {
 
 #[test]
 fn renaming_a_generated_scenario_does_not_change_its_canonical_form() {
-    let b = renaming_bound();
     let mut rng = SplitMix64(7);
+    renaming_keeps_the_canonical_form(&renaming_bound(), 3, &mut rng);
+    renaming_keeps_the_canonical_form(&renaming_bound_with_every_key(), 29, &mut rng);
+}
+
+/// Renames every `step`-th canonical scenario of `b` twice and reads it back.
+fn renaming_keeps_the_canonical_form(b: &Bound, step: u64, rng: &mut SplitMix64) {
     let mut checked = 0;
     let mut changed_order = 0;
-    for_each_canonical(&b, |i, g| {
-        if i % 3 != 0 {
+    for_each_canonical(b, |i, g| {
+        if i % step != 0 {
             return ControlFlow::Continue(());
         }
         let original = to_scenario(g);
         let text = serde_json::to_string(&original).unwrap();
         for _ in 0..2 {
-            let renamed = rename(&original, &mut rng);
+            let renamed = rename(&original, rng);
             // The renamed scenario is a real scenario: it compiles.
             webmcp_model::World::compile(&renamed)
                 .unwrap_or_else(|e| panic!("{e}: {}", serde_json::to_string(&renamed).unwrap()));
@@ -206,37 +236,39 @@ fn renaming_a_generated_scenario_does_not_change_its_canonical_form() {
         }
         ControlFlow::Continue(())
     });
-    assert!(checked > 1000, "{checked}");
+    assert!(checked > 1000, "{b}: {checked}");
     assert!(
         changed_order > 100,
-        "renamings must actually move things: {changed_order}"
+        "{b}: renamings must actually move things: {changed_order}"
     );
 }
 
 #[test]
-fn every_tiny_scenario_compiles_and_reads_back() {
-    let mut n = 0;
-    for_each_canonical(&Bound::TINY, |_, g| {
-        let sc = to_scenario(g);
-        webmcp_model::World::compile(&sc)
-            .unwrap_or_else(|e| panic!("{e}: {}", serde_json::to_string_pretty(&sc).unwrap()));
-        assert_eq!(&canonical(&from_scenario(&sc).unwrap()), g);
-        n += 1;
-        ControlFlow::Continue(())
-    });
-    assert!(
-        n >= 1000,
-        "tiny covers at least a thousand canonical scenarios: {n}"
-    );
+fn every_tiny_and_small_scenario_compiles_and_reads_back() {
+    for (b, at_least) in [(Bound::TINY, 1000), (Bound::SMALL, 10_000)] {
+        let mut n = 0;
+        for_each_canonical(&b, |_, g| {
+            let sc = to_scenario(g);
+            webmcp_model::World::compile(&sc)
+                .unwrap_or_else(|e| panic!("{e}: {}", serde_json::to_string_pretty(&sc).unwrap()));
+            assert_eq!(&canonical(&from_scenario(&sc).unwrap()), g);
+            n += 1;
+            ControlFlow::Continue(())
+        });
+        assert!(
+            n >= at_least,
+            "{b} covers at least {at_least} canonical scenarios: {n}"
+        );
+    }
 }
 
 #[test]
 fn the_presets_hold_the_counts_docs_sweep_md_gives() {
     use webmcp_generator::{count, Counts};
     let expect = [
-        (Bound::TINY, 5_784, 5_784),
-        (Bound::SMALL, 30_423, 15_269),
-        (Bound::MEDIUM, 405_788, 203_266),
+        (Bound::TINY, 6_366, 6_366),
+        (Bound::SMALL, 44_433, 22_282),
+        (Bound::MEDIUM, 614_345, 307_589),
     ];
     for (b, raw, canonical) in expect {
         assert_eq!(count(&b), Counts { raw, canonical }, "{b}");

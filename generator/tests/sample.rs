@@ -1,18 +1,62 @@
 //! Seeded samples: the same seed gives the same scenarios; each is canonical, within the
 //! bound, and compiles.
 
+use std::collections::BTreeSet;
+
+use webmcp_generator::space::Stmt;
 use webmcp_generator::{is_canonical, sample, to_scenario, Bound};
+
+fn kind(s: &Stmt) -> &'static str {
+    match s {
+        Stmt::Register { .. } => "registerTool",
+        Stmt::GetTools { .. } => "getTools",
+        Stmt::Execute { .. } => "executeTool",
+        Stmt::Forged { .. } => "forged executeTool",
+        Stmt::Await(_) => "await",
+        Stmt::AwaitToolchange => "awaitToolchange",
+        Stmt::Abort(_) => "abort",
+        Stmt::RemoveIframe(_) => "removeIframe",
+        Stmt::Navigate(_) => "navigate",
+    }
+}
 
 #[test]
 fn a_seed_fixes_the_sample_and_every_sampled_scenario_is_canonical_and_compiles() {
-    // Beyond every preset: two tabs, nesting to depth two, two tools, two moves.
-    let b =
-        Bound::parse("tabs=2,docs=4,depth=2,iframes=2,stmts=3,total=6,tools=2,moves=2,outcomes=2")
-            .unwrap();
+    // Beyond every preset: two tabs, nesting to depth two, two tools, two moves, forged
+    // tools and agent clusters that are not origin-keyed.
+    let b = Bound::parse(
+        "tabs=2,docs=4,depth=2,iframes=2,stmts=3,total=6,tools=2,moves=2,outcomes=2,forged=1,unkeyed=1",
+    )
+    .unwrap();
     let a = sample(&b, 300, 42);
     assert_eq!(a, sample(&b, 300, 42));
     assert_ne!(a, sample(&b, 300, 43));
     assert!(a.len() > 200, "few duplicates in a big space: {}", a.len());
+    // Every statement kind of the scenario format is drawn (executeTool from a list needs
+    // three statements before it, so it takes more draws).
+    let mut kinds = BTreeSet::new();
+    for g in &sample(&b, 3000, 1) {
+        for d in g.tabs.iter().flat_map(|t| &t.docs) {
+            kinds.extend(d.script.iter().map(|s| kind(s)));
+        }
+    }
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            "abort",
+            "await",
+            "awaitToolchange",
+            "executeTool",
+            "forged executeTool",
+            "getTools",
+            "navigate",
+            "registerTool",
+            "removeIframe"
+        ]
+    );
+    assert!(a
+        .iter()
+        .any(|g| g.tabs.iter().flat_map(|t| &t.docs).any(|d| d.unkeyed)));
     for g in &a {
         assert!(is_canonical(g));
         assert!(g.documents() <= b.docs as usize && g.tabs.len() <= b.tabs as usize);
