@@ -45,8 +45,18 @@ impl<R: Recorder> Cx<'_, R> {
                     }
                 }
                 Op::AwaitToolchange => status = ScriptStatus::AwaitingToolchange,
-                Op::RemoveIframe(nav) => self.remove_iframe(*nav),
-                Op::Navigate(nav) => self.navigate(*nav),
+                // An iframe removed earlier (by the environment or this script) is gone:
+                // removing it again, or navigating its destroyed navigable, does nothing.
+                Op::RemoveIframe(nav) => {
+                    if self.s.navs[nav.index()].attached {
+                        self.remove_iframe(*nav);
+                    }
+                }
+                Op::Navigate(nav) => {
+                    if self.s.navs[nav.index()].attached {
+                        self.navigate(*nav);
+                    }
+                }
             }
             let st = &mut self.s.doc_mut(doc).script;
             match status {

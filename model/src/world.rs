@@ -488,6 +488,7 @@ impl Compiler {
             self.docs[doc].script = script;
         }
         let env = self.env(&sc.environment)?;
+        self.navigated_once(&env)?;
         for d in 0..self.docs.len() {
             let s = self.docs[d].origin_string;
             let parsed = self.origins.parse(&self.strings[s.index()].clone());
@@ -839,6 +840,33 @@ impl Compiler {
             );
         }
         Ok(Op::Navigate(nav))
+    }
+
+    /// A navigable has one replacement document (`navigations`), so it can be navigated
+    /// once: by one `navigate` statement or by `environment.navigate`, not by several.
+    fn navigated_once(&self, env: &Env) -> Result<(), ScenarioError> {
+        let mut by: Vec<Vec<String>> = vec![Vec::new(); self.navs.len()];
+        for doc in &self.docs {
+            for (i, op) in doc.script.iter().enumerate() {
+                if let Op::Navigate(n) = op {
+                    by[n.index()].push(format!("scripts.{}[{i}]", doc.name));
+                }
+            }
+        }
+        for n in &env.navigate {
+            by[n.index()].push("environment.navigate".into());
+        }
+        match by.iter().position(|b| b.len() > 1) {
+            Some(n) => err(
+                &by[n][1],
+                format!(
+                    "navigable {} is already navigated by {}: it has one replacement document, so it can be navigated once",
+                    quoted(&self.navs[n].name),
+                    by[n][0]
+                ),
+            ),
+            None => Ok(()),
+        }
     }
 
     fn env(&mut self, e: &EnvironmentSpec) -> Result<Env, ScenarioError> {
