@@ -49,6 +49,10 @@ pub struct SweepArgs {
     /// The seed of --sample (the same seed gives the same scenarios) [default: 0].
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
+    /// With --sample: make every choice uniformly at random, instead of swarm sampling
+    /// (each draw keeps a random half of the statement and move kinds; docs/sweep.md).
+    #[arg(long)]
+    no_swarm: bool,
     /// Only count the scenarios (raw and canonical); check nothing.
     #[arg(long)]
     count: bool,
@@ -93,6 +97,7 @@ struct Plan {
     variant: Variant,
     shard: Option<Shard>,
     sample: Option<(u64, u64)>,
+    sampling: webmcp_generator::Sampling,
     options: CheckOptions,
     deadline: Option<Duration>,
     jobs: usize,
@@ -111,6 +116,11 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
         Some(s) => Some(Shard::parse(s).map_err(UsageError)?),
         None => None,
     };
+    if args.no_swarm && args.sample.is_none() {
+        return Err(UsageError(
+            "--no-swarm changes how --sample draws: it needs --sample N".into(),
+        ));
+    }
     if args.seed.is_some() && args.sample.is_none() {
         return Err(UsageError(
             "--seed chooses a random sample: it needs --sample N".into(),
@@ -136,6 +146,11 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
         variant,
         shard,
         sample: args.sample.map(|n| (n, args.seed.unwrap_or(0))),
+        sampling: if args.no_swarm {
+            webmcp_generator::Sampling::Uniform
+        } else {
+            webmcp_generator::Sampling::Swarm
+        },
         options: CheckOptions {
             threads: 1,
             max_states: args.max_states,
@@ -370,6 +385,7 @@ pub fn evidence(variant: Variant, jobs: usize) -> String {
         variant,
         shard: None,
         sample: None,
+        sampling: webmcp_generator::Sampling::Swarm,
         options: CheckOptions {
             threads: 1,
             ..CheckOptions::default()
@@ -454,7 +470,7 @@ fn shard_size(canonical: u64, s: Shard) -> u64 {
 fn produce(plan: &Plan, mut send: impl FnMut(u64, Gen) -> ControlFlow<()>) -> Option<Counts> {
     let shard = plan.shard.unwrap_or(Shard::WHOLE);
     if let Some((n, seed)) = plan.sample {
-        for (i, g) in webmcp_generator::sample(&plan.bound, n, seed)
+        for (i, g) in webmcp_generator::sample(&plan.bound, n, seed, plan.sampling)
             .into_iter()
             .enumerate()
         {
@@ -478,7 +494,8 @@ fn expected(plan: &Plan) -> u64 {
     let shard = plan.shard.unwrap_or(Shard::WHOLE);
     match plan.sample {
         Some((n, seed)) => {
-            let distinct = webmcp_generator::sample(&plan.bound, n, seed).len() as u64;
+            let distinct =
+                webmcp_generator::sample(&plan.bound, n, seed, plan.sampling).len() as u64;
             shard_size(distinct, shard)
         }
         None => shard_size(webmcp_generator::count(&plan.bound).canonical, shard),

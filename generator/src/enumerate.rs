@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use crate::bound::Bound;
 use crate::canon::{canonical, is_canonical};
-use crate::space::{build, Chooser, Gen};
+use crate::space::{build, Chooser, Gen, Move, Stmt};
 
 /// How many scenarios a bound holds: `raw` as the choices make them (before deduplication),
 /// `canonical` one per class of scenarios equal up to renaming and the order of tabs.
@@ -167,11 +167,42 @@ impl Chooser for SplitMix64 {
     }
 }
 
-/// A seeded random sample of `b`: `draws` scenarios, each made by random choices (every
-/// option of a choice equally likely, so scenarios with fewer siblings in the choice tree
-/// are likelier than under a uniform draw) and put in canonical form. Returns the distinct
-/// canonical forms in the order they were first drawn.
-pub fn sample(b: &Bound, draws: u64, seed: u64) -> Vec<Gen> {
+/// One swarm draw's choices: random, among the statement and move kinds this draw allows.
+struct Swarm<'a> {
+    rng: &'a mut SplitMix64,
+    statements: u32,
+    moves: u32,
+}
+
+impl Chooser for Swarm<'_> {
+    fn choose(&mut self, n: usize) -> usize {
+        self.rng.choose(n)
+    }
+    fn allows_statement(&self, kind: usize) -> bool {
+        self.statements & (1 << kind) != 0
+    }
+    fn allows_move(&self, kind: usize) -> bool {
+        self.moves & (1 << kind) != 0
+    }
+}
+
+/// How a sample makes its random choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// Every option of every choice equally likely.
+    Uniform,
+    /// Swarm testing (Groce et al., ISSTA 2012): each draw first keeps each statement kind
+    /// and each move kind with probability one half, then chooses among those only, so
+    /// draws differ in *which* features they combine, not only in how, and a feature that
+    /// suppresses another (an early `navigate`, say) is often absent.
+    Swarm,
+}
+
+/// A seeded random sample of `b`: `draws` scenarios, each made by random choices (with
+/// [`Sampling::Uniform`] every option of a choice equally likely, so scenarios with fewer
+/// siblings in the choice tree are likelier than under a uniform draw) and put in canonical
+/// form. Returns the distinct canonical forms in the order they were first drawn.
+pub fn sample(b: &Bound, draws: u64, seed: u64, how: Sampling) -> Vec<Gen> {
     let mut rng = SplitMix64(seed);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -179,7 +210,22 @@ pub fn sample(b: &Bound, draws: u64, seed: u64) -> Vec<Gen> {
     while drawn < draws {
         // Choices outside the vocabulary are drawn again (they are rare).
         let g = loop {
-            if let Some(g) = build(b, &mut rng) {
+            let built = match how {
+                Sampling::Uniform => build(b, &mut rng),
+                Sampling::Swarm => {
+                    let statements = (rng.next_u64() as u32) & ((1 << Stmt::KINDS) - 1);
+                    let moves = (rng.next_u64() as u32) & ((1 << Move::KINDS) - 1);
+                    build(
+                        b,
+                        &mut Swarm {
+                            rng: &mut rng,
+                            statements,
+                            moves,
+                        },
+                    )
+                }
+            };
+            if let Some(g) = built {
                 break g;
             }
         };

@@ -33,5 +33,7 @@ pub mod space;
 pub use bound::Bound;
 pub use canon::{canonical, is_canonical};
 pub use convert::{describe, from_scenario, name, to_scenario};
-pub use enumerate::{count, for_each_canonical, for_each_raw, sample, shard, Counts, Shard};
+pub use enumerate::{
+    count, for_each_canonical, for_each_raw, sample, shard, Counts, Sampling, Shard,
+};
 pub use space::Gen;

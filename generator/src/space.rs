@@ -149,6 +149,51 @@ impl Gen {
 /// A source of choices: `choose(n)` returns one of `0..n` (`n` is at least 1).
 pub trait Chooser {
     fn choose(&mut self, n: usize) -> usize;
+    /// Whether statements of this [`Stmt::kind`] may be chosen (swarm sampling leaves some
+    /// kinds out of a draw). Enumeration allows every kind, so its choices are unchanged.
+    fn allows_statement(&self, _kind: usize) -> bool {
+        true
+    }
+    /// Whether environment moves of this [`Move::kind`] may be chosen.
+    fn allows_move(&self, _kind: usize) -> bool {
+        true
+    }
+}
+
+impl Stmt {
+    /// How many statement kinds there are ([`Stmt::kind`] is below this).
+    pub const KINDS: usize = 9;
+
+    /// The statement's kind, `0..KINDS`, in the order of the enum.
+    pub fn kind(&self) -> usize {
+        match self {
+            Stmt::Register { .. } => 0,
+            Stmt::GetTools { .. } => 1,
+            Stmt::Execute { .. } => 2,
+            Stmt::Await(_) => 3,
+            Stmt::AwaitToolchange => 4,
+            Stmt::Abort(_) => 5,
+            Stmt::Forged { .. } => 6,
+            Stmt::RemoveIframe(_) => 7,
+            Stmt::Navigate(_) => 8,
+        }
+    }
+}
+
+impl Move {
+    /// How many move kinds there are ([`Move::kind`] is below this).
+    pub const KINDS: usize = 5;
+
+    /// The move's kind, `0..KINDS`, in the order of the enum.
+    pub fn kind(&self) -> usize {
+        match self {
+            Move::Abort { .. } => 0,
+            Move::RemoveIframe { .. } => 1,
+            Move::Navigate { .. } => 2,
+            Move::Bfcache { .. } => 3,
+            Move::Observe => 4,
+        }
+    }
 }
 
 /// The outcome sets of at most `k` outcomes, smallest first.
@@ -292,7 +337,7 @@ pub fn build(b: &Bound, ch: &mut dyn Chooser) -> Option<Gen> {
     debug_assert!(candidates.windows(2).all(|w| w[0] < w[1]));
     let mut moves = Vec::new();
     for m in candidates {
-        if moves.len() < b.moves as usize && ch.choose(2) == 1 {
+        if moves.len() < b.moves as usize && ch.allows_move(m.kind()) && ch.choose(2) == 1 {
             moves.push(m);
         }
     }
@@ -471,6 +516,11 @@ fn script(
                 Some(g) => g.push(o),
                 None => kinds.push(vec![o]),
             }
+        }
+        // A swarm draw leaves some kinds out; if it leaves out every kind offered here, all
+        // are offered (a statement must be chosen).
+        if kinds.iter().any(|g| ch.allows_statement(g[0].kind())) {
+            kinds.retain(|g| ch.allows_statement(g[0].kind()));
         }
         let group = &kinds[ch.choose(kinds.len())];
         let s = group[ch.choose(group.len())];
