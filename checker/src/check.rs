@@ -8,11 +8,8 @@ use crate::options::{Mode, Options, Progress};
 use crate::property::Property;
 use crate::result::Exploration;
 
-/// A check being set up: what to explore, what to judge, how, and the optional hooks.
-///
-/// ```ignore
-/// let found = Checker::new(&model, &properties, &options).run();
-/// ```
+/// A check being set up: what to explore, what to judge, how, and the optional hooks;
+/// [`Checker::run`] runs it (see the crate's example).
 pub struct Checker<'a, M: Model> {
     model: &'a M,
     properties: &'a [Property<M>],
