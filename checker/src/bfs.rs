@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use crate::check::{Representative, TerminalObserver};
 use crate::fingerprint::fingerprint;
 use crate::limits::{Budget, StopReason};
 use crate::model::Model;
@@ -42,10 +43,10 @@ pub enum Order {
 pub(crate) struct Hooks<'a, M: Model> {
     pub(crate) progress: &'a mut dyn FnMut(Progress),
     /// Maps a state to the representative of its class (symmetry reduction).
-    pub(crate) representative: Option<&'a dyn Fn(&M::State) -> M::State>,
+    pub(crate) representative: Option<Representative<'a, M::State>>,
     /// Called on every terminal state reached; the search then runs to its end even once
     /// every property is decided.
-    pub(crate) on_terminal: Option<&'a mut dyn FnMut(&M::State)>,
+    pub(crate) on_terminal: Option<TerminalObserver<'a, M::State>>,
 }
 
 pub(crate) fn explore<M: Model>(

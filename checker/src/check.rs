@@ -8,6 +8,12 @@ use crate::options::{Mode, Options, Progress};
 use crate::property::Property;
 use crate::result::Exploration;
 
+/// Maps a state to the representative of its class (symmetry reduction).
+pub type Representative<'a, S> = &'a dyn Fn(&S) -> S;
+
+/// Called on every terminal state a search reaches.
+pub type TerminalObserver<'a, S> = &'a mut dyn FnMut(&S);
+
 /// A check being set up: what to explore, what to judge, how, and the optional hooks;
 /// [`Checker::run`] runs it (see the crate's example).
 pub struct Checker<'a, M: Model> {
@@ -15,8 +21,8 @@ pub struct Checker<'a, M: Model> {
     properties: &'a [Property<M>],
     options: &'a Options,
     progress: Option<&'a mut dyn FnMut(Progress)>,
-    representative: Option<&'a dyn Fn(&M::State) -> M::State>,
-    on_terminal: Option<&'a mut dyn FnMut(&M::State)>,
+    representative: Option<Representative<'a, M::State>>,
+    on_terminal: Option<TerminalObserver<'a, M::State>>,
 }
 
 impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
@@ -41,7 +47,7 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
     /// representative must be a state of the same class (equal up to the symmetry the model
     /// has). The state reached is the one expanded, so every path stays a real run. Only the
     /// one-thread search reduces, so a check with a representative runs on one thread.
-    pub fn symmetry(mut self, representative: &'a dyn Fn(&M::State) -> M::State) -> Self {
+    pub fn symmetry(mut self, representative: Representative<'a, M::State>) -> Self {
         self.representative = Some(representative);
         self
     }
@@ -49,7 +55,7 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
     /// Called on every terminal state the search reaches (under simulation: where a walk
     /// ends for want of actions). The search then goes on after every property is decided,
     /// and runs on one thread.
-    pub fn on_terminal(mut self, observe: &'a mut dyn FnMut(&M::State)) -> Self {
+    pub fn on_terminal(mut self, observe: TerminalObserver<'a, M::State>) -> Self {
         self.on_terminal = Some(observe);
         self
     }

@@ -92,7 +92,7 @@ pub mod property;
 pub mod result;
 pub mod simulation;
 
-pub use check::Checker;
+pub use check::{Checker, Representative, TerminalObserver};
 pub use limits::StopReason;
 pub use model::Model;
 pub use options::{Mode, Options, Progress};

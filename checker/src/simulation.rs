@@ -14,6 +14,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::bfs::CHECKPOINT;
+use crate::check::TerminalObserver;
 use crate::fingerprint::fingerprint;
 use crate::limits::{Budget, StopReason};
 use crate::model::Model;
@@ -31,7 +32,7 @@ pub(crate) fn simulate<M: Model>(
     runs: u64,
     start: Instant,
     progress: &mut dyn FnMut(Progress),
-    mut on_terminal: Option<&mut dyn FnMut(&M::State)>,
+    mut on_terminal: Option<TerminalObserver<'_, M::State>>,
 ) -> Exploration<M> {
     let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
     let mut rng = StdRng::seed_from_u64(seed);
