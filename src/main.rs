@@ -325,6 +325,9 @@ const DEFAULT_SIM_RUNS: u64 = 1000;
 /// An error that ends the run with exit code 2 and one line on stderr.
 pub(crate) struct UsageError(pub(crate) String);
 
+/// The environment variable of the hidden test hook [`limits::refuse_threads_above`].
+const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -351,6 +354,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Hidden test hook: behave as if the OS refused any checker thread beyond this many.
+    if let Some(most) = std::env::var(REFUSE_THREADS_ENV)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        limits::refuse_threads_above(Some(most));
+    }
     let result = match cli.command {
         Command::List(a) if a.profile == Profile::Legacy => legacy_cmd::list().map_err(UsageError),
         Command::List(_) => list(),

@@ -406,6 +406,24 @@ fn is_ancestor(w: &World, a: DocId, b: DocId) -> bool {
     false
 }
 
+/// The draft as the engine explores it.
+impl webmcp_checker::Model for WebMcpModel {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        vec![self.initial_state()]
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
+        self.enabled_actions(s, actions);
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        Some(self.apply(s, a, &mut ()))
+    }
+}
+
 impl stateright::Model for WebMcpModel {
     type State = State;
     type Action = Action;

@@ -10,16 +10,8 @@ use webmcp_model::world::{CallId, CallKind, DocId, World};
 
 use webmcp_model::algorithms::get_tools::code_unit_cmp;
 
-/// How a property is judged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Holds in every reachable state (safety).
-    Always,
-    /// Holds in every reachable terminal state (liveness on our acyclic state graphs).
-    AtTermination,
-    /// Holds in some reachable state (a witness of non-vacuity).
-    Sometimes,
-}
+/// How a property is judged: the engine's expectations (always, at termination, sometimes).
+pub use webmcp_checker::Expectation as Kind;
 
 /// One property: what it claims in prose, which steps it is about, and its predicate.
 #[derive(Clone, Copy)]
@@ -29,6 +21,17 @@ pub struct PropertyDef {
     pub about: &'static [&'static str],
     pub claim: &'static str,
     pub holds: fn(&WebMcpModel, &State) -> bool,
+}
+
+impl PropertyDef {
+    /// The property as the engine takes it.
+    pub fn engine(&self) -> webmcp_checker::Property<WebMcpModel> {
+        webmcp_checker::Property {
+            name: self.name,
+            expectation: self.kind,
+            condition: self.holds,
+        }
+    }
 }
 
 impl std::fmt::Debug for PropertyDef {
@@ -395,9 +398,7 @@ fn unload_cleans_local(m: &WebMcpModel, s: &State) -> bool {
 
 /// A state with no enabled action: the run is over.
 pub fn is_terminal(m: &WebMcpModel, s: &State) -> bool {
-    let mut actions = Vec::new();
-    m.enabled_actions(s, &mut actions);
-    actions.is_empty()
+    webmcp_checker::Model::is_terminal(m, s)
 }
 
 fn execute_settled_at_end(m: &WebMcpModel, s: &State) -> bool {

@@ -91,7 +91,7 @@ pub fn explore_coverage(model: &WebMcpModel) -> ScenarioCoverage {
     let mut stopped_by = None;
     let mut expanded = 0u64;
     while let Some(state) = queue.pop_front() {
-        if expanded.is_multiple_of(crate::bfs::CHECKPOINT) {
+        if expanded.is_multiple_of(webmcp_checker::bfs::CHECKPOINT) {
             stopped_by = budget.exceeded();
             if stopped_by.is_some() {
                 break;

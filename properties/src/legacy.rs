@@ -1,24 +1,25 @@
-//! The legacy profile's property catalogue and its checker.
+//! The legacy profile's property catalogue and its driver.
 //!
-//! The draft's driver ([`crate::driver`]) is typed to the draft model (its `PropertyDef`
-//! takes a `WebMcpModel`, its results carry draft actions and step IDs, and bench, coverage
-//! and traces consume those types), so the legacy profile has its own small breadth-first
-//! search with the same rules: a FIFO queue, first discovery wins (shortest paths), verdicts
-//! hold / violated / witnessed / not witnessed / incomplete. Its state graphs are acyclic and
-//! small, so the terminal-state properties are judged at every terminal state.
+//! The legacy model is checked by the same engine as the draft ([`webmcp_checker`]), with
+//! the same rules: breadth-first on one thread, first discovery wins (shortest paths),
+//! verdicts hold / violated / witnessed / not witnessed / incomplete. Its results have their
+//! own types (legacy actions, legacy step IDs, and the observation of every terminal state,
+//! which the conformance run compares with what the polyfill did), so the search is asked to
+//! visit every terminal state, even after every property is decided.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::time::{Duration, Instant};
+use std::collections::BTreeSet;
+use std::time::Duration;
 
 use webmcp_model::legacy::observe::{observation, Observation};
 use webmcp_model::legacy::scenario::BodyStep;
 use webmcp_model::legacy::state::{ExecStatus, Ghost, LegacyState, ListResult, Promise};
 use webmcp_model::legacy::{LegacyAction, LegacyModel};
 
+use webmcp_checker::{Checker, Mode, Options, Property};
+
 pub use crate::catalogue::Kind;
 pub use crate::driver::Verdict;
-use crate::limits::{Budget, StopReason};
+use crate::limits::StopReason;
 
 /// One legacy property.
 #[derive(Clone, Copy)]
@@ -29,6 +30,17 @@ pub struct LegacyProperty {
     pub about: &'static [&'static str],
     pub claim: &'static str,
     pub holds: fn(&LegacyModel, &LegacyState) -> bool,
+}
+
+impl LegacyProperty {
+    /// The property as the engine takes it.
+    pub fn engine(&self) -> Property<LegacyModel> {
+        Property {
+            name: self.name,
+            expectation: self.kind,
+            condition: self.holds,
+        }
+    }
 }
 
 impl std::fmt::Debug for LegacyProperty {
@@ -198,15 +210,6 @@ pub fn legacy_catalogue() -> &'static [LegacyProperty] {
     })
 }
 
-/// Whether `s` shows the property's outcome: a violation, or (sometimes) an example.
-fn shows(m: &LegacyModel, p: &LegacyProperty, s: &LegacyState, terminal: bool) -> bool {
-    match p.kind {
-        Kind::Sometimes => (p.holds)(m, s),
-        Kind::Always => !(p.holds)(m, s),
-        Kind::AtTermination => terminal && !(p.holds)(m, s),
-    }
-}
-
 /// One step of a path: the action and the legacy step IDs it executed.
 #[derive(Clone, Debug)]
 pub struct LegacyStep {
@@ -249,119 +252,49 @@ pub struct LegacyOptions {
     pub memory_limit_mib: Option<u64>,
 }
 
-fn fingerprint(s: &LegacyState) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
-}
-
 /// Explores every interleaving of the scenario breadth-first and judges every property.
 pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResult {
-    let start = Instant::now();
-    let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
+    let start = std::time::Instant::now();
     let props = legacy_catalogue();
-    let mut parents: HashMap<u64, Option<(u64, LegacyAction)>> = HashMap::new();
-    let mut found: HashMap<&'static str, u64> = HashMap::new();
+    let engine_props: Vec<Property<LegacyModel>> =
+        props.iter().map(LegacyProperty::engine).collect();
+    let engine = Options {
+        mode: Mode::Bfs,
+        threads: 1,
+        max_states: options.max_states,
+        max_depth: options.max_depth,
+        timeout: options.timeout,
+        memory_limit_mib: options.memory_limit_mib,
+    };
     let mut observations = BTreeSet::new();
-    let mut queue = VecDeque::new();
-    let init = model.initial_state();
-    let fp = fingerprint(&init);
-    parents.insert(fp, None);
-    queue.push_back((init, fp, 1usize));
-    let (mut total, mut max_depth) = (1usize, 0usize);
-    let mut stopped_by = None;
-    let mut depth_cut = false;
-    let mut actions = Vec::new();
-    let mut popped = 0u64;
-    while let Some((s, fp, depth)) = queue.pop_front() {
-        // Legacy states are small and few: the budget is asked at every 64th state.
-        let stop = match options.max_states.filter(|n| total >= *n) {
-            Some(n) => Some(StopReason::MaxStates { n }),
-            None if popped.is_multiple_of(64) => budget.exceeded(),
-            None => None,
-        };
-        popped += 1;
-        if stop.is_some() {
-            stopped_by = stop;
-            break;
-        }
-        max_depth = max_depth.max(depth);
-        actions.clear();
-        model.enabled_actions(&s, &mut actions);
-        let terminal = actions.is_empty();
-        if terminal {
-            observations.insert(observation(&model.world, &s));
-        }
-        for p in props {
-            if !found.contains_key(p.name) && shows(model, p, &s, terminal) {
-                found.insert(p.name, fp);
-            }
-        }
-        if options.max_depth.is_some_and(|d| depth >= d) {
-            // Not expanded: the bound cuts something off only if a successor is new.
-            depth_cut = depth_cut
-                || actions.iter().any(|&a| {
-                    !parents.contains_key(&fingerprint(&model.apply(&s, a, &mut Vec::new())))
-                });
-            continue;
-        }
-        for &a in &actions {
-            let next = model.apply(&s, a, &mut Vec::new());
-            total += 1;
-            let nfp = fingerprint(&next);
-            if let std::collections::hash_map::Entry::Vacant(e) = parents.entry(nfp) {
-                e.insert(Some((fp, a)));
-                queue.push_back((next, nfp, depth + 1));
-            }
-        }
-    }
-    // A bound that fires after the last state leaves nothing unexplored (the loop ended).
-    if stopped_by.is_none() && depth_cut {
-        stopped_by = options.max_depth.map(|n| StopReason::MaxDepth { n });
-    }
-    let exhaustive = stopped_by.is_none();
+    let mut observe = |s: &LegacyState| {
+        observations.insert(observation(&model.world, s));
+    };
+    let found = Checker::new(model, &engine_props, &engine)
+        .on_terminal(&mut observe)
+        .run();
+    let exhaustive = found.exhaustive();
     let properties = props
         .iter()
-        .map(|p| {
-            let path = found
-                .get(p.name)
-                .map(|fp| replay(model, path_to(&parents, *fp)));
-            let verdict = match (p.kind, path.is_some(), exhaustive) {
-                (Kind::Sometimes, true, _) => Verdict::Witnessed,
-                (Kind::Sometimes, false, true) => Verdict::NotWitnessed,
-                (_, true, _) => Verdict::Violated,
-                (_, false, true) => Verdict::Holds,
-                (_, false, false) => Verdict::Incomplete,
-            };
-            LegacyPropertyResult {
-                property: *p,
-                verdict,
-                path,
-            }
+        .zip(found.discoveries)
+        .map(|(p, path)| LegacyPropertyResult {
+            property: *p,
+            verdict: Verdict::of(p.kind, path.is_some(), exhaustive),
+            path: path.map(|path| replay(model, path.actions)),
         })
         .collect();
     LegacyResult {
         scenario: model.world.name.clone(),
         variant: model.variant.name(),
-        total_states: total,
-        unique_states: parents.len(),
-        max_depth,
+        total_states: found.total_states,
+        unique_states: found.unique_states,
+        max_depth: found.max_depth,
         seconds: start.elapsed().as_secs_f64(),
         exhaustive,
-        stopped_by,
+        stopped_by: found.stopped_by,
         properties,
         observations,
     }
-}
-
-fn path_to(parents: &HashMap<u64, Option<(u64, LegacyAction)>>, mut fp: u64) -> Vec<LegacyAction> {
-    let mut path = Vec::new();
-    while let Some(Some((parent, a))) = parents.get(&fp) {
-        path.push(*a);
-        fp = *parent;
-    }
-    path.reverse();
-    path
 }
 
 /// Re-runs a path, recording the step IDs of each action.

@@ -1,20 +1,26 @@
 #![recursion_limit = "512"]
 //! # webmcp-properties
 //!
-//! The property catalogue of webmcp-check ([`catalogue`]) and the driver that checks a
-//! scenario with stateright's breadth-first search ([`driver`]).
+//! The property catalogues of webmcp-check and their binding to the engine
+//! ([`webmcp_checker`]): the draft's catalogue ([`catalogue`]) and its driver ([`driver`]),
+//! the legacy proposal's catalogue and its driver ([`legacy`]). Both profiles are checked by
+//! the same engine; what is WebMCP-specific about a check (the catalogue, step IDs on every
+//! action, symmetry between interchangeable tabs) is here.
+//!
+//! Also here: what explores the draft for other ends than verdicts ([`coverage`],
+//! [`mutants`]) and the measurements of `webmcp-check bench` ([`bench`]).
 
 pub mod bench;
-mod bfs;
 pub mod catalogue;
 pub mod coverage;
 pub mod driver;
-pub mod fingerprint;
 pub mod legacy;
-pub mod limits;
 pub mod mutants;
-pub mod parallel;
-mod simulation;
+
+/// The engine's bounds, stops and memory readings ([`webmcp_checker::limits`]).
+pub use webmcp_checker::limits;
+/// The engine's pool of worker threads for independent checks ([`webmcp_checker::pool`]).
+pub use webmcp_checker::pool as parallel;
 
 pub use catalogue::{Kind, PropertyDef};
 pub use driver::{

@@ -52,7 +52,7 @@ fn walk(
     queue.push_back(init);
     let mut actions: Vec<Action> = Vec::new();
     while let Some(s) = queue.pop_front() {
-        if expanded.is_multiple_of(crate::bfs::CHECKPOINT) {
+        if expanded.is_multiple_of(webmcp_checker::bfs::CHECKPOINT) {
             if let Some(stop) = budget.exceeded() {
                 return Err(stop);
             }

@@ -1,7 +1,7 @@
 //! The bounds that may stop an exploration, how a stop is named, and how memory is measured.
 //!
-//! Every explorer (our one-thread breadth- and depth-first search, stateright's parallel
-//! search, simulation, the legacy profile's search, coverage and the mutants' walks) asks a
+//! Every explorer (the one-thread breadth- and depth-first search, the parallel search,
+//! simulation, and any explorer a caller writes on top of the engine) asks a
 //! [`Budget`] at regular checkpoints whether its time or memory is used up, and reports why it
 //! stopped as a [`StopReason`]: a run that stopped early is never a pass.
 //!
@@ -32,7 +32,7 @@ pub const FALLBACK_MEMORY_LIMIT_MIB: u64 = 4096;
 /// Why an exploration stopped before it was exhaustive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopReason {
-    /// `--timeout`: the wall-clock budget of one scenario ran out.
+    /// `--timeout`: the wall-clock budget of one search ran out.
     Timeout { limit: Duration },
     /// `--max-states`: this many states were generated.
     MaxStates { n: usize },
@@ -307,26 +307,27 @@ impl Budget {
     }
 }
 
+/// A test hook: when set, [`can_start_threads`] behaves as if the OS refused any thread
+/// beyond this many (`usize::MAX`: not set).
+static REFUSE_THREADS_ABOVE: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Makes [`can_start_threads`] refuse more than `most` threads, as an OS out of threads or
+/// memory would (`None` lifts it). For tests: an address-space limit small enough to refuse
+/// thread stacks also makes the C library abort at random, outside this code.
+pub fn refuse_threads_above(most: Option<usize>) {
+    REFUSE_THREADS_ABOVE.store(most.unwrap_or(usize::MAX), Ordering::SeqCst);
+}
+
 /// Whether `n` threads with the default stack can run at once: starts them, holds them all
 /// until the last has started (or one was refused), then lets them go and joins them, so a
 /// refusal leaves nothing behind. stateright panics when the OS refuses one of its threads,
 /// with the threads it already started still running, and a process at its limits may then
 /// fail even a small allocation; asking first keeps that failure clean.
-/// Hidden test hook: behave as if the OS refused any thread beyond this many.
-pub const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
-
-pub(crate) fn can_start_threads(n: usize) -> std::io::Result<()> {
+pub fn can_start_threads(n: usize) -> std::io::Result<()> {
     use std::sync::{Arc, Condvar, Mutex};
-    // Tests make the OS's refusal happen on purpose: an address-space limit small enough to
-    // refuse thread stacks also makes glibc itself abort at random, outside our code.
-    if let Some(most) = std::env::var(REFUSE_THREADS_ENV)
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        if n > most {
-            // EAGAIN, what pthread_create returns when the OS is out of threads or memory.
-            return Err(std::io::Error::from_raw_os_error(libc::EAGAIN));
-        }
+    if n > REFUSE_THREADS_ABOVE.load(Ordering::SeqCst) {
+        // EAGAIN, what pthread_create returns when the OS is out of threads or memory.
+        return Err(std::io::Error::from_raw_os_error(libc::EAGAIN));
     }
     let gate = Arc::new((Mutex::new(false), Condvar::new()));
     let mut started = Vec::with_capacity(n);
@@ -358,7 +359,7 @@ pub(crate) fn can_start_threads(n: usize) -> std::io::Result<()> {
 
 /// Runs `f`, turning a panic into `Err(message)` without the panic message on stderr (used
 /// around stateright's spawning of checker threads, which panics when the OS refuses one).
-pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+pub fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     use std::cell::Cell;
     use std::sync::Once;
     thread_local!(static QUIET: Cell<bool> = const { Cell::new(false) });

@@ -1,0 +1,181 @@
+//! The one-thread search: breadth-first, which guarantees shortest counterexamples, and
+//! depth-first, which keeps a smaller frontier.
+//!
+//! stateright 0.31's "BFS" pops each worker's pending states from the back of its queue and
+//! keeps the *last* discovery of a property, so its counterexamples are not shortest (on a
+//! model where 8 actions suffice it can report 15). Readers of a counterexample need the
+//! shortest trace, so the one-thread breadth-first search is this one: a FIFO queue, first
+//! discovery wins, parent pointers for paths. `threads > 1` uses stateright's parallel
+//! search ([`crate::parallel`]), which gives the same verdicts and state counts but not
+//! shortest paths.
+//!
+//! Depth-first on one thread is this search too, with a stack instead of the queue:
+//! stateright's one-thread depth-first search looks at its timeout only when its own stack
+//! runs empty, which on a large model is never. Here every bound is looked at every
+//! [`CHECKPOINT`] states: time and memory through a [`Budget`], states and depth as they are
+//! reached.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use crate::check::{Representative, TerminalObserver};
+use crate::fingerprint::fingerprint;
+use crate::limits::{Budget, StopReason};
+use crate::model::Model;
+use crate::options::{Options, Progress};
+use crate::path::Parents;
+use crate::property::Property;
+use crate::result::Exploration;
+
+/// Progress is reported, and the time and memory budget asked, every this many states.
+pub const CHECKPOINT: u64 = 256;
+
+/// Which state is expanded next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The oldest (a queue): breadth-first, shortest paths.
+    Fifo,
+    /// The newest (a stack): depth-first.
+    Lifo,
+}
+
+/// What the caller hooks into a one-thread search.
+pub(crate) struct Hooks<'a, M: Model> {
+    pub(crate) progress: &'a mut dyn FnMut(Progress),
+    /// Maps a state to the representative of its class (symmetry reduction).
+    pub(crate) representative: Option<Representative<'a, M::State>>,
+    /// Called on every terminal state reached; the search then runs to its end even once
+    /// every property is decided.
+    pub(crate) on_terminal: Option<TerminalObserver<'a, M::State>>,
+}
+
+pub(crate) fn explore<M: Model>(
+    model: &M,
+    props: &[Property<M>],
+    options: &Options,
+    order: Order,
+    start: Instant,
+    hooks: Hooks<'_, M>,
+) -> Exploration<M> {
+    let Hooks {
+        progress,
+        representative,
+        mut on_terminal,
+    } = hooks;
+    let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
+    // Under symmetry reduction a state is known by its class (its representative's
+    // fingerprint), but the state actually reached is the one expanded, so paths stay real.
+    let fingerprint = |s: &M::State| match representative {
+        Some(rep) => fingerprint(&rep(s)),
+        None => fingerprint(s),
+    };
+    let mut parents: Parents<M::State, M::Action> = Parents::new();
+    // Per property (by index): the first state that shows its outcome.
+    let mut found: Vec<Option<u64>> = vec![None; props.len()];
+    let mut undecided = props.len();
+    // An observer of terminal states wants them all.
+    let stop_when_decided = on_terminal.is_none();
+    let mut queue = VecDeque::new();
+    let mut total = 0usize;
+    for init in model.init_states() {
+        let fp = fingerprint(&init);
+        total += 1;
+        if parents.insert_root(fp, &init) {
+            // Depth counts the states of a path, as stateright does: an initial state is 1.
+            queue.push_back((init, fp, 1usize));
+        }
+    }
+    let mut max_depth = 0usize;
+    // The bound that stopped the search; a depth bound lets it go on elsewhere.
+    let mut stopped_by: Option<StopReason> = None;
+    let mut depth_cut = false;
+    let mut actions = Vec::new();
+    let mut popped = 0u64;
+    loop {
+        let next = match order {
+            Order::Fifo => queue.pop_front(),
+            Order::Lifo => queue.pop_back(),
+        };
+        let Some((s, fp, depth)) = next else { break };
+        if popped.is_multiple_of(CHECKPOINT) {
+            progress(Progress {
+                total_states: total,
+                unique_states: parents.len(),
+                max_depth,
+                elapsed: start.elapsed(),
+            });
+            if let Some(stop) = budget.exceeded() {
+                // The state just taken is not explored: the search is not exhaustive.
+                stopped_by = Some(stop);
+                break;
+            }
+        }
+        popped += 1;
+        max_depth = max_depth.max(depth);
+        // The enabled actions, computed once: expansion needs them, and the at-termination
+        // properties ask whether there are none.
+        actions.clear();
+        model.actions(&s, &mut actions);
+        let terminal = actions.is_empty();
+        if terminal {
+            if let Some(observe) = on_terminal.as_mut() {
+                observe(&s);
+            }
+        }
+        for (i, p) in props.iter().enumerate() {
+            if found[i].is_none() && p.shows_at(model, &s, terminal) {
+                found[i] = Some(fp);
+                undecided -= 1;
+            }
+        }
+        if undecided == 0 && stop_when_decided {
+            break;
+        }
+        if terminal {
+            continue;
+        }
+        if options.max_depth.is_some_and(|d| depth >= d) {
+            // Not expanded: the bound cuts something off only if a successor is new.
+            depth_cut = depth_cut
+                || actions.iter().any(|a| {
+                    model
+                        .next_state(&s, a.clone())
+                        .is_some_and(|next| !parents.contains(fingerprint(&next)))
+                });
+            continue;
+        }
+        if let Some(n) = options.max_states.filter(|n| total >= *n) {
+            stopped_by = Some(StopReason::MaxStates { n });
+            break;
+        }
+        for a in actions.drain(..) {
+            let Some(next) = model.next_state(&s, a.clone()) else {
+                continue;
+            };
+            total += 1;
+            let nfp = fingerprint(&next);
+            if parents.insert(nfp, fp, &a) {
+                queue.push_back((next, nfp, depth + 1));
+            }
+        }
+    }
+    // Once every property is decided nothing a bound left out matters; and a bound that
+    // fires after the last state was explored leaves nothing unexplored (the loop ended).
+    let stopped_by = if undecided == 0 && stop_when_decided {
+        None
+    } else if depth_cut && stopped_by.is_none() {
+        options.max_depth.map(|n| StopReason::MaxDepth { n })
+    } else {
+        stopped_by
+    };
+    Exploration {
+        total_states: total,
+        unique_states: parents.len(),
+        max_depth,
+        stopped_by,
+        discoveries: found
+            .into_iter()
+            .map(|fp| fp.map(|fp| parents.path_to(fp)))
+            .collect(),
+    }
+}

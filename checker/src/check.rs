@@ -1,0 +1,102 @@
+//! One check: a model, its properties and the options, dispatched to the search that fits.
+
+use std::time::Instant;
+
+use crate::bfs::{Hooks, Order};
+use crate::model::Model;
+use crate::options::{Mode, Options, Progress};
+use crate::property::Property;
+use crate::result::Exploration;
+
+/// Maps a state to the representative of its class (symmetry reduction).
+pub type Representative<'a, S> = &'a dyn Fn(&S) -> S;
+
+/// Called on every terminal state a search reaches.
+pub type TerminalObserver<'a, S> = &'a mut dyn FnMut(&S);
+
+/// A check being set up: what to explore, what to judge, how, and the optional hooks;
+/// [`Checker::run`] runs it (see the crate's example).
+pub struct Checker<'a, M: Model> {
+    model: &'a M,
+    properties: &'a [Property<M>],
+    options: &'a Options,
+    progress: Option<&'a mut dyn FnMut(Progress)>,
+    representative: Option<Representative<'a, M::State>>,
+    on_terminal: Option<TerminalObserver<'a, M::State>>,
+}
+
+impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
+    pub fn new(model: &'a M, properties: &'a [Property<M>], options: &'a Options) -> Self {
+        Checker {
+            model,
+            properties,
+            options,
+            progress: None,
+            representative: None,
+            on_terminal: None,
+        }
+    }
+
+    /// Called with a snapshot every few hundred states (the parallel search: every 20 ms).
+    pub fn progress(mut self, progress: &'a mut dyn FnMut(Progress)) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
+    /// Symmetry reduction: states with the same representative are one state. The
+    /// representative must be a state of the same class (equal up to the symmetry the model
+    /// has). The state reached is the one expanded, so every path stays a real run. Only the
+    /// one-thread search reduces, so a check with a representative runs on one thread.
+    pub fn symmetry(mut self, representative: Representative<'a, M::State>) -> Self {
+        self.representative = Some(representative);
+        self
+    }
+
+    /// Called on every terminal state the search reaches (under simulation: where a walk
+    /// ends for want of actions). The search then goes on after every property is decided,
+    /// and runs on one thread.
+    pub fn on_terminal(mut self, observe: TerminalObserver<'a, M::State>) -> Self {
+        self.on_terminal = Some(observe);
+        self
+    }
+
+    /// Runs the check.
+    pub fn run(self) -> Exploration<M> {
+        let start = Instant::now();
+        let mut quiet = |_: Progress| {};
+        let progress: &mut dyn FnMut(Progress) = match self.progress {
+            Some(p) => p,
+            None => &mut quiet,
+        };
+        let one_thread = self.options.threads <= 1
+            || self.representative.is_some()
+            || self.on_terminal.is_some();
+        let hooks = Hooks {
+            progress,
+            representative: self.representative,
+            on_terminal: self.on_terminal.map(|f| f as &mut dyn FnMut(&M::State)),
+        };
+        let (model, props, options) = (self.model, self.properties, self.options);
+        match options.mode {
+            Mode::Bfs if one_thread => {
+                crate::bfs::explore(model, props, options, Order::Fifo, start, hooks)
+            }
+            Mode::Dfs if one_thread => {
+                crate::bfs::explore(model, props, options, Order::Lifo, start, hooks)
+            }
+            Mode::Bfs | Mode::Dfs => {
+                crate::parallel::explore(model.clone(), props, options, start, hooks.progress)
+            }
+            Mode::Sim { seed, runs } => crate::simulation::simulate(
+                model,
+                props,
+                options,
+                seed,
+                runs,
+                start,
+                hooks.progress,
+                hooks.on_terminal,
+            ),
+        }
+    }
+}

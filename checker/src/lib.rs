@@ -1,0 +1,101 @@
+//! # webmcp-checker
+//!
+//! An explicit-state model checking engine. It takes a model (a [`Model`]: initial states,
+//! enabled actions, next state) and its properties (a list of named predicates over
+//! (model, state), each with an [`Expectation`]) as parameters, explores the state graph, and
+//! reports for each property the first path that shows its outcome, together with how much
+//! was explored and, when a bound cut the search short, which one ([`StopReason`]). It knows
+//! nothing of what the model describes.
+//!
+//! ## What is explored
+//!
+//! A **state** is a value of the model's state type; states that are equal are one node of
+//! the graph, known by a 64-bit [`fingerprint`](fingerprint::fingerprint). The
+//! **interleavings** are the model's actions and nothing else: from every state the engine
+//! takes every action [`Model::actions`] lists, so every order in which the model's actors can
+//! take their steps is explored, but what happens inside one action is one indivisible step.
+//! A state with no enabled action is **terminal**. Depth counts the states of a path: the
+//! initial states are depth 1.
+//!
+//! ## What is judged
+//!
+//! * [`Expectation::Always`]: the predicate holds in every reachable state; a state where it
+//!   fails is a counterexample.
+//! * [`Expectation::AtTermination`]: the predicate holds in every reachable terminal state.
+//!   On an acyclic state graph every run ends in one, so this expresses "by the end, this
+//!   has happened". The engine checks no other liveness: no fairness, no cycles.
+//! * [`Expectation::Sometimes`]: the predicate holds in some reachable state (a witness).
+//!
+//! A property is decided by the first state that shows its outcome; an undecided property
+//! is reported as holding (or as not witnessed) only when the search was exhaustive, and as
+//! [`Verdict::Incomplete`] otherwise.
+//!
+//! ## The searches ([`Mode`], [`Options::threads`])
+//!
+//! * **Breadth-first on one thread** ([`bfs`]): a FIFO queue with parent pointers, first
+//!   discovery wins, so every counterexample and witness is a *shortest* path.
+//! * **Depth-first on one thread** ([`bfs`] with a stack): the same search, a smaller
+//!   frontier, paths that are not shortest.
+//! * **Parallel** ([`parallel`], `threads > 1`): stateright's checker on an adapter. Same
+//!   verdicts and state counts, paths neither shortest nor stable from run to run.
+//! * **Simulation** ([`simulation`]): seeded random walks; never exhaustive.
+//!
+//! Symmetry reduction is a parameter ([`Checker::symmetry`]): the caller supplies the
+//! function that maps a state to the representative of its class.
+//!
+//! ## Bounds ([`limits`])
+//!
+//! A search stops early on a number of generated states, a depth, a wall-clock time, the
+//! process's resident memory, or (simulation) its number of walks; the one-thread searches
+//! ask time and memory every [`bfs::CHECKPOINT`] states. Every stop is named in
+//! [`Exploration::stopped_by`], and a search that stopped is never reported as a pass.
+//!
+//! ## Using it
+//!
+//! ```
+//! use webmcp_checker::{Checker, Expectation, Model, Options, Property, Verdict};
+//!
+//! /// A counter that may be incremented up to 3.
+//! #[derive(Clone)]
+//! struct Counter;
+//! impl Model for Counter {
+//!     type State = u8;
+//!     type Action = ();
+//!     fn init_states(&self) -> Vec<u8> { vec![0] }
+//!     fn actions(&self, s: &u8, a: &mut Vec<()>) { if *s < 3 { a.push(()) } }
+//!     fn next_state(&self, s: &u8, _: ()) -> Option<u8> { Some(s + 1) }
+//! }
+//! let properties = [Property::<Counter> {
+//!     name: "reaches-two",
+//!     expectation: Expectation::Sometimes,
+//!     condition: |_, s| *s == 2,
+//! }];
+//! let found = Checker::new(&Counter, &properties, &Options::default()).run();
+//! assert!(found.exhaustive());
+//! assert_eq!(found.discoveries[0].as_ref().unwrap().actions.len(), 2);
+//! assert_eq!(
+//!     Verdict::of(properties[0].expectation, true, found.exhaustive()),
+//!     Verdict::Witnessed
+//! );
+//! ```
+
+pub mod bfs;
+mod check;
+pub mod fingerprint;
+pub mod limits;
+pub mod model;
+pub mod options;
+pub mod parallel;
+pub mod path;
+pub mod pool;
+pub mod property;
+pub mod result;
+pub mod simulation;
+
+pub use check::{Checker, Representative, TerminalObserver};
+pub use limits::StopReason;
+pub use model::Model;
+pub use options::{Mode, Options, Progress};
+pub use path::Path;
+pub use property::{Expectation, Property};
+pub use result::{Exploration, Verdict};

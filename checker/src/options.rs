@@ -1,0 +1,42 @@
+//! How one search runs: its mode, its threads and its bounds, and what it reports meanwhile.
+
+use std::time::Duration;
+
+/// How the state space is explored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Breadth-first: exhaustive, and on one thread every counterexample is a shortest one.
+    #[default]
+    Bfs,
+    /// Depth-first: exhaustive, less memory, counterexamples are not shortest.
+    Dfs,
+    /// Random walks from the initial states; never exhaustive.
+    Sim { seed: u64, runs: u64 },
+}
+
+/// The bounds and knobs of one search. Every bound that stops a search is named in
+/// [`crate::Exploration::stopped_by`].
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub mode: Mode,
+    /// Search threads: 1 (or 0) runs the engine's own one-thread search, more run
+    /// stateright's parallel search ([`crate::parallel`]).
+    pub threads: usize,
+    /// Stop after generating about this many states.
+    pub max_states: Option<usize>,
+    /// Do not expand states at this depth (the initial states are depth 1).
+    pub max_depth: Option<usize>,
+    pub timeout: Option<Duration>,
+    /// Stop when the process's resident set exceeds this many MiB; `None` falls back to
+    /// [`crate::limits::process_memory_limit`].
+    pub memory_limit_mib: Option<u64>,
+}
+
+/// A snapshot of a running search, for progress displays.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub total_states: usize,
+    pub unique_states: usize,
+    pub max_depth: usize,
+    pub elapsed: Duration,
+}

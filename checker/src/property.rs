@@ -1,0 +1,56 @@
+//! What the engine judges: named predicates over (model, state), each with an expectation.
+
+use crate::model::Model;
+
+/// How a property is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Expectation {
+    /// Holds in every reachable state (safety). A state where it fails is a counterexample.
+    Always,
+    /// Holds in every reachable terminal state (a state with no enabled action). On a model
+    /// whose state graph is acyclic, every run ends in one, so this is liveness: "by the end,
+    /// this has happened".
+    AtTermination,
+    /// Holds in some reachable state. A state where it holds is a witness (an example that
+    /// keeps the other properties from being vacuous).
+    Sometimes,
+}
+
+/// One property, as the engine takes it: a name, an expectation and a predicate.
+pub struct Property<M: Model> {
+    pub name: &'static str,
+    pub expectation: Expectation,
+    pub condition: fn(&M, &M::State) -> bool,
+}
+
+impl<M: Model> Clone for Property<M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M: Model> Copy for Property<M> {}
+
+impl<M: Model> std::fmt::Debug for Property<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({:?})", self.name, self.expectation)
+    }
+}
+
+impl<M: Model> Property<M> {
+    /// Whether `state` shows the property's outcome: a violation (always, at termination) or
+    /// an example (sometimes). Terminality is asked of the model only when it matters.
+    pub fn shows(&self, model: &M, state: &M::State) -> bool {
+        let terminal = self.expectation == Expectation::AtTermination && model.is_terminal(state);
+        self.shows_at(model, state, terminal)
+    }
+
+    /// [`Property::shows`] for a state whose terminality the caller already knows.
+    pub fn shows_at(&self, model: &M, state: &M::State, terminal: bool) -> bool {
+        match self.expectation {
+            Expectation::Always => !(self.condition)(model, state),
+            Expectation::AtTermination => terminal && !(self.condition)(model, state),
+            Expectation::Sometimes => (self.condition)(model, state),
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The engine on a toy model, with nothing of WebMCP: two counters that count up to
+//! [`N`] in any interleaving, and a halt that ends a run wherever it is.
+
+use std::time::Duration;
+
+use webmcp_checker::{
+    Checker, Expectation, Exploration, Mode, Model, Options, Property, StopReason, Verdict,
+};
+
+const N: u8 = 3;
+
+#[derive(Clone)]
+struct TwoCounters;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct State {
+    x: u8,
+    y: u8,
+    halted: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Action {
+    IncX,
+    IncY,
+    Halt,
+}
+
+impl Model for TwoCounters {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        vec![State {
+            x: 0,
+            y: 0,
+            halted: false,
+        }]
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
+        if s.halted {
+            return;
+        }
+        if s.x < N {
+            actions.push(Action::IncX);
+        }
+        if s.y < N {
+            actions.push(Action::IncY);
+        }
+        actions.push(Action::Halt);
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        let mut n = s.clone();
+        match a {
+            Action::IncX => n.x += 1,
+            Action::IncY => n.y += 1,
+            Action::Halt => n.halted = true,
+        }
+        Some(n)
+    }
+}
+
+fn properties() -> Vec<Property<TwoCounters>> {
+    vec![
+        // Violated: three increments in any order.
+        Property {
+            name: "sum-below-three",
+            expectation: Expectation::Always,
+            condition: |_, s| s.x + s.y < 3,
+        },
+        Property {
+            name: "x-bounded",
+            expectation: Expectation::Always,
+            condition: |_, s| s.x <= N,
+        },
+        // Violated: halting at once.
+        Property {
+            name: "both-counted-by-the-end",
+            expectation: Expectation::AtTermination,
+            condition: |_, s| s.x >= 1 && s.y >= 1,
+        },
+        Property {
+            name: "x-reaches-two",
+            expectation: Expectation::Sometimes,
+            condition: |_, s| s.x == 2,
+        },
+        Property {
+            name: "x-overflows",
+            expectation: Expectation::Sometimes,
+            condition: |_, s| s.x > N,
+        },
+    ]
+}
+
+fn check(options: &Options) -> (Vec<Property<TwoCounters>>, Exploration<TwoCounters>) {
+    let props = properties();
+    let found = Checker::new(&TwoCounters, &props, options).run();
+    (props, found)
+}
+
+fn verdicts(props: &[Property<TwoCounters>], found: &Exploration<TwoCounters>) -> Vec<Verdict> {
+    props
+        .iter()
+        .zip(&found.discoveries)
+        .map(|(p, d)| Verdict::of(p.expectation, d.is_some(), found.exhaustive()))
+        .collect()
+}
+
+fn path_len(found: &Exploration<TwoCounters>, i: usize) -> usize {
+    found.discoveries[i].as_ref().expect("a path").actions.len()
+}
+
+#[test]
+fn bfs_decides_every_property_with_shortest_paths() {
+    let (props, found) = check(&Options::default());
+    assert!(found.exhaustive(), "{:?}", found.stopped_by);
+    // (N + 1)² counter pairs, each running or halted.
+    assert_eq!(found.unique_states, 2 * 16);
+    assert_eq!(
+        verdicts(&props, &found),
+        [
+            Verdict::Violated,
+            Verdict::Holds,
+            Verdict::Violated,
+            Verdict::Witnessed,
+            Verdict::NotWitnessed,
+        ]
+    );
+    // A shortest counterexample: three increments, no detour.
+    assert_eq!(path_len(&found, 0), 3);
+    let path = found.discoveries[0].as_ref().unwrap();
+    assert!(path.actions.iter().all(|a| *a != Action::Halt));
+    // The at-termination violation is found at the first terminal state: halting at once.
+    assert_eq!(
+        found.discoveries[2].as_ref().unwrap().actions,
+        [Action::Halt]
+    );
+    // The witness: two increments of x.
+    assert_eq!(
+        found.discoveries[3].as_ref().unwrap().actions,
+        [Action::IncX, Action::IncX]
+    );
+}
+
+#[test]
+fn a_path_replays_to_the_state_it_shows() {
+    let (props, found) = check(&Options::default());
+    for (p, d) in props.iter().zip(&found.discoveries) {
+        let Some(path) = d else { continue };
+        let mut s = path.init.clone();
+        for a in &path.actions {
+            s = TwoCounters.next_state(&s, a.clone()).unwrap();
+        }
+        assert!(p.shows(&TwoCounters, &s), "{}", p.name);
+    }
+}
+
+#[test]
+fn dfs_and_the_parallel_search_agree_with_bfs() {
+    let (props, bfs) = check(&Options::default());
+    for options in [
+        Options {
+            mode: Mode::Dfs,
+            ..Options::default()
+        },
+        Options {
+            threads: 2,
+            ..Options::default()
+        },
+        Options {
+            mode: Mode::Dfs,
+            threads: 2,
+            ..Options::default()
+        },
+    ] {
+        let (_, other) = check(&options);
+        assert_eq!(
+            verdicts(&props, &other),
+            verdicts(&props, &bfs),
+            "{options:?}"
+        );
+        assert!(other.exhaustive(), "{options:?}");
+        assert_eq!(other.unique_states, bfs.unique_states, "{options:?}");
+    }
+}
+
+#[test]
+fn every_bound_stops_the_search_and_leaves_it_incomplete() {
+    let stops = [
+        (
+            Options {
+                max_states: Some(3),
+                ..Options::default()
+            },
+            StopReason::MaxStates { n: 3 },
+        ),
+        (
+            Options {
+                max_depth: Some(2),
+                ..Options::default()
+            },
+            StopReason::MaxDepth { n: 2 },
+        ),
+        (
+            Options {
+                timeout: Some(Duration::ZERO),
+                ..Options::default()
+            },
+            StopReason::Timeout {
+                limit: Duration::ZERO,
+            },
+        ),
+        (
+            Options {
+                memory_limit_mib: Some(1),
+                ..Options::default()
+            },
+            StopReason::MemoryLimit { mib: 1 },
+        ),
+    ];
+    for (options, stop) in stops {
+        let (props, found) = check(&options);
+        assert_eq!(found.stopped_by, Some(stop), "{options:?}");
+        assert!(!found.exhaustive());
+        // What was not decided is incomplete, never "holds" or "not witnessed".
+        let v = verdicts(&props, &found);
+        assert_eq!(v[1], Verdict::Incomplete, "{options:?}");
+        assert_eq!(v[4], Verdict::Incomplete, "{options:?}");
+    }
+}
+
+#[test]
+fn simulation_is_never_exhaustive() {
+    let (props, found) = check(&Options {
+        mode: Mode::Sim { seed: 7, runs: 50 },
+        ..Options::default()
+    });
+    assert_eq!(found.stopped_by, Some(StopReason::Runs { n: 50 }));
+    let v = verdicts(&props, &found);
+    assert_eq!(v[1], Verdict::Incomplete);
+    // Halting is one of at most three choices at every step: fifty walks find it.
+    assert_eq!(v[2], Verdict::Violated);
+}
+
+#[test]
+fn symmetry_merges_classes_and_keeps_the_verdicts() {
+    let props = properties();
+    let options = Options::default();
+    let plain = Checker::new(&TwoCounters, &props, &options).run();
+    // x and y are interchangeable for every property but those about x alone: drop those,
+    // and add one that holds, so that the search runs to its end.
+    let mut symmetric: Vec<_> = props
+        .iter()
+        .copied()
+        .filter(|p| !p.name.starts_with("x-"))
+        .collect();
+    symmetric.push(Property {
+        name: "counters-bounded",
+        expectation: Expectation::Always,
+        condition: |_, s| s.x <= N && s.y <= N,
+    });
+    let sorted = |s: &State| State {
+        x: s.x.min(s.y),
+        y: s.x.max(s.y),
+        halted: s.halted,
+    };
+    let reduced = Checker::new(&TwoCounters, &symmetric, &options)
+        .symmetry(&sorted)
+        .run();
+    assert!(reduced.exhaustive());
+    // Unordered pairs of 0..=N, running or halted.
+    assert_eq!(reduced.unique_states, 2 * 10);
+    assert!(reduced.unique_states < plain.unique_states);
+    assert_eq!(
+        verdicts(&symmetric, &reduced),
+        [Verdict::Violated, Verdict::Violated, Verdict::Holds]
+    );
+}
+
+#[test]
+fn an_observer_sees_every_terminal_state() {
+    let props = properties();
+    let options = Options::default();
+    let mut terminal = Vec::new();
+    let mut observe = |s: &State| terminal.push(s.clone());
+    let found = Checker::new(&TwoCounters, &props, &options)
+        .on_terminal(&mut observe)
+        .run();
+    assert!(found.exhaustive());
+    // Every counter pair, halted.
+    assert_eq!(terminal.len(), 16);
+    assert!(terminal.iter().all(|s| s.halted));
+}
