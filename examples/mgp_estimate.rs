@@ -55,6 +55,7 @@ use std::mem::discriminant;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
+use webmcp_checker::fingerprint::{fingerprint, FingerprintHasher};
 use webmcp_generator::space::Stmt;
 use webmcp_generator::{Bound, Gen};
 use webmcp_model::coll::Vector;
@@ -68,7 +69,6 @@ use webmcp_model::threads::{
 };
 use webmcp_model::world::{CallId, CtrlId, DocId, Op, StrId, World};
 use webmcp_model::{StepId, Variant, WebMcpModel};
-use webmcp_properties::fingerprint::{fingerprint, FingerprintHasher};
 use webmcp_properties::limits::thousands;
 
 /// A set of 64-bit fingerprints (already hashes, used as they are).
