@@ -721,6 +721,27 @@ fn write_smallest(sweep: &mut Sweep, plan: &Plan, dir: &Path) -> Result<(), Usag
         let name = properties()[p].name;
         result.properties.retain(|x| x.def.name == name);
         let source = scenario_file.display().to_string();
+        // The breadth-first counterexample is a shortest one; delta debugging then picks,
+        // among the shortest, one without actions the violation does not need.
+        if let Some(prop) = result.properties.first_mut() {
+            if let Some(path) = &prop.path {
+                let actions: Vec<_> = path.iter().map(|t| t.action).collect();
+                let meta = webmcp_traces::trace::Meta {
+                    scenario: scenario.name.clone(),
+                    scenario_json: text.clone(),
+                    source: source.clone(),
+                    variant: plan.variant.name(),
+                    property: Some(name.to_string()),
+                    expect: Some(webmcp_traces::trace::Expect::Violated),
+                    tool: webmcp_traces::trace::TOOL.into(),
+                };
+                let min = webmcp_traces::minimize::minimize_counterexample(
+                    &model, prop.def, meta, &actions,
+                )
+                .map_err(UsageError)?;
+                prop.path = Some(webmcp_properties::driver::replay_path(&model, min.actions));
+            }
+        }
         let written = webmcp_traces::export::write_result(dir, &model, &source, &text, &result)
             .map_err(UsageError)?;
         let trace = written

@@ -22,9 +22,9 @@ use webmcp_properties::{check, CheckOptions, ScenarioResult, Verdict};
 use crate::anchors::step_url;
 use crate::corpus::Source;
 use crate::explain::{explain, Format};
-use crate::minimize::minimize;
+use crate::minimize::minimize_counterexample;
 use crate::reader::Loaded;
-use crate::trace::{Expect, Meta, Trace, TOOL};
+use crate::trace::{Expect, Meta, TOOL};
 
 /// A (scenario, property) pair.
 type Finding = (String, &'static str);
@@ -302,15 +302,8 @@ fn counterexample(
         expect: Some(Expect::Violated),
         tool: TOOL.into(),
     };
-    let trace = Trace::record(&model, meta, &actions)
-        .map_err(|k| format!("internal: action {k} of a counterexample is not enabled"))?;
-    let loaded = Loaded {
-        trace,
-        model: model.clone(),
-        property: Some(p.def),
-    };
-    let min = minimize(&loaded)?;
-    let path = replay_path(&model, min.trace.actions.clone());
+    let minimized = minimize_counterexample(&model, p.def, meta, &actions)?;
+    let path = replay_path(&model, minimized.actions.clone());
     let _ = writeln!(
         out,
         "**Counterexample:** `{}` in scenario `{}`: {} actions after delta debugging (breadth-first\n\
@@ -340,7 +333,7 @@ fn counterexample(
     }
     let _ = writeln!(out, "```\n");
     let min_loaded = Loaded {
-        trace: min.trace,
+        trace: minimized,
         model,
         property: Some(p.def),
     };

@@ -14,6 +14,24 @@ use crate::reader::Loaded;
 use crate::replay::first_showing;
 use crate::trace::{shows, Trace};
 
+/// Minimises a counterexample the checker found: records `actions` as a trace described by
+/// `meta` (which must name the violated property `def`) and returns the minimised trace.
+pub fn minimize_counterexample(
+    model: &WebMcpModel,
+    def: PropertyDef,
+    meta: crate::trace::Meta,
+    actions: &[Action],
+) -> Result<Trace, String> {
+    let trace = Trace::record(model, meta, actions)
+        .map_err(|k| format!("internal: action {k} of a counterexample is not enabled"))?;
+    let loaded = Loaded {
+        trace,
+        model: model.clone(),
+        property: Some(def),
+    };
+    Ok(minimize(&loaded)?.trace)
+}
+
 /// How many distinct states the final breadth-first search may visit.
 pub const BFS_BUDGET: usize = 300_000;
 
