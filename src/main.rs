@@ -328,6 +328,12 @@ pub(crate) struct UsageError(pub(crate) String);
 /// The environment variable of the hidden test hook [`limits::refuse_threads_above`].
 const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
 
+/// mimalloc rather than the system allocator: a search allocates and frees states by the
+/// million, and the parallel search frees on one thread what another allocated, which
+/// glibc's malloc pays for in consolidation (docs/performance.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

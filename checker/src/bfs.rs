@@ -5,9 +5,8 @@
 //! keeps the *last* discovery of a property, so its counterexamples are not shortest (on a
 //! model where 8 actions suffice it can report 15). Readers of a counterexample need the
 //! shortest trace, so the one-thread breadth-first search is this one: a FIFO queue, first
-//! discovery wins, parent pointers for paths. `threads > 1` uses stateright's parallel
-//! search ([`crate::parallel`]), which gives the same verdicts and state counts but not
-//! shortest paths.
+//! discovery wins, parent pointers for paths. `threads > 1` runs the level-by-level
+//! parallel search (`crate::parallel_bfs`), which is shortest too.
 //!
 //! Depth-first on one thread is this search too, with a stack instead of the queue:
 //! stateright's one-thread depth-first search looks at its timeout only when its own stack

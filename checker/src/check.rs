@@ -84,7 +84,8 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
             Mode::Dfs if one_thread => {
                 crate::bfs::explore(model, props, options, Order::Lifo, start, hooks)
             }
-            Mode::Bfs | Mode::Dfs => {
+            Mode::Bfs => crate::parallel_bfs::explore(model, props, options, start, hooks.progress),
+            Mode::Dfs => {
                 crate::parallel::explore(model.clone(), props, options, start, hooks.progress)
             }
             Mode::Sim { seed, runs } => crate::simulation::simulate(

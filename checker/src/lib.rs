@@ -36,8 +36,12 @@
 //!   discovery wins, so every counterexample and witness is a *shortest* path.
 //! * **Depth-first on one thread** ([`bfs`] with a stack): the same search, a smaller
 //!   frontier, paths that are not shortest.
-//! * **Parallel** ([`parallel`], `threads > 1`): stateright's checker on an adapter. Same
-//!   verdicts and state counts, paths neither shortest nor stable from run to run.
+//! * **Breadth-first on several threads** (`parallel_bfs`, `threads > 1`): level by level,
+//!   a sharded visited set. The same states, counts and depth as one thread, shortest paths,
+//!   and the same output whatever the thread count and schedule (where several states or
+//!   parents tie, the least fingerprint wins).
+//! * **Depth-first on several threads** ([`parallel`]): stateright's checker on an adapter.
+//!   Same verdicts and state counts, paths neither shortest nor stable from run to run.
 //! * **Simulation** ([`simulation`]): seeded random walks; never exhaustive.
 //!
 //! Symmetry reduction is a parameter ([`Checker::symmetry`]): the caller supplies the
@@ -86,6 +90,7 @@ pub mod limits;
 pub mod model;
 pub mod options;
 pub mod parallel;
+mod parallel_bfs;
 pub mod path;
 pub mod pool;
 pub mod property;

@@ -19,8 +19,9 @@ pub enum Mode {
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub mode: Mode,
-    /// Search threads: 1 (or 0) runs the engine's own one-thread search, more run
-    /// stateright's parallel search ([`crate::parallel`]).
+    /// Search threads: 1 (or 0) runs the engine's own one-thread search; more run its
+    /// level-by-level parallel breadth-first search, or (depth-first) stateright's parallel
+    /// search ([`crate::parallel`]).
     pub threads: usize,
     /// Stop after generating about this many states.
     pub max_states: Option<usize>,

@@ -1,5 +1,6 @@
-//! The parallel search (`threads > 1`): stateright's breadth- or depth-first checker over an
-//! adapter of the model and its properties.
+//! The parallel depth-first search (`threads > 1`, [`crate::Mode::Dfs`]): stateright's
+//! checker over an adapter of the model and its properties. (Breadth-first on several
+//! threads is the engine's own, `parallel_bfs`.)
 //!
 //! It gives the same verdicts and state counts as the one-thread search, but its paths are
 //! not shortest and which path it reports for a property may change from run to run.

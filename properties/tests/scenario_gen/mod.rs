@@ -86,7 +86,8 @@ pub fn valid(c: &mut Choices<'_>, max_statements: usize) -> Value {
             );
         }
     }
-    let navigable: Vec<String> = navigations
+    // Navigables not navigated yet: a navigable is navigated once (one replacement document).
+    let mut navigable: Vec<String> = navigations
         .iter()
         .map(|n| n["nav"].as_str().unwrap().to_string())
         .collect();
@@ -107,7 +108,7 @@ pub fn valid(c: &mut Choices<'_>, max_statements: usize) -> Value {
                 d,
                 i,
                 &docs,
-                &navigable,
+                &mut navigable,
                 &mut labels,
                 &mut controllers,
             ));
@@ -201,7 +202,7 @@ fn statement(
     doc: &Doc,
     i: usize,
     docs: &[Doc],
-    navigable: &[String],
+    navigable: &mut Vec<String>,
     labels: &mut Vec<(String, &'static str)>,
     controllers: &mut Vec<String>,
 ) -> Value {
@@ -271,7 +272,10 @@ fn statement(
         8 if !doc.children.is_empty() => {
             json!({"removeIframe": doc.children[c.pick(doc.children.len())]})
         }
-        8 if !navigable.is_empty() => json!({"navigate": navigable[c.pick(navigable.len())]}),
+        8 if !navigable.is_empty() => {
+            let nav = navigable.remove(c.pick(navigable.len()));
+            json!({"navigate": nav})
+        }
         _ => json!({"awaitToolchange": true}),
     }
 }

@@ -1,0 +1,498 @@
+//! The parallel breadth-first search (`threads > 1`, [`crate::Mode::Bfs`]): level by level.
+//!
+//! Every state of one depth (a *level*) is expanded before any state of the next: the
+//! workers take the level's states in chunks, and the successors that are new go into the
+//! next level. The visited set is a map from fingerprint to parent, split into shards with a
+//! lock each, so workers rarely wait for one another.
+//!
+//! What this keeps of the one-thread search ([`crate::bfs`]):
+//! - **The same states, counts and depth.** The set of states of each level is a property of
+//!   the state graph, not of the schedule, so an exhaustive search reaches the same unique
+//!   states, generates the same number of successors and ends at the same depth.
+//! - **Shortest counterexamples.** A state is first recorded at its BFS depth, with a parent
+//!   one level up, so every path is a shortest one.
+//! - **The same output on every run, whatever the thread count.** Where several states of
+//!   a level show a property, the one with the least fingerprint is reported; where a state
+//!   has several parents in the level above, the least (parent fingerprint, action
+//!   fingerprint) is kept. The one-thread search keeps the first in queue order instead, so
+//!   its path may be another shortest one.
+//!
+//! What differs: a search that decides every property stops at the end of that level, where
+//! the one-thread search stops at once (counts then differ), and a `max_states` bound stops
+//! within a chunk of where the one-thread search would.
+
+use std::collections::hash_map::Entry;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::fingerprint::{fingerprint, FingerprintMap};
+use crate::limits::{can_start_threads, Budget, StopReason};
+use crate::model::Model;
+use crate::options::{Options, Progress};
+use crate::path::Path;
+use crate::property::Property;
+use crate::result::Exploration;
+
+/// Shards of the visited set (a power of two: a fingerprint's top bits choose one).
+const SHARDS: usize = 64;
+/// States a worker takes from the level at a time.
+const CHUNK: usize = 64;
+/// How often progress is reported and the time and memory budget asked while a level runs.
+const POLL: Duration = Duration::from_millis(20);
+
+/// How a state was first reached: its parent and the action from it (none for an initial
+/// state), and its depth.
+struct Link<A> {
+    parent: Option<(u64, A)>,
+    depth: usize,
+}
+
+struct Visited<S, A> {
+    shards: Vec<Mutex<FingerprintMap<Link<A>>>>,
+    unique: AtomicUsize,
+    roots: Vec<(u64, S)>,
+}
+
+impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
+    fn new() -> Self {
+        Visited {
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            unique: AtomicUsize::new(0),
+            roots: Vec::new(),
+        }
+    }
+
+    fn shard(&self, fp: u64) -> std::sync::MutexGuard<'_, FingerprintMap<Link<A>>> {
+        // SHARDS is 64: the top six bits.
+        self.shards[(fp >> 58) as usize]
+            .lock()
+            .expect("no worker panics holding a shard")
+    }
+
+    fn insert_root(&mut self, fp: u64, state: &S) -> bool {
+        let new = match self.shard(fp).entry(fp) {
+            Entry::Vacant(e) => {
+                e.insert(Link {
+                    parent: None,
+                    depth: 1,
+                });
+                true
+            }
+            Entry::Occupied(_) => false,
+        };
+        if new {
+            self.unique.fetch_add(1, Ordering::Relaxed);
+            self.roots.push((fp, state.clone()));
+        }
+        new
+    }
+
+    /// Records a state reached at `depth` from `parent` by `action`; `true` when it is new.
+    /// A state already reached at the same depth keeps the least parent, so that the
+    /// recorded paths do not depend on the schedule.
+    fn insert(&self, fp: u64, parent: u64, action: &A, depth: usize) -> bool {
+        let mut shard = self.shard(fp);
+        match shard.entry(fp) {
+            Entry::Vacant(e) => {
+                e.insert(Link {
+                    parent: Some((parent, action.clone())),
+                    depth,
+                });
+                drop(shard);
+                self.unique.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            Entry::Occupied(mut e) => {
+                let link = e.get_mut();
+                if link.depth == depth {
+                    if let Some((p, a)) = &link.parent {
+                        if (parent, fingerprint(action)) < (*p, fingerprint(a)) {
+                            link.parent = Some((parent, action.clone()));
+                        }
+                    }
+                }
+                false
+            }
+        }
+    }
+
+    fn contains(&self, fp: u64) -> bool {
+        self.shard(fp).contains_key(&fp)
+    }
+
+    fn path_to(&self, mut fp: u64) -> Path<S, A> {
+        let mut actions = Vec::new();
+        loop {
+            let step = match self.shard(fp).get(&fp) {
+                Some(Link {
+                    parent: Some((p, a)),
+                    ..
+                }) => (*p, a.clone()),
+                _ => break,
+            };
+            actions.push(step.1);
+            fp = step.0;
+        }
+        actions.reverse();
+        let init = self
+            .roots
+            .iter()
+            .find(|(root, _)| *root == fp)
+            .map(|(_, s)| s.clone())
+            .expect("every path leads back to an initial state");
+        Path { init, actions }
+    }
+}
+
+/// Per property: the state of least fingerprint among those of the first level that shows
+/// its outcome.
+struct Discoveries {
+    found: Mutex<Vec<Option<u64>>>,
+}
+
+impl Discoveries {
+    fn offer(&self, property: usize, fp: u64) {
+        let mut found = self.found.lock().expect("no worker panics holding it");
+        let slot = &mut found[property];
+        if slot.is_none_or(|known| fp < known) {
+            *slot = Some(fp);
+        }
+    }
+
+    fn snapshot(&self) -> Vec<Option<u64>> {
+        self.found
+            .lock()
+            .expect("no worker panics holding it")
+            .clone()
+    }
+}
+
+/// Where the workers wait for the next level: the coordinator opens it (a new
+/// generation) once the level is ready, or to let them go when there is none.
+struct Gate {
+    generation: Mutex<u64>,
+    opened: std::sync::Condvar,
+}
+
+impl Gate {
+    /// Waits for a generation after `seen`, and returns it.
+    fn wait_past(&self, seen: u64) -> u64 {
+        let mut g = self.generation.lock().expect("unpoisoned");
+        while *g == seen {
+            g = self.opened.wait(g).expect("unpoisoned");
+        }
+        *g
+    }
+
+    fn open(&self) {
+        *self.generation.lock().expect("unpoisoned") += 1;
+        self.opened.notify_all();
+    }
+}
+
+/// A chunk of a level's states, owned by whichever worker takes it: a state is dropped as
+/// soon as it is expanded, so a level does not outlive its expansion.
+type Chunk<S> = Vec<(S, u64)>;
+
+/// One level's states in chunks, as the workers produced them (one list per worker), with a
+/// cursor per list: a worker takes chunks of its own list first and then helps with the
+/// others', so that a state is mostly expanded, and freed, by the thread that allocated it.
+struct Level<S> {
+    lists: Vec<Vec<Mutex<Chunk<S>>>>,
+    cursors: Vec<AtomicUsize>,
+}
+
+impl<S> Level<S> {
+    fn new(lists: Vec<Vec<Chunk<S>>>) -> Self {
+        let cursors = lists.iter().map(|_| AtomicUsize::new(0)).collect();
+        let lists = lists
+            .into_iter()
+            .map(|l| l.into_iter().map(Mutex::new).collect())
+            .collect();
+        Level { lists, cursors }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lists.iter().all(Vec::is_empty)
+    }
+
+    /// The next chunk for worker `me`: from its own list, else from another's.
+    fn take(&self, me: usize) -> Option<Chunk<S>> {
+        let n = self.lists.len();
+        for k in 0..n {
+            let i = (me + k) % n;
+            let list = &self.lists[i];
+            if self.cursors[i].load(Ordering::Relaxed) >= list.len() {
+                continue;
+            }
+            let c = self.cursors[i].fetch_add(1, Ordering::Relaxed);
+            if let Some(chunk) = list.get(c) {
+                return Some(std::mem::take(&mut *chunk.lock().expect("unpoisoned")));
+            }
+        }
+        None
+    }
+}
+
+/// What the workers share besides the model: the level being expanded, what they found,
+/// and the signals between them and the coordinating thread.
+struct Shared<S, A> {
+    visited: Visited<S, A>,
+    discoveries: Discoveries,
+    level: std::sync::RwLock<Level<S>>,
+    /// Per worker: the new states it found in this level, in chunks (the next level's list).
+    produced: Vec<Mutex<Vec<Chunk<S>>>>,
+    /// Properties decided on earlier levels (not judged again).
+    decided: std::sync::RwLock<Vec<bool>>,
+    /// Whether this level's states are expanded (not at the depth bound).
+    expand: AtomicBool,
+    depth: AtomicUsize,
+    total: AtomicUsize,
+    depth_cut: AtomicBool,
+    max_states_hit: AtomicBool,
+    /// Stop expanding (a bound fired); the level is left unfinished.
+    stop: AtomicBool,
+    /// No more levels: the workers return.
+    done: AtomicBool,
+    finished: AtomicUsize,
+}
+
+/// One worker's share of one level: expand states, judge properties, record new states.
+fn work_on_level<M: Model>(
+    model: &M,
+    props: &[Property<M>],
+    options: &Options,
+    sh: &Shared<M::State, M::Action>,
+    me: usize,
+) {
+    let level = sh.level.read().expect("no worker panics holding it");
+    let decided = sh.decided.read().expect("no worker panics holding it");
+    let expand = sh.expand.load(Ordering::Relaxed);
+    let depth = sh.depth.load(Ordering::Relaxed);
+    let mut next: Vec<Chunk<M::State>> = Vec::new();
+    let mut filling: Chunk<M::State> = Vec::with_capacity(CHUNK);
+    let mut actions = Vec::new();
+    let mut generated = 0usize;
+    'chunks: while let Some(chunk) = level.take(me) {
+        // Published once a chunk, so that max_states and progress see it.
+        sh.total
+            .fetch_add(std::mem::take(&mut generated), Ordering::Relaxed);
+        for (s, fp) in &chunk {
+            if sh.stop.load(Ordering::Relaxed) {
+                break 'chunks;
+            }
+            actions.clear();
+            model.actions(s, &mut actions);
+            let terminal = actions.is_empty();
+            for (i, p) in props.iter().enumerate() {
+                if !decided[i] && p.shows_at(model, s, terminal) {
+                    sh.discoveries.offer(i, *fp);
+                }
+            }
+            if terminal {
+                continue;
+            }
+            if !expand {
+                // Not expanded: the bound cuts something off only if a successor is new.
+                if !sh.depth_cut.load(Ordering::Relaxed)
+                    && actions.iter().any(|a| {
+                        model
+                            .next_state(s, a.clone())
+                            .is_some_and(|n| !sh.visited.contains(fingerprint(&n)))
+                    })
+                {
+                    sh.depth_cut.store(true, Ordering::Relaxed);
+                }
+                continue;
+            }
+            if options
+                .max_states
+                .is_some_and(|n| sh.total.load(Ordering::Relaxed) + generated >= n)
+            {
+                sh.max_states_hit.store(true, Ordering::Relaxed);
+                sh.stop.store(true, Ordering::Relaxed);
+                break 'chunks;
+            }
+            for a in actions.drain(..) {
+                let Some(n) = model.next_state(s, a.clone()) else {
+                    continue;
+                };
+                generated += 1;
+                let nfp = fingerprint(&n);
+                if sh.visited.insert(nfp, *fp, &a, depth + 1) {
+                    filling.push((n, nfp));
+                    if filling.len() == CHUNK {
+                        next.push(std::mem::replace(&mut filling, Vec::with_capacity(CHUNK)));
+                    }
+                }
+            }
+        }
+    }
+    if !filling.is_empty() {
+        next.push(filling);
+    }
+    sh.total.fetch_add(generated, Ordering::Relaxed);
+    *sh.produced[me].lock().expect("no worker panics holding it") = next;
+}
+
+pub(crate) fn explore<M: Model + Sync>(
+    model: &M,
+    props: &[Property<M>],
+    options: &Options,
+    start: Instant,
+    progress: &mut dyn FnMut(Progress),
+) -> Exploration<M> {
+    let threads = options.threads.max(2);
+    if let Err(e) = can_start_threads(threads) {
+        return Exploration::stopped(
+            props.len(),
+            StopReason::ThreadSpawn {
+                threads,
+                reason: e.to_string(),
+            },
+        );
+    }
+    let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
+    let mut visited: Visited<M::State, M::Action> = Visited::new();
+    let mut first = Vec::new();
+    let mut total = 0usize;
+    for init in model.init_states() {
+        total += 1;
+        let fp = fingerprint(&init);
+        if visited.insert_root(fp, &init) {
+            first.push((init, fp));
+        }
+    }
+    let sh = Shared {
+        visited,
+        discoveries: Discoveries {
+            found: Mutex::new(vec![None; props.len()]),
+        },
+        level: std::sync::RwLock::new(Level::new(vec![first
+            .chunks(CHUNK)
+            .map(<[_]>::to_vec)
+            .collect()])),
+        produced: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
+        decided: std::sync::RwLock::new(vec![false; props.len()]),
+        expand: AtomicBool::new(true),
+        depth: AtomicUsize::new(1),
+        total: AtomicUsize::new(total),
+        depth_cut: AtomicBool::new(false),
+        max_states_hit: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+        done: AtomicBool::new(false),
+        finished: AtomicUsize::new(0),
+    };
+    let mut max_depth = 0usize;
+    let mut stopped_by: Option<StopReason> = None;
+    // The workers start a level when the gate opens, and the coordinator waits until every
+    // worker that started is done with it.
+    let gate = Gate {
+        generation: Mutex::new(0),
+        opened: std::sync::Condvar::new(),
+    };
+    let main = std::thread::current();
+    let spawn_failed = std::thread::scope(|scope| {
+        let mut started = 0;
+        let mut failure = None;
+        for me in 0..threads {
+            let (sh, gate, main) = (&sh, &gate, &main);
+            let worker = move || {
+                let mut seen = 0;
+                loop {
+                    seen = gate.wait_past(seen);
+                    if sh.done.load(Ordering::Acquire) {
+                        return;
+                    }
+                    work_on_level(model, props, options, sh, me);
+                    sh.finished.fetch_add(1, Ordering::Release);
+                    main.unpark();
+                }
+            };
+            match std::thread::Builder::new().spawn_scoped(scope, worker) {
+                Ok(_) => started += 1,
+                Err(e) => {
+                    failure = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        if failure.is_some() {
+            // The workers that did start are let go.
+            sh.done.store(true, Ordering::Release);
+            gate.open();
+            return failure;
+        }
+        let depth_bound = options.max_depth;
+        loop {
+            if let Some(reason) = budget.exceeded() {
+                stopped_by = Some(reason);
+            }
+            let empty = sh.level.read().expect("unpoisoned").is_empty();
+            if empty || stopped_by.is_some() {
+                sh.done.store(true, Ordering::Release);
+                gate.open();
+                return None;
+            }
+            let depth = sh.depth.load(Ordering::Relaxed);
+            max_depth = depth;
+            sh.expand
+                .store(depth_bound.is_none_or(|d| depth < d), Ordering::Relaxed);
+            sh.finished.store(0, Ordering::Relaxed);
+            gate.open();
+            // While the level runs: progress, and the time and memory budget.
+            while sh.finished.load(Ordering::Acquire) < started {
+                progress(Progress {
+                    total_states: sh.total.load(Ordering::Relaxed),
+                    unique_states: sh.visited.unique.load(Ordering::Relaxed),
+                    max_depth,
+                    elapsed: start.elapsed(),
+                });
+                if stopped_by.is_none() {
+                    if let Some(reason) = budget.exceeded() {
+                        stopped_by = Some(reason);
+                        sh.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                std::thread::park_timeout(POLL);
+            }
+            let found = sh.discoveries.snapshot();
+            let lists: Vec<Vec<Chunk<M::State>>> = sh
+                .produced
+                .iter()
+                .map(|m| std::mem::take(&mut *m.lock().expect("unpoisoned")))
+                .collect();
+            *sh.decided.write().expect("unpoisoned") = found.iter().map(Option::is_some).collect();
+            *sh.level.write().expect("unpoisoned") = Level::new(lists);
+            sh.depth.fetch_add(1, Ordering::Relaxed);
+            if sh.max_states_hit.load(Ordering::Relaxed) || found.iter().all(Option::is_some) {
+                sh.done.store(true, Ordering::Release);
+                gate.open();
+                return None;
+            }
+        }
+    });
+    if let Some(reason) = spawn_failed {
+        stopped_by = Some(StopReason::ThreadSpawn { threads, reason });
+    }
+    let found = sh.discoveries.snapshot();
+    let all_decided = found.iter().all(Option::is_some);
+    if stopped_by.is_none() && sh.max_states_hit.load(Ordering::Relaxed) {
+        stopped_by = options.max_states.map(|n| StopReason::MaxStates { n });
+    }
+    if stopped_by.is_none() && sh.depth_cut.load(Ordering::Relaxed) {
+        stopped_by = options.max_depth.map(|n| StopReason::MaxDepth { n });
+    }
+    Exploration {
+        total_states: sh.total.load(Ordering::Relaxed),
+        unique_states: sh.visited.unique.load(Ordering::Relaxed),
+        max_depth,
+        // Once every property is decided nothing a bound left out matters.
+        stopped_by: stopped_by.filter(|_| !all_decided),
+        discoveries: found
+            .into_iter()
+            .map(|fp| fp.map(|fp| sh.visited.path_to(fp)))
+            .collect(),
+    }
+}
