@@ -131,8 +131,12 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
             "--count only counts the enumeration: it takes neither --sample nor --out".into(),
         ));
     }
-    if args.jobs == 0 {
-        return Err(UsageError("--jobs must be at least 1".into()));
+    if !(1..=crate::MAX_THREADS).contains(&args.jobs) {
+        return Err(UsageError(format!(
+            "--jobs must be between 1 and {}, not {}",
+            crate::MAX_THREADS,
+            args.jobs
+        )));
     }
     if args.max_states == Some(0) {
         return Err(UsageError("--max-states must be at least 1".into()));

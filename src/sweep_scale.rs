@@ -55,6 +55,8 @@ pub struct ScalePlan<'a> {
 }
 
 pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
+    // The plot's file is checked before the ladder runs, not after.
+    let svg_output = crate::output_file(plan.svg)?;
     let exe = std::env::current_exe()
         .map_err(|e| UsageError(format!("cannot find this executable to re-run it: {e}")))?;
     let mut rows = Vec::new();
@@ -75,8 +77,9 @@ pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
         }
     }
     out!("{}", table(&rows, plan));
-    if let Some(path) = plan.svg {
-        plot(&rows, path).map_err(UsageError)?;
+    if let (Some(path), Some(output)) = (plan.svg, svg_output) {
+        let svg = plot(&rows).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+        output.commit(&svg).map_err(|e| UsageError(e.to_string()))?;
         eprintln!("wrote {}", path.display());
     }
     // The ladder always ends at a bound the limit stopped, or at its last rung.
@@ -163,10 +166,11 @@ fn table(rows: &[Row], plan: &ScalePlan) -> String {
     out
 }
 
-/// Canonical scenarios and unique states per bound (log scale, left) and wall time (right).
-fn plot(rows: &[Row], path: &Path) -> Result<(), String> {
+/// Canonical scenarios and unique states per bound (log scale, left) and wall time (right),
+/// as an SVG document.
+fn plot(rows: &[Row]) -> Result<String, String> {
     use plotters::prelude::*;
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let fail = |e: &dyn std::fmt::Display| e.to_string();
     let done: Vec<&Row> = rows.iter().filter(|r| r.complete).collect();
     if done.is_empty() {
         return Err("no bound finished: nothing to plot".into());
@@ -178,93 +182,97 @@ fn plot(rows: &[Row], path: &Path) -> Result<(), String> {
         .max()
         .unwrap_or(1) as f64;
     let max_t = done.iter().map(|r| r.seconds).fold(0.1, f64::max);
-    let root = SVGBackend::new(path, (1200, 520)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let (left, right) = root.split_horizontally(600);
-    let label = |x: &f64| {
-        let i = x.round() as usize;
-        if (x - i as f64).abs() < 0.01 && i >= 1 && i <= done.len() {
-            short(&done[i - 1].bound)
-        } else {
-            String::new()
-        }
-    };
-    let blue = RGBColor(31, 119, 180);
-    let red = RGBColor(214, 39, 40);
+    let mut svg = String::new();
     {
-        let mut chart = ChartBuilder::on(&left)
-            .caption("Scenarios and unique states per bound", ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.5f64..n + 0.5, (1f64..max_y * 2.0).log_scale())
-            .map_err(|e| fail(&e))?;
-        chart
-            .configure_mesh()
-            .x_labels(done.len())
-            .x_label_formatter(&label)
-            .x_label_style(("sans-serif", 10))
-            .x_desc("bound (d: documents, s: statements per script, t: in all)")
-            .y_desc("count")
-            .y_label_formatter(&|y| format!("{y:.0e}"))
-            .draw()
-            .map_err(|e| fail(&e))?;
-        let series = |f: fn(&Row) -> u64| -> Vec<(f64, f64)> {
-            done.iter()
-                .enumerate()
-                .map(|(i, r)| ((i + 1) as f64, f(r).max(1) as f64))
-                .collect()
+        let root = SVGBackend::with_string(&mut svg, (1200, 520)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(&e))?;
+        let (left, right) = root.split_horizontally(600);
+        let label = |x: &f64| {
+            let i = x.round() as usize;
+            if (x - i as f64).abs() < 0.01 && i >= 1 && i <= done.len() {
+                short(&done[i - 1].bound)
+            } else {
+                String::new()
+            }
         };
-        chart
-            .draw_series(
-                LineSeries::new(series(|r| r.canonical), blue.stroke_width(2)).point_size(3),
-            )
-            .map_err(|e| fail(&e))?
-            .label("canonical scenarios")
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
-        chart
-            .draw_series(
-                LineSeries::new(series(|r| r.unique_states), red.stroke_width(2)).point_size(3),
-            )
-            .map_err(|e| fail(&e))?
-            .label("unique states (sum over scenarios)")
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE)
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|e| fail(&e))?;
+        let blue = RGBColor(31, 119, 180);
+        let red = RGBColor(214, 39, 40);
+        {
+            let mut chart = ChartBuilder::on(&left)
+                .caption("Scenarios and unique states per bound", ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d(0.5f64..n + 0.5, (1f64..max_y * 2.0).log_scale())
+                .map_err(|e| fail(&e))?;
+            chart
+                .configure_mesh()
+                .x_labels(done.len())
+                .x_label_formatter(&label)
+                .x_label_style(("sans-serif", 10))
+                .x_desc("bound (d: documents, s: statements per script, t: in all)")
+                .y_desc("count")
+                .y_label_formatter(&|y| format!("{y:.0e}"))
+                .draw()
+                .map_err(|e| fail(&e))?;
+            let series = |f: fn(&Row) -> u64| -> Vec<(f64, f64)> {
+                done.iter()
+                    .enumerate()
+                    .map(|(i, r)| ((i + 1) as f64, f(r).max(1) as f64))
+                    .collect()
+            };
+            chart
+                .draw_series(
+                    LineSeries::new(series(|r| r.canonical), blue.stroke_width(2)).point_size(3),
+                )
+                .map_err(|e| fail(&e))?
+                .label("canonical scenarios")
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
+            chart
+                .draw_series(
+                    LineSeries::new(series(|r| r.unique_states), red.stroke_width(2)).point_size(3),
+                )
+                .map_err(|e| fail(&e))?
+                .label("unique states (sum over scenarios)")
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
+            chart
+                .configure_series_labels()
+                .background_style(WHITE)
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()
+                .map_err(|e| fail(&e))?;
+        }
+        {
+            let mut chart = ChartBuilder::on(&right)
+                .caption("Wall time per bound", ("sans-serif", 20))
+                .margin(12)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d(0.5f64..n + 0.5, (0.01f64..max_t * 2.0).log_scale())
+                .map_err(|e| fail(&e))?;
+            chart
+                .configure_mesh()
+                .x_labels(done.len())
+                .x_label_formatter(&label)
+                .x_label_style(("sans-serif", 10))
+                .x_desc("bound (d: documents, s: statements per script, t: in all)")
+                .y_desc("seconds")
+                .y_label_formatter(&|y| format!("{y}"))
+                .draw()
+                .map_err(|e| fail(&e))?;
+            let pts: Vec<(f64, f64)> = done
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ((i + 1) as f64, r.seconds.max(0.01)))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(pts, blue.stroke_width(2)).point_size(3))
+                .map_err(|e| fail(&e))?;
+        }
+        root.present().map_err(|e| fail(&e))?;
     }
-    {
-        let mut chart = ChartBuilder::on(&right)
-            .caption("Wall time per bound", ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.5f64..n + 0.5, (0.01f64..max_t * 2.0).log_scale())
-            .map_err(|e| fail(&e))?;
-        chart
-            .configure_mesh()
-            .x_labels(done.len())
-            .x_label_formatter(&label)
-            .x_label_style(("sans-serif", 10))
-            .x_desc("bound (d: documents, s: statements per script, t: in all)")
-            .y_desc("seconds")
-            .y_label_formatter(&|y| format!("{y}"))
-            .draw()
-            .map_err(|e| fail(&e))?;
-        let pts: Vec<(f64, f64)> = done
-            .iter()
-            .enumerate()
-            .map(|(i, r)| ((i + 1) as f64, r.seconds.max(0.01)))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(pts, blue.stroke_width(2)).point_size(3))
-            .map_err(|e| fail(&e))?;
-    }
-    root.present().map_err(|e| fail(&e))
+    Ok(svg)
 }
 
 /// A bound's name on an axis: the preset, or `d2 s1 t2` for docs=2,stmts=1,total=2.

@@ -372,6 +372,16 @@ fn scale_runs_the_ladder_until_a_bound_does_not_finish() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+    // An unwritable plot is refused before the ladder runs, not after.
+    let start = std::time::Instant::now();
+    let bad = bin()
+        .args(["sweep", "--scale", "--svg", "/nonexistent-dir/x.svg"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    let bad = bin().args(["sweep", "--jobs", "1000"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
     let bad = bin().args(["sweep", "--svg", "x.svg"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
