@@ -395,6 +395,7 @@ pub(crate) fn explore<M: Model + Sync>(
     let main = std::thread::current();
     let spawn_failed = std::thread::scope(|scope| {
         let mut started = 0;
+        let mut handles = Vec::new();
         let mut failure = None;
         for me in 0..threads {
             let (sh, gate, main) = (&sh, &gate, &main);
@@ -411,7 +412,10 @@ pub(crate) fn explore<M: Model + Sync>(
                 }
             };
             match std::thread::Builder::new().spawn_scoped(scope, worker) {
-                Ok(_) => started += 1,
+                Ok(h) => {
+                    handles.push(h);
+                    started += 1;
+                }
                 Err(e) => {
                     failure = Some(e.to_string());
                     break;
@@ -443,6 +447,14 @@ pub(crate) fn explore<M: Model + Sync>(
             gate.open();
             // While the level runs: progress, and the time and memory budget.
             while sh.finished.load(Ordering::Acquire) < started {
+                // A worker that ended mid-level panicked: let the others go, and the scope
+                // re-raises its panic rather than waiting for it forever.
+                if handles.iter().any(|h| h.is_finished()) {
+                    sh.stop.store(true, Ordering::Relaxed);
+                    sh.done.store(true, Ordering::Release);
+                    gate.open();
+                    return None;
+                }
                 progress(Progress {
                     total_states: sh.total.load(Ordering::Relaxed),
                     unique_states: sh.visited.unique.load(Ordering::Relaxed),

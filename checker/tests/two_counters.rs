@@ -293,3 +293,52 @@ fn an_observer_sees_every_terminal_state() {
     assert_eq!(terminal.len(), 16);
     assert!(terminal.iter().all(|s| s.halted));
 }
+
+/// A model that panics once x reaches 2 (a bug in a model): the parallel search re-raises the
+/// panic instead of waiting forever for the worker that died.
+#[derive(Clone)]
+struct Panicky;
+
+impl Model for Panicky {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        TwoCounters.init_states()
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
+        TwoCounters.actions(s, actions)
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        let n = TwoCounters.next_state(s, a)?;
+        assert!(n.x < 2, "a bug in the model");
+        Some(n)
+    }
+}
+
+#[test]
+fn a_panicking_model_panics_the_parallel_search_instead_of_hanging_it() {
+    let options = Options {
+        threads: 2,
+        ..Options::default()
+    };
+    // A property that holds: the search must go on to the end, and meets the panic.
+    let props = vec![Property {
+        name: "anything",
+        expectation: Expectation::Always,
+        condition: |_: &Panicky, _: &State| true,
+    }];
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = std::panic::catch_unwind(|| {
+            Checker::new(&Panicky, &props, &options).run();
+        });
+        let _ = tx.send(result.is_err());
+    });
+    let panicked = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the search ended instead of hanging");
+    assert!(panicked, "the model's panic reached the caller");
+}
