@@ -6,40 +6,96 @@
 //! walks a slice. An empty collection allocates nothing. The maps and sets keep their
 //! entries sorted by key, so they iterate, compare and hash in key order as `im`'s `OrdMap`
 //! and `OrdSet` did; `Vector` keeps insertion order.
+//!
+//! **Hashes are cached per collection.** A collection is hashed once, into a 64-bit digest
+//! kept beside its entries, and a state's hash writes that digest: a successor shares most of
+//! its collections with its parent, so fingerprinting it hashes only what the transition
+//! changed (an incremental fingerprint). Every mutation goes through `make_mut`, which clears
+//! the digest. Two distinct collections get the same digest with probability 2⁻⁶⁴, which adds
+//! to the fingerprint's own collision probability (`webmcp_checker::fingerprint`) a term of
+//! the same kind.
 
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Index, IndexMut};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The entries of a non-empty collection and, once it has been hashed, their digest.
+#[derive(Clone)]
+struct Node<T> {
+    items: Vec<T>,
+    digest: OnceLock<u64>,
+}
+
+impl<T> Node<T> {
+    fn of(items: Vec<T>) -> Arc<Node<T>> {
+        Arc::new(Node {
+            items,
+            digest: OnceLock::new(),
+        })
+    }
+}
 
 /// The shared storage: `None` is the empty collection.
 #[derive(Clone)]
-struct Shared<T>(Option<Arc<Vec<T>>>);
+struct Shared<T>(Option<Arc<Node<T>>>);
+
+/// The digest of some entries: aHash with fixed seeds, the same on every run. (Not the
+/// digits of pi that aHash itself mixes seeds with: those cancel out, and every digest is 0.)
+fn digest_of<T: Hash>(items: &[T]) -> u64 {
+    ahash::RandomState::with_seeds(
+        0x9e37_79b9_7f4a_7c15,
+        0xbf58_476d_1ce4_e5b9,
+        0x94d0_49bb_1331_11eb,
+        0x2545_f491_4f6c_dd1d,
+    )
+    .hash_one(items)
+}
 
 impl<T> Shared<T> {
     const fn new() -> Self {
         Shared(None)
     }
     fn as_slice(&self) -> &[T] {
-        self.0.as_deref().map_or(&[], Vec::as_slice)
+        self.0.as_deref().map_or(&[], |n| n.items.as_slice())
     }
     fn from_vec(v: Vec<T>) -> Self {
-        Shared((!v.is_empty()).then(|| Arc::new(v)))
+        Shared((!v.is_empty()).then(|| Node::of(v)))
     }
 }
 
 impl<T: Clone> Shared<T> {
-    /// The entries, unshared first if another state holds them too. The copy has room for
-    /// one more entry, as most mutations after a clone insert or push one.
-    fn make_mut(&mut self) -> &mut Vec<T> {
-        let arc = self.0.get_or_insert_with(Default::default);
-        if Arc::get_mut(arc).is_none() {
-            let mut copy = Vec::with_capacity(arc.len() + 1);
-            copy.extend_from_slice(arc);
-            *arc = Arc::new(copy);
+    fn into_vec(self) -> Vec<T> {
+        match self.0 {
+            None => Vec::new(),
+            Some(arc) => Arc::unwrap_or_clone(arc).items,
         }
-        Arc::get_mut(arc).expect("unshared")
+    }
+
+    /// The entries, unshared first if another state holds them too, with their digest
+    /// cleared. The copy has room for one more entry, as most mutations after a clone insert
+    /// or push one.
+    fn make_mut(&mut self) -> &mut Vec<T> {
+        let arc = self.0.get_or_insert_with(|| Node::of(Vec::new()));
+        if Arc::get_mut(arc).is_none() {
+            let mut copy = Vec::with_capacity(arc.items.len() + 1);
+            copy.extend_from_slice(&arc.items);
+            *arc = Node::of(copy);
+        }
+        let node = Arc::get_mut(arc).expect("unshared");
+        node.digest = OnceLock::new();
+        &mut node.items
+    }
+}
+
+impl<T: Hash> Shared<T> {
+    /// The digest of the entries, computed once per shared node.
+    fn digest(&self) -> u64 {
+        match &self.0 {
+            Some(node) => *node.digest.get_or_init(|| digest_of(&node.items)),
+            None => digest_of::<T>(&[]),
+        }
     }
 }
 
@@ -68,7 +124,7 @@ macro_rules! slice_traits {
         }
         impl<$($p: Hash),*> Hash for $name<$($p),*> {
             fn hash<H: Hasher>(&self, state: &mut H) {
-                self.0.as_slice().hash(state)
+                state.write_u64(self.0.digest())
             }
         }
         impl<$($p),*> $name<$($p),*> {
@@ -190,10 +246,7 @@ impl<T: Clone> IntoIterator for Vector<T> {
     type Item = T;
     type IntoIter = std::vec::IntoIter<T>;
     fn into_iter(self) -> Self::IntoIter {
-        match self.0 .0 {
-            None => Vec::new().into_iter(),
-            Some(arc) => Arc::unwrap_or_clone(arc).into_iter(),
-        }
+        self.0.into_vec().into_iter()
     }
 }
 
@@ -342,15 +395,46 @@ impl<T: Ord + Clone> IntoIterator for OrdSet<T> {
     type Item = T;
     type IntoIter = std::vec::IntoIter<T>;
     fn into_iter(self) -> Self::IntoIter {
-        match self.0 .0 {
-            None => Vec::new().into_iter(),
-            Some(arc) => Arc::unwrap_or_clone(arc).into_iter(),
-        }
+        self.0.into_vec().into_iter()
     }
 }
 
 impl<T: fmt::Debug> fmt::Debug for OrdSet<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.entries().iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod digest_tests {
+    use super::*;
+    use std::hash::BuildHasher;
+
+    fn h<T: Hash>(x: &T) -> u64 {
+        std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+            .hash_one(x)
+    }
+
+    #[test]
+    fn a_mutation_changes_the_hash_and_equal_collections_hash_alike() {
+        let mut a: Vector<u32> = Vector::new();
+        let empty = h(&a);
+        a.push_back(1);
+        let one = h(&a);
+        assert_ne!(empty, one);
+        let b = a.clone();
+        a.push_back(2);
+        assert_ne!(h(&a), one, "a mutation after a clone clears the digest");
+        assert_eq!(h(&b), one, "the clone keeps its own digest");
+        a[1] = 3;
+        let built: Vector<u32> = [1, 3].into_iter().collect();
+        assert_eq!(
+            h(&a),
+            h(&built),
+            "equal contents, equal hash, however built"
+        );
+        a.pop_back();
+        a.pop_back();
+        assert_eq!(h(&a), empty, "emptied equals never filled");
     }
 }
