@@ -8,7 +8,7 @@
 //! and `OrdSet` did; `Vector` keeps insertion order.
 //!
 //! **Hashes are cached per collection.** A collection is hashed once, into a 64-bit digest
-//! kept beside its entries, and a state's hash writes that digest: a successor shares most of
+//! kept beside its entries (an `AtomicU64`, 0 until computed), and a state's hash writes that digest: a successor shares most of
 //! its collections with its parent, so fingerprinting it hashes only what the transition
 //! changed (an incremental fingerprint). Every mutation goes through `make_mut`, which clears
 //! the digest. Two distinct collections get the same digest with probability 2⁻⁶⁴, which adds
@@ -19,21 +19,31 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Index, IndexMut};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::Arc;
 
-/// The entries of a non-empty collection and, once it has been hashed, their digest.
-#[derive(Clone)]
+/// The entries of a non-empty collection and, once it has been hashed, their digest (0 until
+/// then: a digest that is really 0 is only computed again each time).
 struct Node<T> {
     items: Vec<T>,
-    digest: OnceLock<u64>,
+    digest: AtomicU64,
 }
 
 impl<T> Node<T> {
     fn of(items: Vec<T>) -> Arc<Node<T>> {
         Arc::new(Node {
             items,
-            digest: OnceLock::new(),
+            digest: AtomicU64::new(0),
         })
+    }
+}
+
+impl<T: Clone> Clone for Node<T> {
+    fn clone(&self) -> Self {
+        Node {
+            items: self.items.clone(),
+            digest: AtomicU64::new(self.digest.load(AtomicOrdering::Relaxed)),
+        }
     }
 }
 
@@ -84,7 +94,7 @@ impl<T: Clone> Shared<T> {
             *arc = Node::of(copy);
         }
         let node = Arc::get_mut(arc).expect("unshared");
-        node.digest = OnceLock::new();
+        *node.digest.get_mut() = 0;
         &mut node.items
     }
 }
@@ -93,7 +103,14 @@ impl<T: Hash> Shared<T> {
     /// The digest of the entries, computed once per shared node.
     fn digest(&self) -> u64 {
         match &self.0 {
-            Some(node) => *node.digest.get_or_init(|| digest_of(&node.items)),
+            Some(node) => match node.digest.load(AtomicOrdering::Relaxed) {
+                0 => {
+                    let d = digest_of(&node.items);
+                    node.digest.store(d, AtomicOrdering::Relaxed);
+                    d
+                }
+                d => d,
+            },
             None => digest_of::<T>(&[]),
         }
     }
