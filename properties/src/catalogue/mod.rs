@@ -1,0 +1,88 @@
+//! The property catalogue: every spec Assert, every implicit "this entry exists", every Note
+//! that claims a guarantee, the behavioural properties the draft intends, liveness at
+//! terminal states, and the witnesses that keep all of them from being vacuous.
+
+use webmcp_model::machine::WebMcpModel;
+use webmcp_model::state::State;
+use webmcp_model::world::{CallId, CallKind, World};
+
+mod discovery;
+mod execution;
+mod liveness;
+mod registration;
+mod spec_text;
+mod unload;
+mod witnesses;
+
+/// What the families' predicates read.
+mod prelude {
+    pub(super) use super::{execute_promises, Kind, PropertyDef};
+    pub(super) use webmcp_model::algorithms::get_tools::code_unit_cmp;
+    pub(super) use webmcp_model::machine::WebMcpModel;
+    pub(super) use webmcp_model::state::{Ghost, Lifecycle, State, Status, TaskKind, Value};
+    pub(super) use webmcp_model::steps::{step, StepId};
+    pub(super) use webmcp_model::threads::ThreadKey;
+    pub(super) use webmcp_model::world::{CallId, CallKind, DocId, World};
+}
+
+/// How a property is judged: the engine's expectations (always, at termination, sometimes).
+pub use webmcp_checker::Expectation as Kind;
+
+/// One property: what it claims in prose, which steps it is about, and its predicate.
+#[derive(Clone, Copy)]
+pub struct PropertyDef {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub about: &'static [&'static str],
+    pub claim: &'static str,
+    pub holds: fn(&WebMcpModel, &State) -> bool,
+}
+
+impl PropertyDef {
+    /// The property as the engine takes it.
+    pub fn engine(&self) -> webmcp_checker::Property<WebMcpModel> {
+        webmcp_checker::Property {
+            name: self.name,
+            expectation: self.kind,
+            condition: self.holds,
+        }
+    }
+}
+
+impl std::fmt::Debug for PropertyDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The whole catalogue, in report order: each family (a module) contributes its properties.
+pub fn catalogue() -> Vec<PropertyDef> {
+    [
+        spec_text::properties(),
+        execution::inputs(),
+        discovery::properties(),
+        execution::settlement(),
+        registration::properties(),
+        execution::bodies(),
+        unload::properties(),
+        liveness::properties(),
+        witnesses::properties(),
+    ]
+    .concat()
+}
+
+pub(super) fn execute_promises<'a>(
+    w: &'a World,
+    s: &'a State,
+) -> impl Iterator<Item = (CallId, &'a webmcp_model::state::PromiseState)> + 'a {
+    w.calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.kind == CallKind::Execute)
+        .map(move |(i, _)| (CallId::nth(i), &s.promises[i]))
+}
+
+/// A state with no enabled action: the run is over.
+pub fn is_terminal(m: &WebMcpModel, s: &State) -> bool {
+    webmcp_checker::Model::is_terminal(m, s)
+}

@@ -1,0 +1,37 @@
+//! `registerTool`: aborting a registration's signal unregisters the tool.
+
+use super::prelude::*;
+
+/// Aborting a registration unregisters.
+pub(super) fn properties() -> Vec<PropertyDef> {
+    vec![
+        PropertyDef {
+            name: "registration-abort-unregisters",
+            kind: Kind::Always,
+            about: &["register-tool#18.3", "register-tool#18.3.1", "register-tool#18.3.2", "unregister-tool#5"],
+            claim: "once the signal passed to registerTool is aborted, the tool it registered is gone from its tool map and the registration promise has been rejected (a no-op if it was already fulfilled)",
+            holds: registration_abort_unregisters,
+        },
+    ]
+}
+
+fn registration_abort_unregisters(m: &WebMcpModel, s: &State) -> bool {
+    let w = m.world.as_ref();
+    w.calls.iter().enumerate().all(|(i, c)| {
+        if c.kind != CallKind::Register {
+            return true;
+        }
+        let op = w.register_op(CallId::nth(i));
+        let Some(ctrl) = op.signal else { return true };
+        let p = &s.promises[i];
+        if !s.controllers[ctrl.index()].aborted || p.status == Status::NotCalled {
+            return true;
+        }
+        let still_registered = s
+            .doc(c.doc)
+            .tools
+            .get(&op.name)
+            .is_some_and(|t| t.registered_by == CallId::nth(i));
+        p.tried_reject && !still_registered
+    })
+}

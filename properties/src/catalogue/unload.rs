@@ -1,0 +1,55 @@
+//! Unloading: a destroyed document leaves no pending or local execution behind.
+
+use super::prelude::*;
+
+/// What unloading cleans up.
+pub(super) fn properties() -> Vec<PropertyDef> {
+    vec![
+        PropertyDef {
+            name: "unload-cleans-pending-executions",
+            kind: Kind::Always,
+            about: &["unload-cleanup#2", "execute-tool#15.12"],
+            claim: "once a document is destroyed and the threads it started are done, no pending tool execution names it",
+            holds: unload_cleans_pending,
+        },
+        PropertyDef {
+            name: "unload-cleans-local-executions",
+            kind: Kind::Always,
+            about: &["unload-cleanup#2", "imperative-execute-steps#6", "cancel-pending-execution#6"],
+            claim: "once a document is destroyed and the threads it started are done, its local pending tool executions map is empty",
+            holds: unload_cleans_local,
+        },
+    ]
+}
+
+/// Whether every thread started by document `d`, or started for it, has finished.
+fn threads_of_done(w: &World, s: &State, d: DocId) -> bool {
+    !s.threads.keys().any(|k| match *k {
+        ThreadKey::Cleanup(doc, _) => doc == d,
+        ThreadKey::Completion(c) => w.calls[c.index()].doc == d,
+        ThreadKey::Register(c)
+        | ThreadKey::Unregister(c)
+        | ThreadKey::GetTools(c)
+        | ThreadKey::Execute(c)
+        | ThreadKey::CancelOnAbort(c) => w.calls[c.index()].doc == d,
+    })
+}
+
+fn destroyed_and_quiet<'a>(w: &'a World, s: &'a State) -> impl Iterator<Item = DocId> + 'a {
+    DocId::all(w.docs.len())
+        .filter(move |&d| s.doc(d).lifecycle == Lifecycle::Destroyed && threads_of_done(w, s, d))
+}
+
+fn unload_cleans_pending(m: &WebMcpModel, s: &State) -> bool {
+    let w = m.world.as_ref();
+    destroyed_and_quiet(w, s).all(|d| {
+        s.pending
+            .iter()
+            .all(|map| map.iter().all(|(_, e)| e.caller != d && e.target != d))
+    })
+}
+
+fn unload_cleans_local(m: &WebMcpModel, s: &State) -> bool {
+    let w = m.world.as_ref();
+    destroyed_and_quiet(w, s).all(|d| s.doc(d).local.is_empty())
+}
