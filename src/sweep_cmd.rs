@@ -25,6 +25,8 @@ Exit codes:
   2  bad usage: a malformed --bound, --shard, --variant or flag combination (one line on stderr)
   3  incomplete: --timeout, --max-states or --memory-limit stopped some scenario's search, or
      scenarios were left unchecked, and nothing was violated; never a pass
+With --scale: 0 once the table is printed (the bound the time limit stopped is marked
+\"(stopped)\" and never counted as swept), 2 bad usage.
 
 Bounds: --bound tiny|small|medium, or KEY=N,... (tabs, docs, depth, iframes, stmts, total,
 tools, signals, moves, outcomes, forged, unkeyed), or PRESET,KEY=N,... to change a preset;
@@ -56,7 +58,7 @@ pub struct SweepArgs {
     /// Only count the scenarios (raw and canonical); check nothing.
     #[arg(long)]
     count: bool,
-    /// Scenarios checked at once (each on one thread, breadth-first).
+    /// Scenarios checked at once, 1 to 256 (each on one thread, breadth-first).
     #[arg(long, value_name = "N", default_value_t = 1)]
     jobs: usize,
     /// Stop the whole sweep after this many seconds: the scenario being checked and those
@@ -67,7 +69,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N")]
     max_states: Option<usize>,
     /// Write, per violated property, its smallest scenario (NAME.json) and that scenario's
-    /// counterexample (NAME.VARIANT.PROPERTY.itf.json) into this directory.
+    /// counterexample, minimised (NAME.VARIANT.PROPERTY.itf.json), into this directory.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// How to print the report: for people, or for programs and CI.
