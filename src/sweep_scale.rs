@@ -175,7 +175,6 @@ fn plot(rows: &[Row]) -> Result<String, String> {
     if done.is_empty() {
         return Err("no bound finished: nothing to plot".into());
     }
-    let n = done.len() as f64;
     let max_y = done
         .iter()
         .map(|r| r.unique_states.max(r.canonical))
@@ -197,82 +196,103 @@ fn plot(rows: &[Row]) -> Result<String, String> {
         };
         let blue = RGBColor(31, 119, 180);
         let red = RGBColor(214, 39, 40);
-        {
-            let mut chart = ChartBuilder::on(&left)
-                .caption("Scenarios and unique states per bound", ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(50)
-                .y_label_area_size(70)
-                .build_cartesian_2d(0.5f64..n + 0.5, (1f64..max_y * 2.0).log_scale())
-                .map_err(|e| fail(&e))?;
-            chart
-                .configure_mesh()
-                .x_labels(done.len())
-                .x_label_formatter(&label)
-                .x_label_style(("sans-serif", 10))
-                .x_desc("bound (d: documents, s: statements per script, t: in all)")
-                .y_desc("count")
-                .y_label_formatter(&|y| format!("{y:.0e}"))
-                .draw()
-                .map_err(|e| fail(&e))?;
-            let series = |f: fn(&Row) -> u64| -> Vec<(f64, f64)> {
-                done.iter()
-                    .enumerate()
-                    .map(|(i, r)| ((i + 1) as f64, f(r).max(1) as f64))
-                    .collect()
-            };
-            chart
-                .draw_series(
-                    LineSeries::new(series(|r| r.canonical), blue.stroke_width(2)).point_size(3),
-                )
-                .map_err(|e| fail(&e))?
-                .label("canonical scenarios")
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
-            chart
-                .draw_series(
-                    LineSeries::new(series(|r| r.unique_states), red.stroke_width(2)).point_size(3),
-                )
-                .map_err(|e| fail(&e))?
-                .label("unique states (sum over scenarios)")
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
-            chart
-                .configure_series_labels()
-                .background_style(WHITE)
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()
-                .map_err(|e| fail(&e))?;
-        }
-        {
-            let mut chart = ChartBuilder::on(&right)
-                .caption("Wall time per bound", ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(50)
-                .y_label_area_size(70)
-                .build_cartesian_2d(0.5f64..n + 0.5, (0.01f64..max_t * 2.0).log_scale())
-                .map_err(|e| fail(&e))?;
-            chart
-                .configure_mesh()
-                .x_labels(done.len())
-                .x_label_formatter(&label)
-                .x_label_style(("sans-serif", 10))
-                .x_desc("bound (d: documents, s: statements per script, t: in all)")
-                .y_desc("seconds")
-                .y_label_formatter(&|y| format!("{y}"))
-                .draw()
-                .map_err(|e| fail(&e))?;
-            let pts: Vec<(f64, f64)> = done
-                .iter()
+        let series = |f: &dyn Fn(&Row) -> f64| -> Vec<(f64, f64)> {
+            done.iter()
                 .enumerate()
-                .map(|(i, r)| ((i + 1) as f64, r.seconds.max(0.01)))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(pts, blue.stroke_width(2)).point_size(3))
-                .map_err(|e| fail(&e))?;
-        }
+                .map(|(i, r)| ((i + 1) as f64, f(r)))
+                .collect()
+        };
+        let mut chart = log_chart(
+            &left,
+            "Scenarios and unique states per bound",
+            done.len(),
+            1.0..max_y * 2.0,
+            "count",
+            &label,
+        )?;
+        chart
+            .draw_series(
+                LineSeries::new(series(&|r| r.canonical.max(1) as f64), blue.stroke_width(2))
+                    .point_size(3),
+            )
+            .map_err(|e| fail(&e))?
+            .label("canonical scenarios")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
+        chart
+            .draw_series(
+                LineSeries::new(
+                    series(&|r| r.unique_states.max(1) as f64),
+                    red.stroke_width(2),
+                )
+                .point_size(3),
+            )
+            .map_err(|e| fail(&e))?
+            .label("unique states (sum over scenarios)")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
+        chart
+            .configure_series_labels()
+            .background_style(WHITE)
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|e| fail(&e))?;
+        log_chart(
+            &right,
+            "Wall time per bound",
+            done.len(),
+            0.01..max_t * 2.0,
+            "seconds",
+            &label,
+        )?
+        .draw_series(
+            LineSeries::new(series(&|r| r.seconds.max(0.01)), blue.stroke_width(2)).point_size(3),
+        )
+        .map_err(|e| fail(&e))?;
         root.present().map_err(|e| fail(&e))?;
     }
     Ok(svg)
+}
+
+type LogChart<'a, 'b> = plotters::chart::ChartContext<
+    'a,
+    plotters::backend::SVGBackend<'b>,
+    plotters::coord::cartesian::Cartesian2d<
+        plotters::coord::types::RangedCoordf64,
+        plotters::coord::combinators::LogCoord<f64>,
+    >,
+>;
+
+/// One panel: the bounds of the ladder along x (labelled by `label`), a log scale along y.
+fn log_chart<'a, 'b>(
+    area: &'a plotters::drawing::DrawingArea<
+        plotters::backend::SVGBackend<'b>,
+        plotters::coord::Shift,
+    >,
+    caption: &str,
+    bounds: usize,
+    y: std::ops::Range<f64>,
+    y_desc: &str,
+    label: &dyn Fn(&f64) -> String,
+) -> Result<LogChart<'a, 'b>, String> {
+    use plotters::prelude::*;
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.5f64..bounds as f64 + 0.5, y.log_scale())
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_labels(bounds)
+        .x_label_formatter(label)
+        .x_label_style(("sans-serif", 10))
+        .x_desc("bound (d: documents, s: statements per script, t: in all)")
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(chart)
 }
 
 /// A bound's name on an axis: the preset, or `d2 s1 t2` for docs=2,stmts=1,total=2.

@@ -121,27 +121,12 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
         self.shard(fp).contains_key(&fp)
     }
 
-    fn path_to(&self, mut fp: u64) -> Path<S, A> {
-        let mut actions = Vec::new();
-        loop {
-            let step = match self.shard(fp).get(&fp) {
-                Some(Link {
-                    parent: Some((p, a)),
-                    ..
-                }) => (*p, a.clone()),
-                _ => break,
-            };
-            actions.push(step.1);
-            fp = step.0;
-        }
-        actions.reverse();
-        let init = self
-            .roots
-            .iter()
-            .find(|(root, _)| *root == fp)
-            .map(|(_, s)| s.clone())
-            .expect("every path leads back to an initial state");
-        Path { init, actions }
+    fn path_to(&self, fp: u64) -> Path<S, A> {
+        crate::path::rebuild(
+            fp,
+            |fp| self.shard(fp).get(&fp).and_then(|l| l.parent.clone()),
+            &self.roots,
+        )
     }
 }
 

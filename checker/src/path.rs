@@ -57,19 +57,28 @@ impl<S: Clone, A: Clone> Parents<S, A> {
     }
 
     /// The path by which the state with fingerprint `fp` was first reached.
-    pub(crate) fn path_to(&self, mut fp: u64) -> Path<S, A> {
-        let mut actions = Vec::new();
-        while let Some(Some((parent, a))) = self.links.get(&fp) {
-            actions.push(a.clone());
-            fp = *parent;
-        }
-        actions.reverse();
-        let init = self
-            .roots
-            .iter()
-            .find(|(root, _)| *root == fp)
-            .map(|(_, s)| s.clone())
-            .expect("every path leads back to an initial state");
-        Path { init, actions }
+    pub(crate) fn path_to(&self, fp: u64) -> Path<S, A> {
+        rebuild(fp, |fp| self.links.get(&fp).cloned().flatten(), &self.roots)
     }
+}
+
+/// The path to the state with fingerprint `fp`, following `parent_of` (a state's parent and
+/// the action from it; `None` for an initial state) back to one of `roots`.
+pub(crate) fn rebuild<S: Clone, A>(
+    mut fp: u64,
+    parent_of: impl Fn(u64) -> Option<(u64, A)>,
+    roots: &[(u64, S)],
+) -> Path<S, A> {
+    let mut actions = Vec::new();
+    while let Some((parent, a)) = parent_of(fp) {
+        actions.push(a);
+        fp = parent;
+    }
+    actions.reverse();
+    let init = roots
+        .iter()
+        .find(|(root, _)| *root == fp)
+        .map(|(_, s)| s.clone())
+        .expect("every path leads back to an initial state");
+    Path { init, actions }
 }

@@ -162,34 +162,18 @@ impl Bound {
     /// without `allow="tools"`), two statements per script and three in all, one move
     /// (22,282 canonical scenarios).
     pub const SMALL: Bound = Bound {
-        tabs: 1,
         docs: 2,
-        depth: 1,
-        iframes: 1,
         stmts: 2,
         total: 3,
-        tools: 1,
-        signals: 1,
-        moves: 1,
-        outcomes: 1,
-        forged: 0,
-        unkeyed: 0,
+        ..Bound::TINY
     };
     /// Two documents with three statements per script and four in all: enough for one
     /// document to execute a tool the other registered (307,589 canonical scenarios).
     pub const MEDIUM: Bound = Bound {
-        tabs: 1,
         docs: 2,
-        depth: 1,
-        iframes: 1,
         stmts: 3,
         total: 4,
-        tools: 1,
-        signals: 1,
-        moves: 1,
-        outcomes: 1,
-        forged: 0,
-        unkeyed: 0,
+        ..Bound::TINY
     };
 
     /// Parses `tiny`, `docs=2,stmts=3`, or `small,stmts=4`: a preset (default `tiny`) and

@@ -423,20 +423,3 @@ impl webmcp_checker::Model for WebMcpModel {
         Some(self.apply(s, a, &mut ()))
     }
 }
-
-impl stateright::Model for WebMcpModel {
-    type State = State;
-    type Action = Action;
-
-    fn init_states(&self) -> Vec<State> {
-        vec![self.initial_state()]
-    }
-
-    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
-        self.enabled_actions(s, actions);
-    }
-
-    fn next_state(&self, s: &State, a: Action) -> Option<State> {
-        Some(self.apply(s, a, &mut ()))
-    }
-}

@@ -32,8 +32,9 @@ pub fn engine_properties() -> &'static [Property<WebMcpModel>] {
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
     pub mode: Mode,
-    /// Checker threads: 1 runs our own search, more run stateright's (at most
-    /// [`crate::limits::MAX_THREADS`] by the command line's rule).
+    /// Checker threads: 1 runs the one-thread search, more the engine's parallel search (at
+    /// most [`crate::limits::MAX_THREADS`] by the command line's rule; see
+    /// [`webmcp_checker::Options::threads`]).
     pub threads: usize,
     /// Stop after generating about this many states.
     pub max_states: Option<usize>,
