@@ -693,10 +693,16 @@ impl Sweep {
         self.tally.iter().filter(|t| t.violating > 0).count()
     }
 
+    /// Whether some property may be undecided: a bound stopped a search, or no scenario was
+    /// checked at all (an empty shard), which must never read as a pass.
+    fn undecided(&self) -> bool {
+        self.incomplete > 0 || self.checked == 0
+    }
+
     fn exit_code(&self) -> u8 {
         if self.violated() > 0 {
             1
-        } else if self.incomplete > 0 {
+        } else if self.undecided() {
             3
         } else {
             0
@@ -892,10 +898,13 @@ fn human(s: &Sweep, timings: bool) -> String {
             out.push_str(&format!("  {cause}: {}\n", names.join(", ")));
         }
     }
+    if s.checked == 0 {
+        out.push_str("  no scenario was checked (an empty shard or sample): nothing is decided\n");
+    }
     out.push_str(&format!(
         "  {} held in every scenario{}; {} reached by none\n",
         plural(held, "property"),
-        if s.incomplete > 0 {
+        if s.undecided() {
             " that was searched to the end"
         } else {
             ""
@@ -913,8 +922,8 @@ fn human(s: &Sweep, timings: bool) -> String {
             s.violated(),
             s.variant
         ),
-        3 => "exit 3: incomplete. A bound stopped some searches or left scenarios unchecked;\n\
-              their properties are neither held nor violated.\n"
+        3 => "exit 3: incomplete. A bound stopped some searches or left scenarios unchecked (or\n\
+              none was checked); their properties are neither held nor violated.\n"
             .to_string(),
         _ => "exit 0: every property held in every generated scenario.\n".to_string(),
     });
@@ -1022,7 +1031,7 @@ fn junit(s: &Sweep, timings: bool) -> String {
                 s.checked,
                 xml_escape(&smallest)
             )
-        } else if s.incomplete > 0 && def.kind != Kind::Sometimes {
+        } else if s.undecided() && def.kind != Kind::Sometimes {
             skipped += 1;
             "<skipped message=\"incomplete: a bound stopped some searches\"/>".to_string()
         } else {
@@ -1067,6 +1076,10 @@ fn markdown(s: &Sweep, timings: bool) -> String {
             String::new()
         }
     ));
+    if s.checked == 0 {
+        out.push_str("No scenario was checked (an empty shard or sample): nothing is decided.\n");
+        return out;
+    }
     if s.violated() == 0 {
         out.push_str("No property is violated by any generated scenario.\n");
         return out;
@@ -1113,13 +1126,13 @@ fn github(s: &Sweep) -> String {
             ))
         ));
     }
-    if s.incomplete > 0 {
+    if s.undecided() {
         out.push_str(&format!(
             "::warning title={}::{}\n",
             github_property("webmcp-check sweep incomplete"),
             github_data(&format!(
-                "{} generated scenario(s) were not exhaustively checked: a bound stopped them",
-                s.incomplete
+                "{} generated scenario(s) were not exhaustively checked (a bound stopped them), of {} checked",
+                s.incomplete, s.checked
             ))
         ));
     }

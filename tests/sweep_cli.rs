@@ -426,3 +426,26 @@ fn violations_are_grouped_by_the_root_cause_of_their_smallest_scenario() {
         "{text}"
     );
 }
+
+/// A shard that holds no scenario checks nothing, so it decides nothing: exit 3, never a
+/// pass, in every format.
+#[test]
+fn an_empty_shard_is_incomplete_never_a_pass() {
+    let bound = "docs=1,stmts=0,total=0,moves=0"; // one scenario, so shard 2/2 is empty
+    let out = sweep(&["--bound", bound, "--shard", "2/2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("no scenario was checked"), "{text}");
+    assert!(!text.contains("exit 0"), "{text}");
+    let json = json(&sweep(&[
+        "--bound", bound, "--shard", "2/2", "--format", "json",
+    ]));
+    assert_eq!(json["checked"], 0);
+    assert_eq!(json["exit"], 3);
+    let whole = sweep(&["--bound", bound]);
+    assert_eq!(
+        whole.status.code(),
+        Some(0),
+        "the one scenario, checked, holds"
+    );
+}
