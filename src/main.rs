@@ -298,6 +298,11 @@ struct CheckArgs {
     /// swapping interchangeable tabs (identical configuration). Verdicts do not change.
     #[arg(long)]
     symmetry: bool,
+    /// Partial-order reduction: `por` explores an in-parallel step alone where it provably
+    /// commutes with everything else that can still happen (docs/model.md §7); `none`
+    /// explores every interleaving. Verdicts do not change; paths may get longer.
+    #[arg(long, value_enum, default_value = "none")]
+    reduction: ReductionArg,
     /// Write every counterexample and witness here as an ITF trace (.itf.json).
     #[arg(long, value_name = "DIR", default_value = webmcp_traces::export::DEFAULT_TRACE_DIR)]
     trace_dir: std::path::PathBuf,
@@ -310,6 +315,21 @@ pub enum Format {
     Junit,
     Markdown,
     Github,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReductionArg {
+    None,
+    Por,
+}
+
+impl ReductionArg {
+    fn engine(self) -> webmcp_properties::Reduction {
+        match self {
+            ReductionArg::None => webmcp_properties::Reduction::None,
+            ReductionArg::Por => webmcp_properties::Reduction::Por,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -653,6 +673,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         timeout: args.timeout.map(Duration::from_secs),
         memory_limit_mib: Some(args.memory.memory_limit),
         symmetry: args.symmetry,
+        reduction: args.reduction.engine(),
     };
     webmcp_traces::export::prepare_trace_dir(&args.trace_dir)
         .map_err(|e| UsageError(e.to_string()))?;

@@ -21,7 +21,7 @@ use crate::check::{Representative, TerminalObserver};
 use crate::fingerprint::fingerprint;
 use crate::limits::{Budget, StopReason};
 use crate::model::Model;
-use crate::options::{Options, Progress};
+use crate::options::{Options, Progress, Reduction};
 use crate::path::Parents;
 use crate::property::Property;
 use crate::result::Exploration;
@@ -147,8 +147,20 @@ pub(crate) fn explore<M: Model>(
             stopped_by = Some(StopReason::MaxStates { n });
             break;
         }
-        for a in actions.drain(..) {
-            let Some(next) = model.next_state(&s, a.clone()) else {
+        let ample = match options.reduction {
+            Reduction::Por => model.persistent_action(&s),
+            Reduction::None => None,
+        };
+        let full = ample.is_none();
+        // The ample action alone, or every enabled action.
+        let successors = ample.map(|(a, n)| (a, Some(n))).into_iter().chain(
+            actions.drain(..).filter(move |_| full).map(|a| {
+                let n = model.next_state(&s, a.clone());
+                (a, n)
+            }),
+        );
+        for (a, next) in successors {
+            let Some(next) = next else {
                 continue;
             };
             total += 1;

@@ -100,7 +100,7 @@ pub mod simulation;
 pub use check::{Checker, Representative, TerminalObserver};
 pub use limits::StopReason;
 pub use model::Model;
-pub use options::{Mode, Options, Progress};
+pub use options::{Mode, Options, Progress, Reduction};
 pub use path::Path;
 pub use property::{Expectation, Property};
 pub use result::{Exploration, Verdict};

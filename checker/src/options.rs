@@ -14,6 +14,32 @@ pub enum Mode {
     Sim { seed: u64, runs: u64 },
 }
 
+/// Whether the search skips interleavings that cannot change any verdict.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reduction {
+    /// Every enabled action of every state is explored.
+    #[default]
+    None,
+    /// Partial-order reduction: where the model names a persistent, invisible action
+    /// ([`crate::Model::persistent_action`]), only that action is explored.
+    Por,
+}
+
+impl Reduction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduction::None => "none",
+            Reduction::Por => "por",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Reduction> {
+        [Reduction::None, Reduction::Por]
+            .into_iter()
+            .find(|r| r.name() == text)
+    }
+}
+
 /// The bounds and knobs of one search. Every bound that stops a search is named in
 /// [`crate::Exploration::stopped_by`].
 #[derive(Clone, Debug, Default)]
@@ -31,6 +57,7 @@ pub struct Options {
     /// Stop when the process's resident set exceeds this many MiB; `None` falls back to
     /// [`crate::limits::process_memory_limit`].
     pub memory_limit_mib: Option<u64>,
+    pub reduction: Reduction,
 }
 
 /// A snapshot of a running search, for progress displays.

@@ -22,6 +22,8 @@ use crate::result::Exploration;
 pub struct Adapter<M: Model> {
     pub model: M,
     pub properties: Vec<Property<M>>,
+    /// Partial-order reduction: only the persistent action, where the model names one.
+    reduction: crate::options::Reduction,
 }
 
 /// stateright takes a property's condition as a plain function of (model, state), so the
@@ -59,6 +61,11 @@ impl<M: Model> stateright::Model for Adapter<M> {
     }
 
     fn actions(&self, s: &M::State, actions: &mut Vec<M::Action>) {
+        if self.reduction == crate::options::Reduction::Por {
+            if let Some((a, _)) = self.model.persistent_action(s) {
+                return actions.push(a);
+            }
+        }
         self.model.actions(s, actions);
     }
 
@@ -105,6 +112,7 @@ pub(crate) fn explore<M: Model + Send + Sync + 'static>(
     let adapter = Adapter {
         model,
         properties: props.to_vec(),
+        reduction: options.reduction,
     };
     let mut builder = adapter.checker().threads(threads);
     if let Some(n) = options.max_states {

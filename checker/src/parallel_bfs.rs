@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use crate::fingerprint::{fingerprint, FingerprintMap};
 use crate::limits::{can_start_threads, Budget, StopReason};
 use crate::model::Model;
-use crate::options::{Options, Progress};
+use crate::options::{Options, Progress, Reduction};
 use crate::path::Path;
 use crate::property::Property;
 use crate::result::Exploration;
@@ -299,8 +299,20 @@ fn work_on_level<M: Model>(
                 sh.stop.store(true, Ordering::Relaxed);
                 break 'chunks;
             }
-            for a in actions.drain(..) {
-                let Some(n) = model.next_state(s, a.clone()) else {
+            let ample = match options.reduction {
+                Reduction::Por => model.persistent_action(s),
+                Reduction::None => None,
+            };
+            let full = ample.is_none();
+            // The ample action alone, or every enabled action.
+            let successors = ample.map(|(a, n)| (a, Some(n))).into_iter().chain(
+                actions.drain(..).filter(move |_| full).map(|a| {
+                    let n = model.next_state(s, a.clone());
+                    (a, n)
+                }),
+            );
+            for (a, n) in successors {
+                let Some(n) = n else {
                     continue;
                 };
                 generated += 1;

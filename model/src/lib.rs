@@ -23,6 +23,7 @@ pub mod machine;
 pub mod mutation;
 pub mod names;
 pub mod origin;
+pub mod reduction;
 pub mod scenario;
 pub mod script;
 pub mod state;

@@ -44,11 +44,14 @@ pub struct WebMcpModel {
     pub variant: Variant,
     /// A planted bug, for mutation testing (`webmcp-check mutants`).
     pub mutant: Option<Mutant>,
+    /// What partial-order reduction consults (`crate::reduction`).
+    pub footprints: Arc<crate::reduction::Footprints>,
 }
 
 impl WebMcpModel {
     pub fn new(world: World, variant: Variant) -> WebMcpModel {
         WebMcpModel {
+            footprints: Arc::new(crate::reduction::Footprints::of(&world)),
             world: Arc::new(world),
             variant,
             mutant: None,
@@ -421,5 +424,9 @@ impl webmcp_checker::Model for WebMcpModel {
 
     fn next_state(&self, s: &State, a: Action) -> Option<State> {
         Some(self.apply(s, a, &mut ()))
+    }
+
+    fn persistent_action(&self, s: &State) -> Option<(Action, State)> {
+        self.safe_step(s)
     }
 }

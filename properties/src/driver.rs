@@ -13,7 +13,7 @@ use webmcp_model::steps::StepId;
 use crate::catalogue::{catalogue, PropertyDef};
 use crate::limits::StopReason;
 
-pub use webmcp_checker::{Mode, Progress, Verdict};
+pub use webmcp_checker::{Mode, Progress, Reduction, Verdict};
 
 /// The catalogue, built once per process.
 pub fn properties() -> &'static [PropertyDef] {
@@ -47,6 +47,8 @@ pub struct CheckOptions {
     /// Explore one state per class of states equal up to swapping interchangeable tabs
     /// (see `webmcp_model::symmetry`); always our own BFS.
     pub symmetry: bool,
+    /// Partial-order reduction (`webmcp_model::reduction`, `docs/model.md` §7).
+    pub reduction: webmcp_checker::Reduction,
 }
 
 /// One step of a counterexample: the action and the step IDs it executed.
@@ -107,6 +109,7 @@ impl CheckOptions {
             max_depth: self.max_depth,
             timeout: self.timeout,
             memory_limit_mib: self.memory_limit_mib,
+            reduction: self.reduction,
         }
     }
 }

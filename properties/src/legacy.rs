@@ -265,6 +265,8 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
         max_depth: options.max_depth,
         timeout: options.timeout,
         memory_limit_mib: options.memory_limit_mib,
+        // The legacy model names no persistent actions: its searches are never reduced.
+        reduction: webmcp_checker::Reduction::None,
     };
     let mut observations = BTreeSet::new();
     let mut observe = |s: &LegacyState| {

@@ -25,6 +25,6 @@ pub use webmcp_checker::pool as parallel;
 pub use catalogue::{Kind, PropertyDef};
 pub use driver::{
     check, check_with_progress, properties, CheckOptions, Mode, Progress, PropertyResult,
-    ScenarioResult, TraceStep, Verdict,
+    Reduction, ScenarioResult, TraceStep, Verdict,
 };
 pub use limits::StopReason;

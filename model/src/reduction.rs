@@ -1,0 +1,265 @@
+//! Partial-order reduction: a state where one in-parallel step may go first, alone.
+//!
+//! At a state `s`, the step of thread `k` is **safe** when
+//!
+//! 1. it changes nothing but thread `k`'s own program counter and locals (checked on the
+//!    successor it actually produces: same documents, navigables, queues, promises,
+//!    controllers, pending maps, bodies, environment, ghost facts and other threads); and
+//! 2. nothing it reads can still be written by anything else, in any future of `s`: its
+//!    reads are declared per program counter ([`reads`]) in two classes, a tab's **tree**
+//!    (navigables, their active documents, lifecycles) and a document's **tool map**, and
+//!    [`future_writes`] over-approximates every write to those classes that the rest of the
+//!    system (scripts from their current statement on, the environment's remaining budget,
+//!    the abort steps of controllers that can still be aborted) can still perform.
+//!
+//! In-parallel threads never write either class (only scripts, the abort steps and the
+//! environment do: `register-tool`, `unregister-tool`, `lifecycle.rs`), so other threads
+//! contribute nothing to (2). A safe step is then independent of every action any other
+//! actor can take before it: it reads nothing they write and writes nothing they read
+//! (no action reads another thread's locals, except `mark_tools_changed`, which the
+//! `changed` read of a walk's first step accounts for), and nothing can disable it (a
+//! thread's step is enabled until it runs). So `{step}` is a persistent set. It is also
+//! invisible: no property reads a thread's locals (`docs/model.md` §7 states this contract
+//! of the catalogue), and (1) rules out ghost facts. The state graph is acyclic, so there
+//! is no cycle to ignore an action on. `docs/model.md` §7 gives the soundness argument for
+//! each kind of property.
+//!
+//! A write that leaves a value as it was does not show in (1); every such write in a
+//! thread step is to a location the same step reads (a pending map entry, a local map),
+//! and none of those steps has declared reads, so none is ever safe.
+
+use crate::machine::{Action, WebMcpModel};
+use crate::state::{AbortStep, ScriptStatus, State};
+use crate::threads::{ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
+use crate::world::{DocId, Op, World};
+
+/// Sets of tabs (their trees) and documents (their tool maps), one bit each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Classes {
+    pub trees: u64,
+    pub tools: u64,
+}
+
+impl Classes {
+    fn union(self, o: Classes) -> Classes {
+        Classes {
+            trees: self.trees | o.trees,
+            tools: self.tools | o.tools,
+        }
+    }
+    fn is_empty(self) -> bool {
+        self.trees == 0 && self.tools == 0
+    }
+}
+
+/// What a script can still write from a statement on, per document (precomputed).
+#[derive(Clone, Copy, Debug, Default)]
+struct Suffix {
+    writes: Classes,
+    /// Controllers an `abort` statement still to run aborts.
+    aborts: u64,
+}
+
+/// The per-scenario tables the reduction consults.
+#[derive(Debug)]
+pub struct Footprints {
+    /// Per document: its tab's bit.
+    tab_of_doc: Vec<u64>,
+    /// Per tab: the bits of the documents in it.
+    docs_of_tab: Vec<u64>,
+    /// Per document, per statement index (and one past the end): what the rest writes.
+    suffixes: Vec<Vec<Suffix>>,
+}
+
+const fn bit(i: usize) -> u64 {
+    1 << i
+}
+
+impl Footprints {
+    pub fn of(w: &World) -> Footprints {
+        let tab_of_doc: Vec<u64> = w
+            .docs
+            .iter()
+            .map(|d| bit(w.navs[d.nav.index()].tab.index()))
+            .collect();
+        let mut docs_of_tab = vec![0u64; w.tabs.len()];
+        for (d, tab) in tab_of_doc.iter().enumerate() {
+            docs_of_tab[tab.trailing_zeros() as usize] |= bit(d);
+        }
+        let suffixes = w
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(d, doc)| {
+                let mut out = vec![Suffix::default(); doc.script.len() + 1];
+                for (i, op) in doc.script.iter().enumerate().rev() {
+                    let mut s = out[i + 1];
+                    match op {
+                        // The model context getter returns the document itself.
+                        Op::Register(_) => s.writes.tools |= bit(d),
+                        Op::Abort(c) => s.aborts |= bit(c.index()),
+                        Op::RemoveIframe(n) | Op::Navigate(n) => {
+                            s.writes.trees |= bit(w.navs[n.index()].tab.index())
+                        }
+                        Op::GetTools(_) | Op::Execute(_) | Op::Await(_) | Op::AwaitToolchange => {}
+                    }
+                    out[i] = s;
+                }
+                out
+            })
+            .collect();
+        Footprints {
+            tab_of_doc,
+            docs_of_tab,
+            suffixes,
+        }
+    }
+}
+
+/// Every tree and tool map that some script, abort steps or environment move can still
+/// write, from `s` on.
+pub fn future_writes(w: &World, f: &Footprints, s: &State) -> Classes {
+    let mut writes = Classes::default();
+    let mut aborts = 0u64;
+    for (d, doc) in s.docs.iter().enumerate() {
+        if matches!(
+            doc.script.status,
+            ScriptStatus::Finished | ScriptStatus::Threw
+        ) {
+            continue;
+        }
+        let table = &f.suffixes[d];
+        let suffix = table[(doc.script.pc as usize).min(table.len() - 1)];
+        writes = writes.union(suffix.writes);
+        aborts |= suffix.aborts;
+    }
+    if s.env.interventions_left > 0 {
+        for &c in &w.env.abort {
+            aborts |= bit(c.index());
+        }
+        for &n in w.env.remove_iframe.iter().chain(&w.env.navigate) {
+            if s.env.navs_done & bit(n.index()) == 0 {
+                writes.trees |= bit(w.navs[n.index()].tab.index());
+            }
+        }
+        for &t in &w.env.bfcache {
+            if s.env.bfcache_phase(t) < 2 {
+                writes.trees |= bit(t.index());
+            }
+        }
+    }
+    // The abort steps of a controller that can still be aborted unregister the tools
+    // registered with its signal (register-tool#18.3.1); a registration still to come
+    // adds its step, but is a script statement, already counted.
+    for (c, ctrl) in s.controllers.iter().enumerate() {
+        if aborts & bit(c) == 0 || ctrl.aborted {
+            continue;
+        }
+        for step in ctrl.abort_steps.iter() {
+            if let AbortStep::Register { call } = step {
+                writes.tools |= bit(w.calls[call.index()].doc.index());
+            }
+        }
+    }
+    writes
+}
+
+/// What a thread's next step reads of the two classes, and whether it reads the `changed`
+/// mark other actors set on running getTools walks; `None` when the step is never safe
+/// (it reads or writes shared state beyond the two classes).
+pub fn reads(f: &Footprints, t: &Thread) -> Option<(Classes, bool)> {
+    let tree = |d: DocId| Classes {
+        trees: f.tab_of_doc[d.index()],
+        tools: 0,
+    };
+    match t {
+        // notify-tool-change#2–#3 read the owner's navigable and the tree under it;
+        // #3.1–#3.3 read a navigable's active document and its lifecycle.
+        Thread::Notify { owner, pc, .. } => match pc {
+            NotifyPc::Start | NotifyPc::Visit(_) => Some((tree(*owner), false)),
+            NotifyPc::ResolveRegistration => None,
+        },
+        Thread::GetTools { requestor, pc, .. } => match pc {
+            // get-tools#9.2–#9.3: the walk starts; a tool change before it is unmarked.
+            GetToolsPc::Start => Some((tree(*requestor), true)),
+            // get-tools#9.3.1–#9.3.8: a navigable of the tab and its document's tool map.
+            // A change marked during the walk commutes with it (the mark is carried on).
+            GetToolsPc::Visit { .. } => {
+                let tab = f.tab_of_doc[requestor.index()];
+                Some((
+                    Classes {
+                        trees: tab,
+                        tools: f.docs_of_tab[tab.trailing_zeros() as usize],
+                    },
+                    false,
+                ))
+            }
+            GetToolsPc::Finish { .. } => None,
+        },
+        Thread::Execute {
+            caller, target, pc, ..
+        } => match pc {
+            // execute-tool#15.1: both documents' node navigables.
+            ExecutePc::CheckTraversableAndOrigin => {
+                Some((tree(*caller).union(tree(*target)), false))
+            }
+            // execute-tool#15.7–#15.9: the target's tool map.
+            ExecutePc::CheckToolExists | ExecutePc::ReadToolDefinition => Some((
+                Classes {
+                    trees: 0,
+                    tools: bit(target.index()),
+                },
+                false,
+            )),
+            ExecutePc::SetPending | ExecutePc::QueueToolExecuteSteps => None,
+        },
+        Thread::Cancel(_) | Thread::Completion(_) | Thread::Cleanup { .. } => None,
+    }
+}
+
+impl WebMcpModel {
+    /// A safe step (see the module docs) among the enabled actions of `s`, with the state
+    /// it leads to; `None` when there is none and `s` must be fully expanded.
+    pub fn safe_step(&self, s: &State) -> Option<(Action, State)> {
+        if s.threads.is_empty() {
+            return None;
+        }
+        let w = &*self.world;
+        let f = &*self.footprints;
+        let future = future_writes(w, f, s);
+        for (key, thread) in s.threads.iter() {
+            let Some((r, reads_changed)) = reads(f, thread) else {
+                continue;
+            };
+            if r.trees & future.trees != 0
+                || r.tools & future.tools != 0
+                || (reads_changed && !future.is_empty())
+            {
+                continue;
+            }
+            let next = self.apply(s, Action::Step(*key), &mut ());
+            if only_thread_changed(s, &next, *key) {
+                return Some((Action::Step(*key), next));
+            }
+        }
+        None
+    }
+}
+
+/// Whether `next` differs from `s` only in thread `key`'s entry, which is still there.
+fn only_thread_changed(s: &State, next: &State, key: ThreadKey) -> bool {
+    s.docs == next.docs
+        && s.navs == next.navs
+        && s.queues == next.queues
+        && s.promises == next.promises
+        && s.controllers == next.controllers
+        && s.pending == next.pending
+        && s.bodies == next.bodies
+        && s.env == next.env
+        && s.ghost == next.ghost
+        && s.threads.len() == next.threads.len()
+        && s.threads
+            .iter()
+            .zip(next.threads.iter())
+            .all(|((k1, t1), (k2, t2))| k1 == k2 && (*k1 == key || t1 == t2))
+}

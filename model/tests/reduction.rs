@@ -1,0 +1,155 @@
+//! The partial-order reduction's promises, checked on the full state graphs of the standard
+//! scenarios (and the whole list of fixes): wherever the model names a safe step, that step
+//!
+//! - is enabled, and the state it returns is the one `apply` gives;
+//! - changes nothing but its own thread (so no property can see it);
+//! - commutes with every other action, and with every sequence of up to [`DEPTH`] other
+//!   actions: it stays enabled after them, they stay enabled after it, and both orders reach
+//!   the same state.
+//!
+//! Commuting with every path of non-ample actions is what persistence means; this test
+//! checks it on every path up to [`DEPTH`] long from every state of graphs small enough to
+//! explore, and the verdict comparisons (`tests/cli.rs`, the sweep, the scenario fuzzer)
+//! check its consequence on longer paths.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::PathBuf;
+
+use webmcp_model::machine::Action;
+use webmcp_model::state::State;
+use webmcp_model::{Variant, WebMcpModel, World};
+
+/// How many other actions a safe step is commuted past, on every path.
+const DEPTH: usize = 3;
+/// Scenarios with more reachable states are skipped (the comparison of verdicts covers them).
+const MAX_STATES: usize = 30_000;
+
+fn standard_worlds() -> Vec<World> {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the scenarios directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| World::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect()
+}
+
+fn enabled(m: &WebMcpModel, s: &State) -> Vec<Action> {
+    let mut v = Vec::new();
+    m.enabled_actions(s, &mut v);
+    v
+}
+
+/// Every reachable state, or `None` past [`MAX_STATES`].
+fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
+    let init = m.initial_state();
+    let mut seen = HashSet::from([init.clone()]);
+    let mut queue = VecDeque::from([init.clone()]);
+    let mut all = vec![init];
+    while let Some(s) = queue.pop_front() {
+        for a in enabled(m, &s) {
+            let t = m.apply(&s, a, &mut ());
+            if seen.insert(t.clone()) {
+                if seen.len() > MAX_STATES {
+                    return None;
+                }
+                all.push(t.clone());
+                queue.push_back(t);
+            }
+        }
+    }
+    Some(all)
+}
+
+/// Checks that `a` (leading from `s` to `after_a`) commutes with every path of other
+/// actions from `s` up to `depth` long.
+fn commutes_along_paths(
+    m: &WebMcpModel,
+    a: Action,
+    s: &State,
+    after_a: &State,
+    depth: usize,
+) -> Result<(), String> {
+    if depth == 0 {
+        return Ok(());
+    }
+    for b in enabled(m, s) {
+        if b == a {
+            continue;
+        }
+        let sb = m.apply(s, b, &mut ());
+        if !m.is_enabled(&sb, a) {
+            return Err(format!("{b:?} disables the safe step {a:?}"));
+        }
+        if !m.is_enabled(after_a, b) {
+            return Err(format!("the safe step {a:?} disables {b:?}"));
+        }
+        let sb_a = m.apply(&sb, a, &mut ());
+        let sa_b = m.apply(after_a, b, &mut ());
+        if sb_a != sa_b {
+            return Err(format!(
+                "the safe step {a:?} and {b:?} do not commute:\n{sa_b:?}\n{sb_a:?}"
+            ));
+        }
+        commutes_along_paths(m, a, &sb, &sb_a, depth - 1)
+            .map_err(|e| format!("after {b:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn variants() -> Vec<Variant> {
+    let mut v = vec![Variant::SEED, Variant::proposed()];
+    v.extend(
+        webmcp_model::variant::FIXES
+            .iter()
+            .map(|f| Variant::parse(&format!("seed+{}", f.name)).unwrap()),
+    );
+    v
+}
+
+#[test]
+fn a_safe_step_is_persistent_and_invisible_on_every_standard_scenario() {
+    let mut safe_states = 0usize;
+    let mut checked_scenarios = 0usize;
+    for world in standard_worlds() {
+        for variant in variants() {
+            let m = WebMcpModel::new(world.clone(), variant);
+            let Some(states) = reachable(&m) else {
+                continue;
+            };
+            checked_scenarios += 1;
+            for s in &states {
+                let Some((a, t)) = m.safe_step(s) else {
+                    continue;
+                };
+                safe_states += 1;
+                let name = format!("{} under {}", world.name, variant.name());
+                assert!(m.is_enabled(s, a), "{name}: {a:?} is not enabled");
+                assert_eq!(t, m.apply(s, a, &mut ()), "{name}: {a:?}");
+                let Action::Step(key) = a else {
+                    panic!("{name}: a safe step that is not a thread's step: {a:?}");
+                };
+                assert!(
+                    t.threads.contains_key(&key),
+                    "{name}: {a:?} ended its thread"
+                );
+                let mut s_without = s.clone();
+                let mut t_without = t.clone();
+                s_without.threads = Default::default();
+                t_without.threads = Default::default();
+                assert_eq!(s_without, t_without, "{name}: {a:?} changed shared state");
+                if let Err(e) = commutes_along_paths(&m, a, s, &t, DEPTH) {
+                    panic!("{name}: {e}\nat {s:?}");
+                }
+            }
+        }
+    }
+    // Not vacuous: the reduction applies on many states of many scenarios.
+    assert!(checked_scenarios > 100, "{checked_scenarios} scenario runs");
+    assert!(safe_states > 1_000, "{safe_states} states with a safe step");
+    eprintln!("{safe_states} states with a safe step in {checked_scenarios} scenario runs");
+}
