@@ -318,13 +318,13 @@ pub enum Format {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ReductionArg {
+pub(crate) enum ReductionArg {
     None,
     Por,
 }
 
 impl ReductionArg {
-    fn engine(self) -> webmcp_properties::Reduction {
+    pub(crate) fn engine(self) -> webmcp_properties::Reduction {
         match self {
             ReductionArg::None => webmcp_properties::Reduction::None,
             ReductionArg::Por => webmcp_properties::Reduction::Por,

@@ -34,6 +34,9 @@ pub struct MutantsArgs {
     /// Exit 1 when the mutation score (a percentage, 0 to 100) is below this.
     #[arg(long, value_name = "PERCENT", default_value_t = 90.0, value_parser = percent)]
     min_score: f64,
+    /// Partial-order reduction of every check (as `check --reduction`).
+    #[arg(long, value_enum, default_value = "none")]
+    reduction: crate::ReductionArg,
 }
 
 fn percent(text: &str) -> Result<f64, String> {
@@ -88,7 +91,7 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         eprintln!("webmcp-check: {e}");
         ExitCode::from(3)
     };
-    let baseline = match Baseline::new(models) {
+    let baseline = match Baseline::reduced(models, args.reduction.engine()) {
         Ok(b) => b,
         Err(e) => return Ok(stopped(e)),
     };

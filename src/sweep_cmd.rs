@@ -68,6 +68,9 @@ pub struct SweepArgs {
     /// Stop each scenario's search after this many states (that scenario is then incomplete).
     #[arg(long, value_name = "N")]
     max_states: Option<usize>,
+    /// Partial-order reduction of each scenario's search (as `check --reduction`).
+    #[arg(long, value_enum, default_value = "none")]
+    reduction: crate::ReductionArg,
     /// Write, per violated property, its smallest scenario (NAME.json) and that scenario's
     /// counterexample, minimised (NAME.VARIANT.PROPERTY.itf.json), into this directory.
     #[arg(long, value_name = "DIR")]
@@ -160,6 +163,7 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
         options: CheckOptions {
             threads: 1,
             max_states: args.max_states,
+            reduction: args.reduction.engine(),
             ..CheckOptions::default()
         },
         deadline: args.timeout.map(Duration::from_secs),

@@ -60,3 +60,28 @@ fn bad_mutants_input_is_one_line_and_exit_2() {
         assert!(err.starts_with("webmcp-check: "), "{err}");
     }
 }
+
+/// Each mutant's fate class (killed, survived, equivalent), from the summary `mutants`
+/// prints: one line per mutant, its name then its fate.
+fn fates(args: &[&str]) -> Vec<(String, String)> {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(0), "{args:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let name = words.next()?;
+            let fate = words.next()?;
+            name.contains('@')
+                .then(|| (name.to_string(), fate.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn partial_order_reduction_kills_the_same_mutants() {
+    let full = fates(&["mutants"]);
+    let reduced = fates(&["mutants", "--reduction", "por"]);
+    assert!(full.len() > 100, "{} mutants", full.len());
+    assert_eq!(full, reduced);
+}

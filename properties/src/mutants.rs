@@ -19,7 +19,7 @@ use webmcp_model::mutation::{applicable, candidates, Mutant, Site, Sites};
 use webmcp_model::steps::StepId;
 use webmcp_model::{Recorder, State};
 
-use crate::driver::{check, CheckOptions, ScenarioResult, Verdict};
+use crate::driver::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 use crate::limits::{Budget, StopReason};
 
 /// Collects the sites of one transition.
@@ -153,14 +153,24 @@ pub fn try_same_transitions(model: &WebMcpModel, mutant: Mutant) -> Result<bool,
 pub struct Baseline {
     pub models: Vec<WebMcpModel>,
     pub results: Vec<ScenarioResult>,
+    /// The reduction of every check, unmutated and mutated.
+    pub reduction: Reduction,
 }
 
 impl Baseline {
     /// Checks every model unmutated; scenarios are tried smallest first afterwards.
-    pub fn new(mut models: Vec<WebMcpModel>) -> Result<Baseline, Stopped> {
+    pub fn new(models: Vec<WebMcpModel>) -> Result<Baseline, Stopped> {
+        Baseline::reduced(models, Reduction::None)
+    }
+
+    /// [`Baseline::new`], every check (unmutated and mutated) searched with `reduction`.
+    pub fn reduced(
+        mut models: Vec<WebMcpModel>,
+        reduction: Reduction,
+    ) -> Result<Baseline, Stopped> {
         let mut results: Vec<ScenarioResult> = models
             .iter()
-            .map(|m| check(m.clone(), &one_thread(None)))
+            .map(|m| check(m.clone(), &one_thread(None, reduction)))
             .collect();
         if let Some(r) = results.iter().find(|r| !r.exhaustive || r.is_incomplete()) {
             return Err(Stopped {
@@ -185,6 +195,7 @@ impl Baseline {
         Ok(Baseline {
             models: sorted_models,
             results: sorted_results,
+            reduction,
         })
     }
 
@@ -212,7 +223,7 @@ impl Baseline {
             let mutated = model.clone().with_mutant(mutant);
             let limit = (base.unique_states * bound).max(10_000);
             let run = catch_unwind(AssertUnwindSafe(|| {
-                check(mutated, &one_thread(Some(limit)))
+                check(mutated, &one_thread(Some(limit), self.reduction))
             }));
             let scenario = base.scenario.clone();
             let result = match run {
@@ -254,10 +265,11 @@ impl Baseline {
     }
 }
 
-fn one_thread(max_states: Option<usize>) -> CheckOptions {
+fn one_thread(max_states: Option<usize>, reduction: Reduction) -> CheckOptions {
     CheckOptions {
         threads: 1,
         max_states,
+        reduction,
         ..CheckOptions::default()
     }
 }
