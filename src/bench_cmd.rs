@@ -51,6 +51,14 @@ pub struct BenchArgs {
     /// With --scaling: write the plot here (SVG).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Instead of the per-scenario table, measure each target without and with partial-order
+    /// reduction, side by side (one thread). Targets: the --scenario names and the
+    /// --family-size NAME:N sizes (default: every standard scenario).
+    #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg"])]
+    compare_reduction: bool,
+    /// With --compare-reduction: a family at a size, as NAME:N (repeatable).
+    #[arg(long = "family-size", value_name = "NAME:N")]
+    family_sizes: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -72,6 +80,8 @@ pub struct BenchChildArgs {
     threads: usize,
     #[arg(long)]
     symmetry: bool,
+    #[arg(long, value_enum, default_value = "none")]
+    reduction: crate::ReductionArg,
     #[arg(long)]
     first_counterexamples: bool,
     #[arg(long, value_name = "SECONDS")]
@@ -103,6 +113,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
         target,
         threads: crate::threads_arg(args.threads)?,
         symmetry: args.symmetry,
+        por: args.reduction == crate::ReductionArg::Por,
         first_counterexamples: args.first_counterexamples,
         timeout: args.timeout,
         memory_limit_mib: args.memory_limit,
@@ -142,6 +153,14 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         .chain(std::env::args().skip(1))
         .collect::<Vec<_>>()
         .join(" ");
+    if args.compare_reduction {
+        return compare_reduction(args, &exe, &machine, &command);
+    }
+    if !args.family_sizes.is_empty() {
+        return Err(UsageError(
+            "--family-size names a target of --compare-reduction: add it".into(),
+        ));
+    }
     let (rows, scaling) = if args.scaling {
         let families = if args.families.is_empty() {
             Family::ALL.to_vec()
@@ -196,6 +215,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 target: Target::Scenario(name.clone()),
                 threads: args.threads,
                 symmetry: args.symmetry,
+                por: false,
                 first_counterexamples: true,
                 timeout: None,
                 memory_limit_mib: Some(args.memory_limit),
@@ -227,4 +247,62 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         ),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `bench --compare-reduction`: each target without and with partial-order reduction.
+fn compare_reduction(
+    args: &BenchArgs,
+    exe: &std::path::Path,
+    machine: &Machine,
+    command: &str,
+) -> Result<ExitCode, UsageError> {
+    let mut targets = Vec::new();
+    for name in &args.scenarios {
+        catalog::named(name).map_err(UsageError)?;
+        targets.push(Target::Scenario(name.clone()));
+    }
+    for text in &args.family_sizes {
+        let (name, size) = text
+            .split_once(':')
+            .ok_or_else(|| UsageError(format!("--family-size takes NAME:N, not \"{text}\"")))?;
+        let size: usize = size
+            .parse()
+            .ok()
+            .filter(|n| (1..=64).contains(n))
+            .ok_or_else(|| UsageError(format!("--family-size {text}: N is 1 to 64")))?;
+        targets.push(Target::Family(family_named(name)?, size));
+    }
+    if targets.is_empty() {
+        targets = catalog::all()
+            .map_err(UsageError)?
+            .into_iter()
+            .map(|w| Target::Scenario(w.name))
+            .collect();
+    }
+    let pairs = bench::compare_reduction(
+        exe,
+        &targets,
+        args.repeat.unwrap_or(1),
+        Some(args.timeout),
+        args.memory_limit,
+        &mut |p| {
+            eprintln!(
+                "bench: {}: {} states without reduction, {} with",
+                p.target, p.none.unique_states, p.por.unique_states
+            )
+        },
+    )
+    .map_err(|e| UsageError(e.to_string()))?;
+    match args.format {
+        BenchFormat::Markdown => out!("{}", bench::reduction_markdown(&pairs, machine, command)),
+        BenchFormat::Json => outln!("{}", serde_json::to_string_pretty(&pairs).expect("JSON")),
+    }
+    let stopped = pairs
+        .iter()
+        .any(|p| !p.none.exhaustive || !p.por.exhaustive);
+    Ok(if stopped {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

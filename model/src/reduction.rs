@@ -217,20 +217,61 @@ pub fn reads(f: &Footprints, t: &Thread) -> Option<(Classes, bool)> {
     }
 }
 
+/// Why a thread's step is not safe at a state (for profiles of the reduction).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Blocker {
+    /// Its kind of step always reads or writes shared state beyond the two classes.
+    Kind(&'static str),
+    /// It reads a tab's tree that something else can still change.
+    TreeMayChange,
+    /// It reads a tool map that something else can still change.
+    ToolsMayChange,
+    /// It starts a getTools walk while a tool map or tree can still change.
+    WalkMarkMayChange,
+    /// On this state it writes shared state (queues a task, ends its thread, records a
+    /// ghost fact).
+    WritesShared,
+}
+
 impl WebMcpModel {
-    /// A safe step (see the module docs) among the enabled actions of `s`, with the state
-    /// it leads to; `None` when there is none and `s` must be fully expanded.
-    pub fn safe_step(&self, s: &State) -> Option<(Action, State)> {
-        if s.threads.is_empty() {
-            return None;
-        }
+    /// For each thread of `s`, why its step is not safe (`None`: it is).
+    pub fn blockers(&self, s: &State) -> Vec<(ThreadKey, Option<Blocker>)> {
         let w = &*self.world;
         let f = &*self.footprints;
         let future = future_writes(w, f, s);
+        s.threads
+            .iter()
+            .map(|(key, thread)| {
+                let blocker = match reads(f, thread) {
+                    None => Some(Blocker::Kind(kind_name(thread))),
+                    Some((r, _)) if r.trees & future.trees != 0 => Some(Blocker::TreeMayChange),
+                    Some((r, _)) if r.tools & future.tools != 0 => Some(Blocker::ToolsMayChange),
+                    Some((_, true)) if !future.is_empty() => Some(Blocker::WalkMarkMayChange),
+                    Some(_) => {
+                        let next = self.apply(s, Action::Step(*key), &mut ());
+                        (!only_thread_changed(s, &next, *key)).then_some(Blocker::WritesShared)
+                    }
+                };
+                (*key, blocker)
+            })
+            .collect()
+    }
+
+    /// A safe step (see the module docs) among the enabled actions of `s`, with the state
+    /// it leads to; `None` when there is none and `s` must be fully expanded.
+    pub fn safe_step(&self, s: &State) -> Option<(Action, State)> {
+        let w = &*self.world;
+        let f = &*self.footprints;
+        // Computed once, and only for a state with a candidate step.
+        let mut future: Option<Classes> = None;
         for (key, thread) in s.threads.iter() {
             let Some((r, reads_changed)) = reads(f, thread) else {
                 continue;
             };
+            if likely_queues(w, s, thread) {
+                continue;
+            }
+            let future = *future.get_or_insert_with(|| future_writes(w, f, s));
             if r.trees & future.trees != 0
                 || r.tools & future.tools != 0
                 || (reads_changed && !future.is_empty())
@@ -243,6 +284,34 @@ impl WebMcpModel {
             }
         }
         None
+    }
+}
+
+/// Whether a notification's next visit finds a document it may notify, and so queues a
+/// task (not safe): skipping the trial step saves its cost. Skipping is always sound.
+fn likely_queues(w: &World, s: &State, t: &Thread) -> bool {
+    match t {
+        Thread::Notify {
+            pc: NotifyPc::Visit(navs),
+            ..
+        } => {
+            let mut navs = *navs;
+            navs.pop()
+                .and_then(|n| s.navs[n.index()].active)
+                .is_some_and(|d| s.allowed_to_use_tools(w, d))
+        }
+        _ => false,
+    }
+}
+
+fn kind_name(t: &Thread) -> &'static str {
+    match t {
+        Thread::Notify { .. } => "notify (resolving the registration)",
+        Thread::GetTools { .. } => "getTools (finishing the walk)",
+        Thread::Execute { .. } => "execute (storing the pending execution or queuing)",
+        Thread::Cancel(_) => "cancel a pending tool execution",
+        Thread::Completion(_) => "completion steps",
+        Thread::Cleanup { .. } => "unloading cleanup",
     }
 }
 

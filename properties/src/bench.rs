@@ -115,14 +115,20 @@ pub enum Family {
     /// One document registers a tool, lists it and executes it n times without awaiting
     /// (n concurrent executions; each body may fulfil or reject).
     Executions,
+    /// A caller and a cross-origin target iframe that exposes its tool to the caller: the
+    /// caller executes it n times, each with its own AbortController that the environment
+    /// may abort at any moment, and the environment may remove the target at any moment
+    /// (the scenario of `docs/performance.md`'s comparison with Spin).
+    CallerTarget,
 }
 
 impl Family {
-    pub const ALL: [Family; 4] = [
+    pub const ALL: [Family; 5] = [
         Family::Tabs,
         Family::Iframes,
         Family::Registrations,
         Family::Executions,
+        Family::CallerTarget,
     ];
 
     pub fn name(self) -> &'static str {
@@ -131,6 +137,7 @@ impl Family {
             Family::Iframes => "iframes",
             Family::Registrations => "registrations",
             Family::Executions => "executions",
+            Family::CallerTarget => "caller-target",
         }
     }
 
@@ -145,6 +152,9 @@ impl Family {
             Family::Iframes => "same-origin iframes (documents in one tab)",
             Family::Registrations => "registerTool statements in one script (script budget)",
             Family::Executions => "concurrent executeTool calls",
+            Family::CallerTarget => {
+                "abortable executeTool calls of a removable cross-origin target"
+            }
         }
     }
 
@@ -211,6 +221,29 @@ impl Family {
                     json!({"toolOutcomes": ["fulfil", "reject"]}),
                 )
             }
+            Family::CallerTarget => {
+                scripts.insert(
+                    "target".into(),
+                    json!([{"registerTool": {"name": "t1", "description": "a test tool"}, "exposedTo": ["https://a.example"]}]),
+                );
+                let mut ops = vec![
+                    json!({"awaitToolchange": true}),
+                    json!({"as": "list", "getTools": {"fromOrigins": ["https://b.example"]}}),
+                    json!({"await": "list"}),
+                ];
+                ops.extend((1..=n).map(|i| {
+                    json!({"as": format!("exec{i}"), "executeTool": {"from": "list", "name": "t1"}, "input": {"$js": "reaches-body"}, "signal": format!("c{i}")})
+                }));
+                scripts.insert("caller".into(), Value::Array(ops));
+                let aborts: Vec<Value> = (1..=n).map(|i| json!(format!("c{i}"))).collect();
+                (
+                    format!("A caller executes a cross-origin iframe's tool {n} times, each abortable; the iframe may be removed."),
+                    vec![json!({"tab": "main", "top": {"doc": "caller", "url": "https://a.example/", "iframes": [
+                        {"nav": "frame", "doc": "target", "url": "https://b.example/", "allow": "tools"}
+                    ]}})],
+                    json!({"abort": aborts, "removeIframe": ["frame"], "toolOutcomes": ["fulfil", "reject"]}),
+                )
+            }
         };
         json!({
             "name": format!("family-{}-{n}", self.name()),
@@ -244,6 +277,8 @@ pub struct ChildSpec {
     pub target: Target,
     pub threads: usize,
     pub symmetry: bool,
+    /// Partial-order reduction (`--reduction por`).
+    pub por: bool,
     /// Also time, for each violated property, a BFS bounded at its counterexample's depth.
     pub first_counterexamples: bool,
     /// Stop the run after this many seconds (the measurement is then not exhaustive).
@@ -269,6 +304,9 @@ impl ChildSpec {
         args.extend(["--threads".into(), self.threads.to_string()]);
         if self.symmetry {
             args.push("--symmetry".into());
+        }
+        if self.por {
+            args.extend(["--reduction".into(), "por".into()]);
         }
         if self.first_counterexamples {
             args.push("--first-counterexamples".into());
@@ -329,11 +367,18 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
     properties();
     crate::limits::set_process_memory_limit(spec.memory_limit_mib);
     let baseline_rss_kib = peak_rss_kib();
-    let opts = options(
-        spec.threads,
-        spec.symmetry,
-        spec.timeout.map(Duration::from_secs),
-    );
+    let opts = CheckOptions {
+        reduction: if spec.por {
+            crate::driver::Reduction::Por
+        } else {
+            crate::driver::Reduction::None
+        },
+        ..options(
+            spec.threads,
+            spec.symmetry,
+            spec.timeout.map(Duration::from_secs),
+        )
+    };
     let cpu_before = cpu_seconds();
     let result = check(model.clone(), &opts);
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
@@ -816,6 +861,7 @@ pub fn run_scaling(
                     target: Target::Family(family, size),
                     threads,
                     symmetry,
+                    por: false,
                     first_counterexamples: false,
                     timeout: Some(config.timeout),
                     memory_limit_mib: Some(config.memory_limit_mib),
@@ -1136,13 +1182,14 @@ mod tests {
             target: Target::Family(Family::Tabs, 3),
             threads: 2,
             symmetry: false,
+            por: true,
             first_counterexamples: true,
             timeout: Some(60),
             memory_limit_mib: Some(4096),
         };
         assert_eq!(
             spec.args().join(" "),
-            "bench-child --family tabs --size 3 --threads 2 --first-counterexamples --timeout 60 --memory-limit 4096"
+            "bench-child --family tabs --size 3 --threads 2 --reduction por --first-counterexamples --timeout 60 --memory-limit 4096"
         );
     }
 
@@ -1183,4 +1230,96 @@ mod tests {
             assert!(peak_rss_kib().is_some_and(|k| k > 0));
         }
     }
+}
+
+/// One target measured without and with partial-order reduction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReductionPair {
+    pub target: String,
+    pub none: Row,
+    pub por: Row,
+}
+
+/// Measures each target twice, one thread, without and then with partial-order reduction,
+/// each run in its own process.
+pub fn compare_reduction(
+    exe: &Path,
+    targets: &[Target],
+    repeat: usize,
+    timeout: Option<u64>,
+    memory_limit_mib: u64,
+    progress: &mut dyn FnMut(&ReductionPair),
+) -> Result<Vec<ReductionPair>, ChildError> {
+    let mut pairs = Vec::new();
+    for target in targets {
+        let spec = |por| ChildSpec {
+            target: target.clone(),
+            threads: 1,
+            symmetry: false,
+            por,
+            first_counterexamples: false,
+            timeout,
+            memory_limit_mib: Some(memory_limit_mib),
+        };
+        let none = measure_repeated(exe, &spec(false), repeat)?;
+        let por = measure_repeated(exe, &spec(true), repeat)?;
+        let pair = ReductionPair {
+            target: match target {
+                Target::Scenario(name) => name.clone(),
+                Target::Family(f, n) => format!("{} family, size {n}", f.name()),
+            },
+            none,
+            por,
+        };
+        progress(&pair);
+        pairs.push(pair);
+    }
+    Ok(pairs)
+}
+
+/// The comparison as a Markdown table: states, time, CPU states/s and memory, side by side.
+pub fn reduction_markdown(pairs: &[ReductionPair], machine: &Machine, command: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Command: `{command}`. Machine: {} CPUs ({}). One thread, exhaustive BFS, seed variant; each run in a fresh process.\n",
+        machine.nproc, machine.cpu
+    );
+    out.push_str("| target | states (none) | states (por) | fewer | time (none) | time (por) | CPU states/s (none) | CPU states/s (por) | peak MiB (none) | peak MiB (por) |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let per_cpu = |r: &Row| {
+        r.cpu_seconds
+            .filter(|c| *c > 0.0)
+            .map_or("-".to_string(), |c| {
+                thousands((r.unique_states as f64 / c) as u64)
+            })
+    };
+    let mib = |r: &Row| {
+        r.peak_rss_kib
+            .map_or("-".to_string(), |k| thousands(k / 1024))
+    };
+    let states = |r: &Row| {
+        let n = thousands(r.unique_states as u64);
+        match &r.stopped {
+            Some(why) => format!("{n} (stopped: {why})"),
+            None => n,
+        }
+    };
+    for p in pairs {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.2}x | {} | {} | {} | {} | {} | {} |",
+            p.target,
+            states(&p.none),
+            states(&p.por),
+            p.none.unique_states as f64 / p.por.unique_states.max(1) as f64,
+            seconds_text(p.none.seconds),
+            seconds_text(p.por.seconds),
+            per_cpu(&p.none),
+            per_cpu(&p.por),
+            mib(&p.none),
+            mib(&p.por),
+        );
+    }
+    out
 }

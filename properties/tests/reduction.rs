@@ -99,6 +99,40 @@ fn compare(variants: &[Variant]) {
     );
 }
 
+/// The catalogue's side of the contract: no property tells a state from its safe step's
+/// successor (checked on every state of the standard scenarios that has a safe step).
+#[test]
+fn no_property_sees_a_safe_step() {
+    let props = webmcp_properties::properties();
+    let mut seen = 0usize;
+    for world in standard_worlds() {
+        let m = WebMcpModel::new(world.clone(), Variant::SEED);
+        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+        let mut visited = std::collections::HashSet::new();
+        while let Some(s) = queue.pop_front() {
+            if !visited.insert(s.clone()) || visited.len() > 50_000 {
+                continue;
+            }
+            if let Some((_, t)) = m.safe_step(&s) {
+                seen += 1;
+                for p in props {
+                    assert_eq!(
+                        (p.holds)(&m, &s),
+                        (p.holds)(&m, &t),
+                        "{}: {} sees a safe step",
+                        world.name,
+                        p.name
+                    );
+                }
+            }
+            let mut actions = Vec::new();
+            m.enabled_actions(&s, &mut actions);
+            queue.extend(actions.into_iter().map(|a| m.apply(&s, a, &mut ())));
+        }
+    }
+    assert!(seen > 1_000, "{seen} safe steps");
+}
+
 #[test]
 fn the_reduction_changes_no_verdict_of_the_draft() {
     compare(&[Variant::SEED]);

@@ -1,6 +1,12 @@
 //! The property catalogue: every spec Assert, every implicit "this entry exists", every Note
 //! that claims a guarantee, the behavioural properties the draft intends, liveness at
 //! terminal states, and the witnesses that keep all of them from being vacuous.
+//!
+//! **Contract with partial-order reduction** (`docs/model.md` §7): no predicate reads an
+//! in-parallel thread's locals (its program counter and the values it carries); a predicate
+//! may ask which threads exist. The reduction's safe steps change nothing else, which is what
+//! makes them invisible; `properties/tests/reduction.rs` checks it on every safe step of the
+//! standard scenarios.
 
 use webmcp_model::machine::WebMcpModel;
 use webmcp_model::state::State;
