@@ -526,6 +526,8 @@ pub struct Symmetry {
     groups: Vec<Vec<Block>>,
     /// Every element of the product of the groups' symmetric groups except the identity.
     perms: Vec<Perm>,
+    /// Per renaming of `perms`, per group, per member: the member it is sent to.
+    destinations: Vec<Vec<Vec<usize>>>,
 }
 
 impl Symmetry {
@@ -571,6 +573,7 @@ impl Symmetry {
         let mut sym = Symmetry {
             groups,
             perms: Vec::new(),
+            destinations: Vec::new(),
         };
         // Shrink the largest groups until the enumeration stays within bounds.
         while sym.order() > MAX_PERMUTATIONS {
@@ -582,6 +585,28 @@ impl Symmetry {
         }
         match sym.enumerate(w) {
             Some(perms) => sym.perms = perms,
+            None => return Symmetry::none(),
+        }
+        let destinations = sym
+            .perms
+            .iter()
+            .map(|p| {
+                sym.groups
+                    .iter()
+                    .map(|g| {
+                        g.iter()
+                            .map(|b| {
+                                let image = b.tab.map(|t| p.tab(t));
+                                g.iter().position(|m| m.tab == image)
+                            })
+                            .collect::<Option<Vec<usize>>>()
+                    })
+                    .collect::<Option<Vec<Vec<usize>>>>()
+            })
+            .collect::<Option<Vec<_>>>();
+        match destinations {
+            Some(d) => sym.destinations = d,
+            // A renaming that does not permute a group's members: no reduction.
             None => return Symmetry::none(),
         }
         sym
@@ -624,17 +649,55 @@ impl Symmetry {
             .join(" ")
     }
 
-    /// The least state (under `Ord`) among the renamings of `s` by every permutation of the
-    /// groups: the same for every state of one equivalence class.
+    /// The representative of `s`'s class: the least state (under `Ord`) among the renamings
+    /// of `s` that put every group's members in the order of their [`signature`]s, ties
+    /// enumerated.
+    ///
+    /// The same for every state of one class: a member's signature reads only its own part
+    /// of the state, in its own id order, so renaming `s` by a symmetry `π` gives member
+    /// `π(m)` the signature `m` had. The renamings that sort `π(s)`'s members are then those
+    /// that sort `s`'s composed with `π⁻¹`, and they produce the same set of states. Sorting
+    /// leaves only ties to enumerate: most states rename once, where trying every permutation
+    /// renamed each state `n! - 1` times.
     pub fn representative(&self, s: &State) -> State {
-        let mut best: Option<State> = None;
-        for p in &self.perms {
+        if self.perms.is_empty() {
+            return s.clone();
+        }
+        let signatures: Vec<Vec<Vec<u32>>> = self
+            .groups
+            .iter()
+            .map(|g| g.iter().map(|b| signature(s, b)).collect())
+            .collect();
+        let sorted: Vec<Vec<&Vec<u32>>> = signatures
+            .iter()
+            .map(|g| {
+                let mut v: Vec<&Vec<u32>> = g.iter().collect();
+                v.sort_unstable();
+                v
+            })
+            .collect();
+        // A renaming qualifies when it sends every member to the place its signature has in
+        // sorted order.
+        let sorts = |dest: &[Vec<usize>]| {
+            dest.iter().enumerate().all(|(g, to)| {
+                to.iter()
+                    .enumerate()
+                    .all(|(i, &j)| *sorted[g][j] == signatures[g][i])
+            })
+        };
+        let identity: Vec<Vec<usize>> =
+            self.groups.iter().map(|g| (0..g.len()).collect()).collect();
+        let mut best: Option<State> = sorts(&identity).then(|| s.clone());
+        for (p, dest) in self.perms.iter().zip(&self.destinations) {
+            if !sorts(dest) {
+                continue;
+            }
             let r = s.rename(p);
-            if r < *best.as_ref().unwrap_or(s) {
+            if best.as_ref().is_none_or(|b| r < *b) {
                 best = Some(r);
             }
         }
-        best.unwrap_or_else(|| s.clone())
+        best.expect("some renaming of the groups sorts their members")
     }
 
     /// Builds every non-identity renaming; `None` if one of them is not an automorphism.
@@ -690,6 +753,75 @@ impl Symmetry {
         }
         Some(perms)
     }
+}
+
+/// What one member's own part of a state looks like, with its ids written as positions in
+/// the member's own id lists (and ids of other members as `u32::MAX`): two members of a
+/// group whose parts differ only by the renaming between them get the same signature.
+pub fn signature(s: &State, b: &Block) -> Vec<u32> {
+    const OTHER: u32 = u32::MAX;
+    let call = |c: CallId| {
+        b.calls
+            .iter()
+            .position(|&x| x == c)
+            .map_or(OTHER, |i| i as u32)
+    };
+    let doc = |d: DocId| {
+        b.docs
+            .iter()
+            .position(|&x| x == d)
+            .map_or(OTHER, |i| i as u32)
+    };
+    let mut v = Vec::with_capacity(8 * b.docs.len() + 2 * b.navs.len() + 5 * b.calls.len() + 8);
+    for &d in &b.docs {
+        let st = s.doc(d);
+        let (status, arg) = match st.script.status {
+            ScriptStatus::NotStarted => (0, 0),
+            ScriptStatus::AwaitingCall(c) => (1, call(c)),
+            ScriptStatus::AwaitingToolchange => (2, 0),
+            ScriptStatus::Ready => (3, 0),
+            ScriptStatus::Finished => (4, 0),
+            ScriptStatus::Threw => (5, 0),
+        };
+        v.extend([
+            st.lifecycle as u32,
+            u32::from(st.script.pc),
+            status,
+            arg,
+            u32::from(st.toolchanges),
+            u32::from(st.cleanups),
+            st.tools.len() as u32,
+            st.local.len() as u32,
+        ]);
+    }
+    for &n in &b.navs {
+        let nav = &s.navs[n.index()];
+        v.push(u32::from(nav.attached));
+        v.push(nav.active.map_or(OTHER - 1, doc));
+        v.push(u32::from(s.env.navs_done & (1 << n.index()) != 0));
+    }
+    for &c in &b.calls {
+        let p = &s.promises[c.index()];
+        v.push(match p.status {
+            Status::NotCalled => 0,
+            Status::Pending => 1,
+            Status::Fulfilled(_) => 2,
+            Status::Rejected(_) => 3,
+        });
+        v.push(u32::from(p.attempts));
+        v.push(match s.bodies.get(&c) {
+            None => 0,
+            Some(body) => 1 + u32::from(body.settled),
+        });
+    }
+    for &c in &b.ctrls {
+        v.push(u32::from(s.controllers[c.index()].aborted));
+    }
+    if let Some(t) = b.tab {
+        v.push(s.pending[t.index()].len() as u32);
+        v.push(u32::from(s.env.bfcache_phase(t)));
+    }
+    v
 }
 
 /// Two blocks with the same ids (agents may be listed in another order).

@@ -488,3 +488,38 @@ fn tabs_that_differ_are_not_grouped() {
     let w = World::from_json(&v.to_string()).unwrap();
     assert_eq!(Symmetry::of(&w).describe(&w), "{one, two}");
 }
+
+/// Four interchangeable tabs, each registering a tool (the tabs family at n = 4). Many states tie on the members' signatures (tabs in the same local state),
+/// so the representative enumerates ties: the classes must still be exact (Burnside's count
+/// included).
+#[test]
+fn four_interchangeable_tabs_tie_and_stay_exact() {
+    let mut scripts = serde_json::Map::new();
+    let mut tabs = Vec::new();
+    for i in 1..=4 {
+        tabs.push(serde_json::json!({"tab": format!("tab{i}"), "top": {"doc": format!("top{i}"), "url": "https://a.example/"}}));
+        scripts.insert(
+            format!("top{i}"),
+            serde_json::json!([
+                {"registerTool": {"name": "t1", "description": "a test tool"}}
+            ]),
+        );
+    }
+    let text = serde_json::json!({
+        "name": "four-tabs", "summary": "four interchangeable tabs", "description": "a test",
+        "tabs": tabs,
+        "scripts": scripts,
+        "environment": {}
+    })
+    .to_string();
+    let w = World::from_json(&text).expect("compiles");
+    let sym = Symmetry::of(&w);
+    assert_eq!(sym.order(), 24);
+    let counts = check_exact("four-tabs", &w, &sym, variants()[0]);
+    assert!(
+        counts.reduced * 10 < counts.plain,
+        "{} of {}",
+        counts.reduced,
+        counts.plain
+    );
+}
