@@ -5,6 +5,7 @@
 #[macro_use]
 mod stdout;
 
+mod alloc;
 mod baseline;
 mod bench_cmd;
 mod catalog;
@@ -348,11 +349,9 @@ pub(crate) struct UsageError(pub(crate) String);
 /// The environment variable of the hidden test hook [`limits::refuse_threads_above`].
 const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
 
-/// mimalloc rather than the system allocator: a search allocates and frees states by the
-/// million, and the parallel search frees on one thread what another allocated, which
-/// glibc's malloc pays for in consolidation (docs/performance.md).
+/// mimalloc rather than the system allocator (`alloc.rs` says why, and how it is called).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::MiMalloc = alloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
