@@ -230,6 +230,17 @@ impl JsValue {
         }
     }
 
+    /// Whether this value is `undefined`, which WebIDL reads as "not given": an optional
+    /// argument takes its default, a dictionary member is not present.
+    pub fn is_undefined(&self) -> bool {
+        matches!(
+            self,
+            JsValue::Special {
+                js: SpecialValue::Undefined
+            }
+        )
+    }
+
     /// Whether this value is a JavaScript Object (what WebIDL's `object` type accepts).
     pub fn is_object(&self) -> bool {
         match self {

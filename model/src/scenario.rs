@@ -97,8 +97,13 @@ pub struct OpSpec {
     pub get_tools: Option<GetToolsSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execute_tool: Option<ToolRefSpec>,
-    /// `executeTool`'s inputObject; `{}` when absent, as in the IDL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `executeTool`'s inputObject; `{}` when absent, as in the IDL. `null` is given (and
+    /// is not an object), unlike an absent member.
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub input: Option<JsValue>,
     /// `exposedTo` of registerTool's options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -277,4 +282,9 @@ pub fn read_file(path: &std::path::Path) -> Result<String, crate::error::Scenari
             e.utf8_error().valid_up_to()
         )))
     })
+}
+
+/// A member that is present is given, even as `null` (which serde would read as absent).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<JsValue>, D::Error> {
+    JsValue::deserialize(d).map(Some)
 }

@@ -709,7 +709,13 @@ impl Compiler {
                 None => None,
             };
             let description = self.intern(&t.description)?;
-            let schema = match t.input_schema.as_ref().map(|v| v.serialize()) {
+            // A dictionary member whose value is undefined is not present (WebIDL).
+            let schema = match t
+                .input_schema
+                .as_ref()
+                .filter(|v| !v.is_undefined())
+                .map(|v| v.serialize())
+            {
                 Some(Ok(text)) => Some(Ok(self.intern(&text)?)),
                 Some(Err(thrown)) => Some(Err(thrown)),
                 None => None,
@@ -782,9 +788,12 @@ impl Compiler {
                 }
             };
             let call = self.new_call(doc, op, CallKind::Execute, at)?;
+            // `optional object inputObject = {}`: an absent or undefined argument is `{}`
+            // (WebIDL's overload resolution takes the default for undefined).
             let input = op
                 .input
                 .clone()
+                .filter(|v| !v.is_undefined())
                 .unwrap_or(JsValue::Json(serde_json::json!({})));
             let input_json = match input.serialize() {
                 Ok(s) => Ok(self.intern(&s)?),

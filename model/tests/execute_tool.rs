@@ -248,3 +248,40 @@ fn body_rejection_rejects_with_unknown_error() {
         );
     }
 }
+
+/// The compiled `executeTool` statement of `model`'s script (the last statement).
+fn execute_op(m: &WebMcpModel) -> webmcp_model::world::ExecuteOp {
+    let top = doc(m, "top");
+    match m.world.docs[top.index()].script.last() {
+        Some(webmcp_model::world::Op::Execute(e)) => e.clone(),
+        other => panic!("not an executeTool statement: {other:?}"),
+    }
+}
+
+/// `optional object inputObject = {}`: WebIDL gives an undefined argument the default, so
+/// `executeTool(tool, undefined)` is `executeTool(tool, {})`, not a TypeError; `null` and
+/// primitives are still not objects.
+#[test]
+fn undefined_input_is_the_default_empty_object() {
+    let exec = |input: Option<Json>| {
+        let mut e = json!({"executeTool": {"from": "list", "name": "t1"}});
+        if let Some(i) = input {
+            e["input"] = i;
+        }
+        with_tool(
+            vec![
+                json!({"as": "list", "getTools": {}}),
+                json!({"await": "list"}),
+            ],
+            e,
+        )
+    };
+    let absent = execute_op(&exec(None));
+    let undefined = execute_op(&exec(Some(json!({"$js": "undefined"}))));
+    assert!(undefined.input_is_object);
+    assert_eq!(undefined.input_json, absent.input_json);
+    for not_object in [json!(null), json!(42), json!("text")] {
+        let op = execute_op(&exec(Some(not_object.clone())));
+        assert!(!op.input_is_object, "{not_object}");
+    }
+}

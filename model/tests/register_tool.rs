@@ -378,3 +378,22 @@ fn signal_registered_then_aborted_unregisters_and_rejects() {
     // The later resolution task finds the promise already rejected.
     assert_rejected(&m, &end, "reg", Reason::Aborted(ac), "register-tool#18.3.2");
 }
+
+/// A dictionary member whose value is undefined is not present (WebIDL): registering with
+/// `inputSchema: undefined` is registering without one, not a TypeError at #13.
+#[test]
+fn undefined_input_schema_is_no_input_schema() {
+    let schema_of = |tool: Json| {
+        let m = model(&one_doc(json!([{ "registerTool": tool }])));
+        let top = doc(&m, "top");
+        match &m.world.docs[top.index()].script[0] {
+            webmcp_model::world::Op::Register(r) => r.schema.clone(),
+            other => panic!("not a registerTool statement: {other:?}"),
+        }
+    };
+    let absent = schema_of(json!({"name": "t1", "description": "d"}));
+    let undefined =
+        schema_of(json!({"name": "t1", "description": "d", "inputSchema": {"$js": "undefined"}}));
+    assert_eq!(absent, None);
+    assert_eq!(undefined, None);
+}
