@@ -387,7 +387,7 @@ fn undefined_input_schema_is_no_input_schema() {
         let m = model(&one_doc(json!([{ "registerTool": tool }])));
         let top = doc(&m, "top");
         match &m.world.docs[top.index()].script[0] {
-            webmcp_model::world::Op::Register(r) => r.schema.clone(),
+            webmcp_model::world::Op::Register(r) => r.schema,
             other => panic!("not a registerTool statement: {other:?}"),
         }
     };
