@@ -653,6 +653,12 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     if args.symmetry && args.mode != ModeArg::Bfs {
         return Err(UsageError("--symmetry works with --mode bfs only".into()));
     }
+    if args.reduction == ReductionArg::Por && sim {
+        return Err(UsageError(
+            "--reduction por prunes an exhaustive search: it needs --mode bfs or dfs, not random walks"
+                .into(),
+        ));
+    }
     let baseline = match &args.baseline {
         Some(path) => Some(baseline::Baseline::load(path).map_err(UsageError)?),
         None => None,
@@ -779,6 +785,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.mode != ModeArg::Bfs
         || args.threads != 1
         || args.symmetry
+        || args.reduction == ReductionArg::Por
         || args.baseline.is_some()
     {
         return Err(UsageError(
