@@ -87,6 +87,20 @@ fn compare(variants: &[Variant]) {
             assert!(reduced.unique_states <= full.unique_states, "{name}");
             fewer += usize::from(reduced.unique_states < full.unique_states);
             runs += 1;
+            // Both reductions together (docs/model.md §7: the induction maps each path by
+            // the symmetry that canonicalised its state).
+            let both = check(
+                m.clone(),
+                &CheckOptions {
+                    symmetry: true,
+                    ..options(Reduction::Por)
+                },
+            );
+            assert_eq!(verdicts(&full), verdicts(&both), "{name} with symmetry");
+            assert!(both.unique_states <= reduced.unique_states, "{name}");
+            if let Err(e) = replay_paths(&m, &both) {
+                panic!("{name} with symmetry: {e}");
+            }
             if let Err(e) = replay_paths(&m, &reduced) {
                 panic!("{name}: {e}");
             }
