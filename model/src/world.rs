@@ -135,6 +135,8 @@ pub struct Call {
     pub doc: DocId,
     pub label: String,
     pub kind: CallKind,
+    /// The index of the statement that makes the call in its document's script.
+    pub statement: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -277,24 +279,18 @@ impl World {
     }
     /// The `execute-tool` call with uuid `call`.
     pub fn execute_op(&self, call: CallId) -> &ExecuteOp {
-        let doc = &self.docs[self.calls[call.index()].doc.index()];
-        doc.script
-            .iter()
-            .find_map(|op| match op {
-                Op::Execute(e) if e.call == call => Some(e),
-                _ => None,
-            })
-            .expect("an execute call id names an executeTool statement")
+        let c = &self.calls[call.index()];
+        match &self.docs[c.doc.index()].script[c.statement] {
+            Op::Execute(e) if e.call == call => e,
+            _ => panic!("an execute call id names an executeTool statement"),
+        }
     }
     pub fn register_op(&self, call: CallId) -> &RegisterOp {
-        let doc = &self.docs[self.calls[call.index()].doc.index()];
-        doc.script
-            .iter()
-            .find_map(|op| match op {
-                Op::Register(r) if r.call == call => Some(r),
-                _ => None,
-            })
-            .expect("a register call id names a registerTool statement")
+        let c = &self.calls[call.index()];
+        match &self.docs[c.doc.index()].script[c.statement] {
+            Op::Register(r) if r.call == call => r,
+            _ => panic!("a register call id names a registerTool statement"),
+        }
     }
 
     /// Parses a scenario file's text (a leading UTF-8 byte-order mark is ignored).
@@ -485,6 +481,19 @@ impl Compiler {
                 let at = format!("scripts.{doc_name}[{i}]");
                 script.push(self.op(DocId::nth(doc), op, &at)?);
             }
+            for (i, op) in script.iter().enumerate() {
+                let call = match op {
+                    Op::Register(r) => r.call,
+                    Op::GetTools(g) => g.call,
+                    Op::Execute(e) => e.call,
+                    Op::Abort(_)
+                    | Op::Await(_)
+                    | Op::AwaitToolchange
+                    | Op::RemoveIframe(_)
+                    | Op::Navigate(_) => continue,
+                };
+                self.calls[call.index()].statement = i;
+            }
             self.docs[doc].script = script;
         }
         let env = self.env(&sc.environment)?;
@@ -629,7 +638,13 @@ impl Compiler {
             return err(at, format!("the label {} is used twice", quoted(&label)));
         }
         let id = checked(at, self.calls.len())?;
-        self.calls.push(Call { doc, label, kind });
+        // The statement index is set once the script is compiled.
+        self.calls.push(Call {
+            doc,
+            label,
+            kind,
+            statement: 0,
+        });
         Ok(id)
     }
 
