@@ -135,7 +135,12 @@ pub struct ToolSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     pub description: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `null` is given (and is not an object), unlike an absent member.
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub input_schema: Option<JsValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<AnnotationsSpec>,

@@ -309,6 +309,7 @@ impl Perm {
                     && x.title == y.title
                     && x.description == y.description
                     && x.schema == y.schema
+                    && x.schema_is_object == y.schema_is_object
                     && x.annotations == y.annotations
                     && x.exposed_to == y.exposed_to
                     && ctrl(x.signal) == y.signal

@@ -63,6 +63,9 @@ pub struct RegisterOp {
     pub description: StrId,
     /// `None` when `inputSchema` does not exist; otherwise what serializing it gives.
     pub schema: Option<Result<StrId, Thrown>>,
+    /// Whether `inputSchema`, where present, is an object (what its WebIDL type `object`
+    /// accepts): `null` and primitives make the dictionary conversion throw a TypeError.
+    pub schema_is_object: bool,
     pub annotations: Option<Annotations>,
     pub exposed_to: Option<Vec<ParsedOrigin>>,
     pub signal: Option<CtrlId>,
@@ -747,12 +750,17 @@ impl Compiler {
                 Some(s) => Some(self.ctrl(doc, s, at)?),
                 None => None,
             };
+            let schema_is_object = t
+                .input_schema
+                .as_ref()
+                .is_none_or(|v| v.is_undefined() || v.is_object());
             return Ok(Op::Register(RegisterOp {
                 call,
                 name,
                 title,
                 description,
                 schema,
+                schema_is_object,
                 annotations,
                 exposed_to,
                 signal,

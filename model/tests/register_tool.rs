@@ -397,3 +397,21 @@ fn undefined_input_schema_is_no_input_schema() {
     assert_eq!(absent, None);
     assert_eq!(undefined, None);
 }
+
+/// `object inputSchema`: WebIDL's dictionary conversion throws a TypeError for `null` or a
+/// primitive before the method steps run, so the registration is rejected with it and nothing
+/// is registered; an object (even one that serializes to a primitive) is converted.
+#[test]
+fn input_schema_that_is_not_an_object_is_a_type_error() {
+    for schema in [json!(null), json!(42), json!("text"), json!(true)] {
+        rejects_at(
+            json!({"registerTool": {"name": "t1", "description": "d", "inputSchema": schema}}),
+            Reason::TypeError,
+            "register-tool#1",
+        );
+    }
+    let m = model(&one_doc(json!([{"registerTool": {
+        "name": "t1", "description": "d", "inputSchema": {"$js": "to-json-primitive"}}}])));
+    let (s, _) = run_script(&m, &m.initial_state(), "top");
+    assert_eq!(s.doc(doc(&m, "top")).tools.len(), 1);
+}

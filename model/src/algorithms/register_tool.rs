@@ -13,6 +13,11 @@ impl<R: Recorder> Cx<'_, R> {
     /// Runs on `doc`'s event loop, from its page script.
     pub fn register_tool(&mut self, doc: DocId, op: &RegisterOp) {
         let call = op.call;
+        if !op.schema_is_object {
+            // WebIDL converts the ModelContextTool dictionary, and its `object inputSchema`,
+            // before the method steps run.
+            return self.return_rejected(call, Reason::TypeError, s!("register-tool#1"));
+        }
         self.step(s!("register-tool#1"));
         self.step(s!("register-tool#2"));
         let tool_owner = doc;
