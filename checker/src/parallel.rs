@@ -62,6 +62,7 @@ impl<M: Model> stateright::Model for Adapter<M> {
 
     fn actions(&self, s: &M::State, actions: &mut Vec<M::Action>) {
         if self.reduction == crate::options::Reduction::Por {
+            // stateright asks for the successor again: the one computed here is dropped.
             if let Some((a, _)) = self.model.persistent_action(s) {
                 return actions.push(a);
             }

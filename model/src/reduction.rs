@@ -75,6 +75,11 @@ const fn bit(i: usize) -> u64 {
     1 << i
 }
 
+// Documents, tabs and controllers each fit one bit of a u64.
+const _: () = assert!(crate::limits::MAX_DOCUMENTS <= u64::BITS as usize);
+const _: () = assert!(crate::limits::MAX_TABS <= u64::BITS as usize);
+const _: () = assert!(crate::limits::MAX_CONTROLLERS <= u64::BITS as usize);
+
 impl Footprints {
     pub fn of(w: &World) -> Footprints {
         let tab_of_doc: Vec<u64> = w
@@ -236,54 +241,54 @@ pub enum Blocker {
 impl WebMcpModel {
     /// For each thread of `s`, why its step is not safe (`None`: it is).
     pub fn blockers(&self, s: &State) -> Vec<(ThreadKey, Option<Blocker>)> {
-        let w = &*self.world;
-        let f = &*self.footprints;
-        let future = future_writes(w, f, s);
+        let mut future = None;
         s.threads
             .iter()
-            .map(|(key, thread)| {
-                let blocker = match reads(f, thread) {
-                    None => Some(Blocker::Kind(kind_name(thread))),
-                    Some((r, _)) if r.trees & future.trees != 0 => Some(Blocker::TreeMayChange),
-                    Some((r, _)) if r.tools & future.tools != 0 => Some(Blocker::ToolsMayChange),
-                    Some((_, true)) if !future.is_empty() => Some(Blocker::WalkMarkMayChange),
-                    Some(_) => {
-                        let next = self.apply(s, Action::Step(*key), &mut ());
-                        (!only_thread_changed(s, &next, *key)).then_some(Blocker::WritesShared)
-                    }
-                };
-                (*key, blocker)
-            })
+            .map(|(key, thread)| (*key, self.try_step(s, *key, thread, &mut future).err()))
             .collect()
     }
 
     /// A safe step (see the module docs) among the enabled actions of `s`, with the state
     /// it leads to; `None` when there is none and `s` must be fully expanded.
     pub fn safe_step(&self, s: &State) -> Option<(Action, State)> {
-        let w = &*self.world;
-        let f = &*self.footprints;
         // Computed once, and only for a state with a candidate step.
-        let mut future: Option<Classes> = None;
-        for (key, thread) in s.threads.iter() {
-            let Some((r, reads_changed)) = reads(f, thread) else {
-                continue;
-            };
-            if likely_queues(w, s, thread) {
-                continue;
+        let mut future = None;
+        s.threads.iter().find_map(|(key, thread)| {
+            if likely_queues(&self.world, s, thread) {
+                return None;
             }
-            let future = *future.get_or_insert_with(|| future_writes(w, f, s));
-            if r.trees & future.trees != 0
-                || r.tools & future.tools != 0
-                || (reads_changed && !future.is_empty())
-            {
-                continue;
-            }
-            let next = self.apply(s, Action::Step(*key), &mut ());
-            if only_thread_changed(s, &next, *key) {
-                return Some((Action::Step(*key), next));
-            }
+            let next = self.try_step(s, *key, thread, &mut future).ok()?;
+            Some((Action::Step(*key), next))
+        })
+    }
+
+    /// The state thread `key`'s step leads to if the step is safe on `s`, or why it is not.
+    /// `future` caches [`future_writes`] of `s`, computed at the first declared read.
+    fn try_step(
+        &self,
+        s: &State,
+        key: ThreadKey,
+        thread: &Thread,
+        future: &mut Option<Classes>,
+    ) -> Result<State, Blocker> {
+        let f = &*self.footprints;
+        let (r, reads_changed) = reads(f, thread).ok_or(Blocker::Kind(kind_name(thread)))?;
+        let future = *future.get_or_insert_with(|| future_writes(&self.world, f, s));
+        if r.trees & future.trees != 0 {
+            return Err(Blocker::TreeMayChange);
         }
-        None
+        if r.tools & future.tools != 0 {
+            return Err(Blocker::ToolsMayChange);
+        }
+        if reads_changed && !future.is_empty() {
+            return Err(Blocker::WalkMarkMayChange);
+        }
+        let next = self.apply(s, Action::Step(key), &mut ());
+        if only_thread_changed(s, &next, key) {
+            Ok(next)
+        } else {
+            Err(Blocker::WritesShared)
+        }
     }
 }
 

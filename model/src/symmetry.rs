@@ -664,31 +664,31 @@ impl Symmetry {
         if self.perms.is_empty() {
             return s.clone();
         }
-        let signatures: Vec<Vec<Vec<u32>>> = self
+        // Per group, each member's signature, and the same sorted.
+        let signatures: Vec<Vec<u64>> = self
             .groups
             .iter()
             .map(|g| g.iter().map(|b| signature(s, b)).collect())
             .collect();
-        let sorted: Vec<Vec<&Vec<u32>>> = signatures
+        let sorted: Vec<Vec<u64>> = signatures
             .iter()
             .map(|g| {
-                let mut v: Vec<&Vec<u32>> = g.iter().collect();
+                let mut v = g.clone();
                 v.sort_unstable();
                 v
             })
             .collect();
         // A renaming qualifies when it sends every member to the place its signature has in
-        // sorted order.
+        // sorted order; the identity does when the members are sorted already.
         let sorts = |dest: &[Vec<usize>]| {
             dest.iter().enumerate().all(|(g, to)| {
                 to.iter()
                     .enumerate()
-                    .all(|(i, &j)| *sorted[g][j] == signatures[g][i])
+                    .all(|(i, &j)| sorted[g][j] == signatures[g][i])
             })
         };
-        let identity: Vec<Vec<usize>> =
-            self.groups.iter().map(|g| (0..g.len()).collect()).collect();
-        let mut best: Option<State> = sorts(&identity).then(|| s.clone());
+        let identity_sorts = signatures.iter().zip(&sorted).all(|(g, v)| g == v);
+        let mut best: Option<State> = identity_sorts.then(|| s.clone());
         for (p, dest) in self.perms.iter().zip(&self.destinations) {
             if !sorts(dest) {
                 continue;
@@ -757,9 +757,11 @@ impl Symmetry {
 }
 
 /// What one member's own part of a state looks like, with its ids written as positions in
-/// the member's own id lists (and ids of other members as `u32::MAX`): two members of a
-/// group whose parts differ only by the renaming between them get the same signature.
-pub fn signature(s: &State, b: &Block) -> Vec<u32> {
+/// the member's own id lists (and ids of other members as `u32::MAX`), folded into one
+/// number: two members of a group whose parts differ only by the renaming between them get
+/// the same signature. Two different parts may collide; that only makes a tie, which the
+/// representative enumerates, so it costs time, never exactness.
+pub fn signature(s: &State, b: &Block) -> u64 {
     const OTHER: u32 = u32::MAX;
     let call = |c: CallId| {
         b.calls
@@ -773,7 +775,9 @@ pub fn signature(s: &State, b: &Block) -> Vec<u32> {
             .position(|&x| x == d)
             .map_or(OTHER, |i| i as u32)
     };
-    let mut v = Vec::with_capacity(8 * b.docs.len() + 2 * b.navs.len() + 5 * b.calls.len() + 8);
+    // FNV-1a over 32-bit words: fixed, so the representative is the same on every run.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut word = |x: u32| h = (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
     for &d in &b.docs {
         let st = s.doc(d);
         let (status, arg) = match st.script.status {
@@ -784,7 +788,7 @@ pub fn signature(s: &State, b: &Block) -> Vec<u32> {
             ScriptStatus::Finished => (4, 0),
             ScriptStatus::Threw => (5, 0),
         };
-        v.extend([
+        for x in [
             st.lifecycle as u32,
             u32::from(st.script.pc),
             status,
@@ -793,36 +797,38 @@ pub fn signature(s: &State, b: &Block) -> Vec<u32> {
             u32::from(st.cleanups),
             st.tools.len() as u32,
             st.local.len() as u32,
-        ]);
+        ] {
+            word(x);
+        }
     }
     for &n in &b.navs {
         let nav = &s.navs[n.index()];
-        v.push(u32::from(nav.attached));
-        v.push(nav.active.map_or(OTHER - 1, doc));
-        v.push(u32::from(s.env.navs_done & (1 << n.index()) != 0));
+        word(u32::from(nav.attached));
+        word(nav.active.map_or(OTHER - 1, doc));
+        word(u32::from(s.env.navs_done & (1 << n.index()) != 0));
     }
     for &c in &b.calls {
         let p = &s.promises[c.index()];
-        v.push(match p.status {
+        word(match p.status {
             Status::NotCalled => 0,
             Status::Pending => 1,
             Status::Fulfilled(_) => 2,
             Status::Rejected(_) => 3,
         });
-        v.push(u32::from(p.attempts));
-        v.push(match s.bodies.get(&c) {
+        word(u32::from(p.attempts));
+        word(match s.bodies.get(&c) {
             None => 0,
             Some(body) => 1 + u32::from(body.settled),
         });
     }
     for &c in &b.ctrls {
-        v.push(u32::from(s.controllers[c.index()].aborted));
+        word(u32::from(s.controllers[c.index()].aborted));
     }
     if let Some(t) = b.tab {
-        v.push(s.pending[t.index()].len() as u32);
-        v.push(u32::from(s.env.bfcache_phase(t)));
+        word(s.pending[t.index()].len() as u32);
+        word(u32::from(s.env.bfcache_phase(t)));
     }
-    v
+    h
 }
 
 /// Two blocks with the same ids (agents may be listed in another order).

@@ -12,31 +12,19 @@
 //! explore, and the verdict comparisons (`tests/cli.rs`, the sweep, the scenario fuzzer)
 //! check its consequence on longer paths.
 
-use std::collections::{HashSet, VecDeque};
-use std::path::PathBuf;
+mod common;
 
+use std::collections::{HashSet, VecDeque};
+
+use common::standard_worlds;
 use webmcp_model::machine::Action;
 use webmcp_model::state::State;
-use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_model::{Variant, WebMcpModel};
 
 /// How many other actions a safe step is commuted past, on every path.
 const DEPTH: usize = 3;
 /// Scenarios with more reachable states are skipped (the comparison of verdicts covers them).
 const MAX_STATES: usize = 30_000;
-
-fn standard_worlds() -> Vec<World> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the scenarios directory")
-        .map(|e| e.expect("an entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| World::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
-        .collect()
-}
 
 fn enabled(m: &WebMcpModel, s: &State) -> Vec<Action> {
     let mut v = Vec::new();

@@ -1167,6 +1167,31 @@ mod tests {
     }
 
     #[test]
+    fn a_reduction_ratio_is_shown_only_between_two_complete_searches() {
+        let machine = Machine {
+            nproc: 2,
+            cpu: "test".into(),
+        };
+        let row = |unique, stopped: Option<&str>| {
+            let mut r = median_row(&[m(1.0, 2000)]);
+            r.unique_states = unique;
+            r.exhaustive = stopped.is_none();
+            r.stopped = stopped.map(str::to_string);
+            r
+        };
+        let pair = |por_stopped| ReductionPair {
+            target: "t".into(),
+            none: row(3000, None),
+            por: row(1000, por_stopped),
+        };
+        let done = reduction_markdown(&[pair(None)], &machine, "cmd");
+        assert!(done.contains("| 3.00x |"), "{done}");
+        let stopped = reduction_markdown(&[pair(Some("timeout"))], &machine, "cmd");
+        assert!(!stopped.contains("3.00x"), "{stopped}");
+        assert!(stopped.contains("(stopped: timeout)"), "{stopped}");
+    }
+
+    #[test]
     fn medians_of_odd_and_even_runs() {
         let row = median_row(&[m(3.0, 1100), m(1.0, 1300), m(2.0, 1200)]);
         assert_eq!(row.seconds, 2.0);
@@ -1308,11 +1333,19 @@ pub fn reduction_markdown(pairs: &[ReductionPair], machine: &Machine, command: &
     for p in pairs {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {:.2}x | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.target,
             states(&p.none),
             states(&p.por),
-            p.none.unique_states as f64 / p.por.unique_states.max(1) as f64,
+            // A ratio of two searches a bound stopped compares nothing.
+            if p.none.exhaustive && p.por.exhaustive {
+                format!(
+                    "{:.2}x",
+                    p.none.unique_states as f64 / p.por.unique_states.max(1) as f64
+                )
+            } else {
+                "—".to_string()
+            },
             seconds_text(p.none.seconds),
             seconds_text(p.por.seconds),
             per_cpu(&p.none),

@@ -167,3 +167,18 @@ pub fn assert_rejected(m: &WebMcpModel, s: &State, label: &str, reason: Reason, 
 pub fn last_step(rec: &[StepId]) -> &'static str {
     rec.last().expect("some steps were recorded").id()
 }
+
+/// Every standard scenario of `scenarios/`, compiled, in file name order.
+pub fn standard_worlds() -> Vec<World> {
+    let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios"));
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .expect("the scenarios directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| World::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect()
+}
