@@ -442,7 +442,9 @@ impl Canonical for RegisteredTool {
             window,
             origin,
             annotations,
+            definition,
         } = self;
+        definition.canon(c, h);
         name.canon(c, h);
         title.canon(c, h);
         description.canon(c, h);
@@ -530,10 +532,11 @@ impl Canonical for Body {
             settled,
             signal_aborted,
             saw_abort_while_running,
+            fulfilled_with_result,
         } = self;
         target.canon(c, h);
         registered_by.canon(c, h);
-        (settled, signal_aborted, saw_abort_while_running).hash(h);
+        (settled, signal_aborted, saw_abort_while_running, fulfilled_with_result).hash(h);
     }
 }
 impl Canonical for Task {
@@ -710,8 +713,12 @@ impl Canonical for Ghost {
             | Ghost::CancelTargetGone(x)
             | Ghost::GetToolsMismatch(x)
             | Ghost::ToolchangeOrder(x)
-            | Ghost::SettledOffItsEventLoop(x) => x.canon(c, h),
-            Ghost::ToolchangeMisfired(d) | Ghost::LocalMapOffItsEventLoop(d) => d.canon(c, h),
+            | Ghost::SettledOffItsEventLoop(x)
+            | Ghost::RanUndiscoveredTool(x)
+            | Ghost::RanForUnexposedCaller(x) => x.canon(c, h),
+            Ghost::ToolchangeMisfired(d)
+            | Ghost::LocalMapOffItsEventLoop(d)
+            | Ghost::DiscoverableChangeUnnotified(d) => d.canon(c, h),
         }
     }
 }

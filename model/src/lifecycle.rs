@@ -2,17 +2,20 @@
 //! into and out of the back/forward cache. Each event is one action (see docs/model.md).
 
 use crate::cx::{Cx, Recorder};
-use crate::state::{Lifecycle, ScriptStatus};
-use crate::world::{DocId, NavId, TabId};
+use crate::state::{Ghost, Lifecycle, ScriptStatus, TaskKind};
+use crate::world::{CallId, DocId, NavId, TabId};
 
 impl<R: Recorder> Cx<'_, R> {
     /// HTML "destroy a child navigable": detach the navigable, then destroy its active
     /// document and its descendants (children first).
     pub fn remove_iframe(&mut self, nav: NavId) {
+        let leaving = self.s.navs[nav.index()].active.map(|d| self.documents_post_order(d));
+        let told = self.who_discovers_tools_of(leaving.as_deref().unwrap_or_default());
         self.s.navs[nav.index()].attached = false;
         if let Some(doc) = self.s.navs[nav.index()].active {
             self.destroy_document_and_descendants(doc);
         }
+        self.tools_left(told);
         self.mark_tools_changed();
     }
 
@@ -23,6 +26,8 @@ impl<R: Recorder> Cx<'_, R> {
         let replacement = self.w.navs[nav.index()]
             .replacement
             .expect("checked by compile");
+        let leaving = self.s.navs[nav.index()].active.map(|d| self.documents_post_order(d));
+        let told = self.who_discovers_tools_of(leaving.as_deref().unwrap_or_default());
         if let Some(old) = self.s.navs[nav.index()].active {
             for doc in self.documents_post_order(old) {
                 self.unloading_document_cleanup_steps(doc);
@@ -31,6 +36,7 @@ impl<R: Recorder> Cx<'_, R> {
         }
         self.s.navs[nav.index()].active = Some(replacement);
         self.s.doc_mut(replacement).lifecycle = Lifecycle::FullyActive;
+        self.tools_left(told);
         self.mark_tools_changed();
     }
 
@@ -47,6 +53,52 @@ impl<R: Recorder> Cx<'_, R> {
         }
         self.s.navs[root.index()].active = None;
         self.mark_tools_changed();
+    }
+
+    /// Who can discover the tools of documents about to leave the tree: per tool (its
+    /// registration), each fully active document of the same tab, not leaving itself, that is
+    /// allowed to use "tools" and to which the tool is exposed (what get-tools#9.3 would list).
+    fn who_discovers_tools_of(&self, leaving: &[DocId]) -> Vec<(CallId, DocId)> {
+        let w = self.w;
+        let mut told = Vec::new();
+        for &x in leaving {
+            if !self.s.is_fully_active(x) {
+                continue;
+            }
+            let tab = w.navs[w.docs[x.index()].nav.index()].tab;
+            for tool in self.s.doc(x).tools.values() {
+                for d in DocId::all(w.docs.len()) {
+                    let shown = w.navs[w.docs[d.index()].nav.index()].tab == tab
+                        && !leaving.contains(&d)
+                        && self.s.allowed_to_use_tools(w, d)
+                        && (w.origins.same_origin(w.docs[x.index()].origin, w.docs[d.index()].origin)
+                            || tool
+                                .exposed
+                                .iter()
+                                .any(|o| w.origins.same_origin(o, w.docs[d.index()].origin)));
+                    if shown {
+                        told.push((tool.registered_by, d));
+                    }
+                }
+            }
+        }
+        told
+    }
+
+    /// Tools left the tree under the eyes of `told`: the draft fires nothing (a ghost for
+    /// `toolchange-on-discoverable-change`); `notify-on-unload` queues a toolchange at each.
+    fn tools_left(&mut self, told: Vec<(CallId, DocId)>) {
+        for (cause, d) in told {
+            if self.fix(&crate::variant::NOTIFY_ON_UNLOAD) {
+                let kind = TaskKind::FireToolchange {
+                    cause,
+                    registered: false,
+                };
+                self.queue_global_task(d, kind);
+            } else {
+                self.s.record(Ghost::DiscoverableChangeUnnotified(d));
+            }
+        }
     }
 
     /// The document in the back/forward cache of `tab`, if any.

@@ -97,6 +97,7 @@ impl<R: Recorder> Cx<'_, R> {
                 window,
                 origin,
                 annotations: None,
+                definition: None,
             }),
         }
     }

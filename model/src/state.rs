@@ -131,6 +131,9 @@ pub struct RegisteredTool {
     /// The serialized origin.
     pub origin: StrId,
     pub annotations: Option<Annotations>,
+    /// The registration whose tool definition this entry lists; only the `tool-identity`
+    /// fix carries it (`None` otherwise, as the draft's dictionary has no such member).
+    pub definition: Option<CallId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -247,6 +250,8 @@ pub struct Body {
     pub signal_aborted: bool,
     /// Ghost: the signal was aborted while the body was still running.
     pub saw_abort_while_running: bool,
+    /// Ghost: the body fulfilled with a value that serializes: a result the caller awaits.
+    pub fulfilled_with_result: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -303,6 +308,14 @@ pub enum Ghost {
     SettledOffItsEventLoop(CallId),
     /// A document's local pending tool executions map was touched outside its event loop.
     LocalMapOffItsEventLoop(DocId),
+    /// `tool-execute-steps#4` ran a tool definition whose members differ from the
+    /// `RegisteredTool` the caller discovered and passed (uuid).
+    RanUndiscoveredTool(CallId),
+    /// `tool-execute-steps#4` ran a tool not exposed to the caller's origin (uuid).
+    RanForUnexposedCaller(CallId),
+    /// A document's tools left the tree (unload, removal) while they were discoverable by a
+    /// fully active document of the tab, and nothing queued a `toolchange` at it.
+    DiscoverableChangeUnnotified(DocId),
 }
 
 /// A task on the webmcp task source, with the document whose global it was queued on.

@@ -978,6 +978,7 @@ impl Rename for RegisteredTool {
     fn rename(&self, p: &Perm) -> RegisteredTool {
         RegisteredTool {
             window: p.doc(self.window),
+            definition: self.definition.map(|c| p.call(c)),
             ..*self
         }
     }
@@ -1086,6 +1087,11 @@ impl Rename for Ghost {
             Ghost::ToolchangeOrder(c) => Ghost::ToolchangeOrder(p.call(c)),
             Ghost::SettledOffItsEventLoop(c) => Ghost::SettledOffItsEventLoop(p.call(c)),
             Ghost::LocalMapOffItsEventLoop(d) => Ghost::LocalMapOffItsEventLoop(p.doc(d)),
+            Ghost::RanUndiscoveredTool(c) => Ghost::RanUndiscoveredTool(p.call(c)),
+            Ghost::RanForUnexposedCaller(c) => Ghost::RanForUnexposedCaller(p.call(c)),
+            Ghost::DiscoverableChangeUnnotified(d) => {
+                Ghost::DiscoverableChangeUnnotified(p.doc(d))
+            }
         }
     }
 }

@@ -99,10 +99,25 @@ fixes! {
         steps: ["unload-cleanup#1", "cancel-pending-execution#6", "cancel-pending-execution#6.5"],
         impact: "A tool whose document is destroyed mid-run never sees its AbortSignal aborted: the cancellation task is queued on a document whose event loop will never run it, so the local pending tool executions map keeps the entry and the tool gets no chance to stop.";
     CHECK_SIGNAL_BEFORE_INVOKING = 12, "check-signal-before-invoking",
-        "tool-execute-steps return without invoking the tool when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet).",
+        "tool-execute-steps run the completion steps with null and false, without invoking the tool, when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet); the completion steps remove the pending execution #15.12 stored.",
         title: "Aborting right after executeTool() does not stop the tool from running",
         steps: ["execute-tool#14.4.2", "cancel-pending-execution#2", "execute-tool#15.12", "tool-execute-steps#2"],
         impact: "The cancellation that abort() starts runs in parallel: when the tool's task runs it may not have run yet, or it may have looked for the pending execution before execute-tool#15.12 stored it and found nothing. Either way the tool runs for a caller whose promise already rejected with AbortError.";
+    TOOL_IDENTITY = 14, "tool-identity",
+        "a RegisteredTool refers (internally) to the tool definition it lists; execute-tool#15.7 and tool-execute-steps#3 treat a tool map entry that is another definition of the same name as missing.",
+        title: "executeTool runs whatever tool now has the discovered name, not the tool that was discovered",
+        steps: ["execute-tool#15.6", "execute-tool#15.7", "tool-execute-steps#2", "tool-execute-steps#3", "tool-execute-steps#3.note"],
+        impact: "An agent lists a page's tools, then executes one of them; if the page unregistered it and registered another tool of the same name in between (another input schema, description, annotations or exposedTo), the new tool runs with arguments built for the old one, possibly for a caller the new tool is not exposed to.";
+    NOTIFY_ON_UNLOAD = 15, "notify-on-unload",
+        "when a document with registered tools is unloaded or its iframe removed, a toolchange event is queued at each remaining fully active document of the tab that could discover one of those tools.",
+        title: "Tools disappear from getTools() without a toolchange event when their document goes away",
+        steps: ["unload-cleanup#1", "notify-tool-change#2", "notify-tool-change#3.3", "get-tools#9.3"],
+        impact: "A page that keeps its list of discoverable tools up to date by listening for toolchange is never told when an iframe that registered tools is removed or navigated away: its list keeps tools that getTools() no longer returns and that executeTool() now rejects.";
+    KEEP_SETTLED_RESULT = 16, "keep-settled-result",
+        "a pending tool execution keeps the result its tool settled with; unload-cleanup#2.3.2 runs the completion steps with that result (and true) when there is one, instead of null and false.",
+        title: "A tool that completed loses its result when its document unloads before the result is delivered",
+        steps: ["unload-cleanup#2.3.2", "imperative-execute-steps#9.fulfilled.5", "execute-tool#15.10.1", "execute-tool#15.10.2"],
+        impact: "Once completionSteps run in parallel (as their Assert requires), a tool can finish its work and settle, and its document be removed before the completion steps look up the pending execution: the unload cleanup completes it first with null and false, so the agent gets an \"UnknownError\" for a tool whose side effects already happened, and cannot tell it from a tool that never ran.";
     AMEND_CANCEL_NOTE = 9, "amend-cancel-note",
         "the note at cancel-pending-execution#5 says the target may be gone, in which case the queued task never runs (harmless with abort-local-on-unload).",
         title: "The note at cancel-pending-execution#5 promises a target document that may be gone",

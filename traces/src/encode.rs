@@ -258,6 +258,7 @@ fn registered_tool(n: Names, t: &RegisteredTool) -> Value {
         ("window", n.doc(t.window)),
         ("origin", n.text(t.origin)),
         ("annotations", n.annotations(t.annotations)),
+        ("definition", option(t.definition.map(|c| n.call(c)))),
     ])
 }
 
@@ -573,6 +574,7 @@ fn body(n: Names, b: &Body) -> Value {
             "sawAbortWhileRunning",
             Value::Bool(b.saw_abort_while_running),
         ),
+        ("fulfilledWithResult", Value::Bool(b.fulfilled_with_result)),
     ])
 }
 
@@ -588,6 +590,11 @@ fn ghost_fact(n: Names, g: &Ghost) -> Value {
         Ghost::ToolchangeOrder(c) => variant("ToolchangeOrder", n.call(c)),
         Ghost::SettledOffItsEventLoop(c) => variant("SettledOffItsEventLoop", n.call(c)),
         Ghost::LocalMapOffItsEventLoop(d) => variant("LocalMapOffItsEventLoop", n.doc(d)),
+        Ghost::RanUndiscoveredTool(c) => variant("RanUndiscoveredTool", n.call(c)),
+        Ghost::RanForUnexposedCaller(c) => variant("RanForUnexposedCaller", n.call(c)),
+        Ghost::DiscoverableChangeUnnotified(d) => {
+            variant("DiscoverableChangeUnnotified", n.doc(d))
+        }
     }
 }
 

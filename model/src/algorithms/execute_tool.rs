@@ -162,7 +162,8 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("execute-tool#15.5"));
                 self.step(s!("execute-tool#15.6"));
                 self.step(s!("execute-tool#15.7"));
-                let missing = !self.s.doc(target).tools.contains_key(&tool_name);
+                let missing = !self.s.doc(target).tools.contains_key(&tool_name)
+                    || self.is_another_definition(uuid, target, tool_name);
                 if self.cond(s!("execute-tool#15.7"), missing) {
                     return reject(self, s!("execute-tool#15.7"));
                 }

@@ -179,6 +179,9 @@ impl<R: Recorder> Cx<'_, R> {
                 window: target,
                 origin: self.w.docs[target.index()].origin_string,
                 annotations: definition.annotations,
+                definition: self
+                    .fix(&crate::variant::TOOL_IDENTITY)
+                    .then_some(definition.registered_by),
             });
             self.step(s!("get-tools#9.3.8.3"));
         }

@@ -51,6 +51,7 @@ impl<R: Recorder> Cx<'_, R> {
             settled: false,
             signal_aborted: false,
             saw_abort_while_running: false,
+            fulfilled_with_result: false,
         };
         self.effect(Site::Effect, move |cx| {
             cx.s.bodies.insert(uuid, body);
@@ -67,6 +68,7 @@ impl<R: Recorder> Cx<'_, R> {
             .get_mut(&uuid)
             .expect("only running bodies settle");
         body.settled = true;
+        body.fulfilled_with_result = outcome == Outcome::Fulfil;
         let target = body.target;
         match outcome {
             Outcome::Fulfil | Outcome::FulfilUnserializable => {

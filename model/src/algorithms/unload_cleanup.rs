@@ -98,7 +98,7 @@ impl<R: Recorder> Cx<'_, R> {
                             CleanupSub::Complete(CompletionProc {
                                 uuid,
                                 target: execution.target,
-                                result: None,
+                                result: self.settled_result(uuid),
                                 pc: CompletionPc::Check,
                             })
                         } else {
@@ -162,6 +162,21 @@ impl<R: Recorder> Cx<'_, R> {
                 };
                 next(CleanupPc::Each { uuids, sub })
             }
+        }
+    }
+}
+
+impl<R: Recorder> Cx<'_, R> {
+    /// Under `keep-settled-result`: the result the tool already settled with, when its
+    /// completion steps are under way (`unload-cleanup#2.3.2` then completes with it rather
+    /// than with null and false).
+    fn settled_result(&self, uuid: crate::world::CallId) -> Option<crate::world::StrId> {
+        if !self.fix(&crate::variant::KEEP_SETTLED_RESULT) {
+            return None;
+        }
+        match self.s.threads.get(&ThreadKey::Completion(uuid)) {
+            Some(Thread::Completion(proc)) => proc.result,
+            _ => None,
         }
     }
 }

@@ -28,6 +28,13 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolchangeMisfired(_))),
         },
         PropertyDef {
+            name: "toolchange-on-discoverable-change",
+            kind: Kind::Always,
+            about: &["notify-tool-change#2", "notify-tool-change#3.3", "get-tools#9.3", "unload-cleanup#1"],
+            claim: "when tools a fully active document could discover leave the tree with their document (unloaded, iframe removed), a toolchange event is queued at that document",
+            holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::DiscoverableChangeUnnotified(_))),
+        },
+        PropertyDef {
             name: "toolchange-ordering-example",
             kind: Kind::Always,
             about: &["notify-tool-change.example", "register-tool#21"],

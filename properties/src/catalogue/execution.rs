@@ -40,7 +40,48 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             claim: "a tool is never invoked for a caller whose executeTool promise was already rejected",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::InvokedAfterCallerRejected(_))),
         },
+        PropertyDef {
+            name: "runs-the-discovered-tool",
+            kind: Kind::Always,
+            about: &["execute-tool#15.6", "execute-tool#15.8", "tool-execute-steps#3", "tool-execute-steps#4", "tool-execute-steps#3.note"],
+            claim: "the tool whose execute callback runs has the title, description, input schema and annotations of the RegisteredTool the caller discovered with getTools and passed to executeTool",
+            holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanUndiscoveredTool(_))),
+        },
+        PropertyDef {
+            name: "runs-only-for-exposed-callers",
+            kind: Kind::Always,
+            about: &["execute-tool#15.9", "tool-exposed-to-origin#1", "tool-execute-steps#4"],
+            claim: "a tool's execute callback only runs for a caller that is same origin with the tool's document or whose origin the tool's exposedTo lists",
+            holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanForUnexposedCaller(_))),
+        },
     ]
+}
+
+/// A tool that completed delivers its result, unless the caller gave up.
+pub(super) fn delivery() -> Vec<PropertyDef> {
+    vec![PropertyDef {
+        name: "completed-result-delivered",
+        kind: Kind::AtTermination,
+        about: &["imperative-execute-steps#9.fulfilled.5", "execute-tool#15.10.2", "execute-tool#15.10.4", "unload-cleanup#2.3.2"],
+        claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with it, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3)",
+        holds: completed_result_delivered,
+    }]
+}
+
+fn completed_result_delivered(m: &WebMcpModel, s: &State) -> bool {
+    let w = m.world.as_ref();
+    execute_promises(w, s).all(|(c, p)| {
+        if !s.bodies.get(&c).is_some_and(|b| b.fulfilled_with_result) {
+            return true;
+        }
+        let aborted = w
+            .execute_op(c)
+            .signal
+            .is_some_and(|ctrl| s.controllers[ctrl.index()].aborted);
+        let caller = w.calls[c.index()].doc;
+        let gone = !s.is_fully_active(caller) || s.doc(caller).cleanups > 0;
+        aborted || gone || matches!(p.status, Status::Fulfilled(Value::Text(_)))
+    })
 }
 
 /// Tool bodies and their promises, on the right event loop.

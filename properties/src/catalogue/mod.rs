@@ -68,6 +68,7 @@ pub fn catalogue() -> Vec<PropertyDef> {
         execution::inputs(),
         discovery::properties(),
         execution::settlement(),
+        execution::delivery(),
         registration::properties(),
         execution::bodies(),
         unload::properties(),

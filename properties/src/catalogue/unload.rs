@@ -19,7 +19,19 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             claim: "once a document is destroyed and the threads it started are done, its local pending tool executions map is empty",
             holds: unload_cleans_local,
         },
+        PropertyDef {
+            name: "nothing-left-at-end",
+            kind: Kind::AtTermination,
+            about: &["execute-tool#15.12", "execute-tool#15.10.3", "imperative-execute-steps#6", "unload-cleanup#2", "cancel-pending-execution#4"],
+            claim: "when nothing is left to run, every traversable's pending tool executions map is empty, and so is the local pending tool executions map of every document outside the back/forward cache",
+            holds: nothing_left_at_end,
+        },
     ]
+}
+
+fn nothing_left_at_end(_: &WebMcpModel, s: &State) -> bool {
+    s.pending.iter().all(|map| map.is_empty())
+        && s.docs.iter().all(|d| d.lifecycle == Lifecycle::NotFullyActive || d.local.is_empty())
 }
 
 /// Whether every thread started by document `d`, or started for it, has finished.
