@@ -15,6 +15,7 @@ pub mod algorithms;
 pub mod coll;
 pub mod cx;
 pub mod error;
+pub mod failures;
 pub mod ids;
 pub mod legacy;
 pub mod lifecycle;

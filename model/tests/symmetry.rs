@@ -107,6 +107,9 @@ fn facts(w: &World, states: &HashSet<State>) -> BTreeSet<String> {
                 Ghost::ToolchangeOrder(_) => "toolchange-order".into(),
                 Ghost::SettledOffItsEventLoop(_) => "settled-off-its-event-loop".into(),
                 Ghost::LocalMapOffItsEventLoop(_) => "local-map-off-its-event-loop".into(),
+                Ghost::RanUndiscoveredTool(_) => "ran-undiscovered-tool".into(),
+                Ghost::RanForUnexposedCaller(_) => "ran-for-unexposed-caller".into(),
+                Ghost::DiscoverableChangeUnnotified(_) => "discoverable-change-unnotified".into(),
             });
         }
         for (c, p) in s.promises.iter().enumerate() {

@@ -12,6 +12,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#9.4"],
             claim: "every getTools result is sorted by name in code unit order",
             holds: get_tools_sorted,
+            witness: Witness::State {
+                claim: "a getTools result lists two tools or more",
+                holds: |_, s| s.promises.iter().any(|p| matches!(&p.status, Status::Fulfilled(Value::Tools(l)) if l.len() >= 2)),
+            },
         },
         PropertyDef {
             name: "get-tools-exact",
@@ -19,6 +23,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#9.3", "get-tools#9.3.8.1"],
             claim: "when nothing changes during the walk, getTools returns exactly the tools visible to the caller",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::GetToolsMismatch(_))),
+            witness: Witness::State {
+                claim: "a getTools result lists a tool",
+                holds: |_, s| s.promises.iter().any(|p| matches!(&p.status, Status::Fulfilled(Value::Tools(l)) if !l.is_empty())),
+            },
         },
         PropertyDef {
             name: "toolchange-only-where-allowed-and-exposed",
@@ -26,6 +34,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change#3.2", "notify-tool-change#3.3"],
             claim: "toolchange fires only at documents allowed to use \"tools\" to which the tool is exposed",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolchangeMisfired(_))),
+            witness: Witness::State {
+                claim: "a toolchange event fires",
+                holds: |_, s| s.docs.iter().any(|d| d.toolchanges > 0),
+            },
         },
         PropertyDef {
             name: "toolchange-on-discoverable-change",
@@ -33,6 +45,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change#2", "notify-tool-change#3.3", "get-tools#9.3", "unload-cleanup#1"],
             claim: "when tools a fully active document could discover leave the tree with their document (unloaded, iframe removed), a toolchange event is queued at that document",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::DiscoverableChangeUnnotified(_))),
+            witness: Witness::State {
+                claim: "a document's tools leave the tree while another document of its tab could discover them",
+                holds: tools_left_under_eyes,
+            },
         },
         PropertyDef {
             name: "toolchange-ordering-example",
@@ -40,6 +56,16 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change.example", "register-tool#21"],
             claim: "on one event loop, a parent's toolchange fires before its child's, and the registration promise fulfils after both",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolchangeOrder(_))),
+            witness: Witness::State {
+                claim: "a registerTool promise fulfils where toolchange fired at two documents",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    s.docs.iter().filter(|d| d.toolchanges > 0).count() >= 2
+                        && w.calls.iter().enumerate().any(|(i, c)| {
+                            c.kind == CallKind::Register && matches!(s.promises[i].status, Status::Fulfilled(_))
+                        })
+                },
+            },
         },
     ]
 }
@@ -53,5 +79,23 @@ fn get_tools_sorted(m: &WebMcpModel, s: &State) -> bool {
             })
         }
         _ => true,
+    })
+}
+
+/// A destroyed document still holds tools (its tool map is never cleared) that a fully active
+/// document of its tab, allowed to use "tools", could have discovered.
+fn tools_left_under_eyes(m: &WebMcpModel, s: &State) -> bool {
+    let w = m.world.as_ref();
+    let tab = |d: DocId| w.navs[w.docs[d.index()].nav.index()].tab;
+    DocId::all(w.docs.len()).any(|x| {
+        s.doc(x).lifecycle == Lifecycle::Destroyed
+            && s.doc(x).tools.values().any(|t| {
+                DocId::all(w.docs.len()).any(|d| {
+                    tab(d) == tab(x)
+                        && s.allowed_to_use_tools(w, d)
+                        && (w.origins.same_origin(w.docs[x.index()].origin, w.docs[d.index()].origin)
+                            || t.exposed.iter().any(|o| w.origins.same_origin(o, w.docs[d.index()].origin)))
+                })
+            })
     })
 }

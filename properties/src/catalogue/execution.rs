@@ -12,6 +12,7 @@ pub(super) fn inputs() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#3"],
             claim: "an executeTool input that is an Object (what the IDL requires) is never refused before the tool runs",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ObjectInputRefused(_))),
+            witness: Witness::StepRuns,
         },
     ]
 }
@@ -25,6 +26,10 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#14.4.1", "execute-tool#15.10.2", "execute-tool#15.10.4", "execute-tool#15.10.5"],
             claim: "each executeTool promise receives at most one resolve or reject",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(_, p)| p.attempts <= 1),
+            witness: Witness::State {
+                claim: "an executeTool promise settles",
+                holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| p.is_settled()),
+            },
         },
         PropertyDef {
             name: "execute-never-both",
@@ -32,6 +37,15 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#14.4.1", "execute-tool#15.10.4"],
             claim: "no executeTool promise is both resolved with a result and rejected",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(_, p)| !(p.tried_fulfil && p.tried_reject)),
+            witness: Witness::State {
+                claim: "an executeTool promise with an AbortSignal fulfils with its tool's result",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    execute_promises(w, s).any(|(c, p)| {
+                        w.execute_op(c).signal.is_some() && matches!(p.status, Status::Fulfilled(_))
+                    })
+                },
+            },
         },
         PropertyDef {
             name: "no-ghost-run",
@@ -39,6 +53,15 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#8", "execute-tool#14.4"],
             claim: "a tool is never invoked for a caller whose executeTool promise was already rejected",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::InvokedAfterCallerRejected(_))),
+            witness: Witness::State {
+                claim: "a tool body runs for an executeTool call whose signal is then aborted",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    s.bodies.keys().any(|&c| {
+                        w.execute_op(c).signal.is_some_and(|k| s.controllers[k.index()].aborted)
+                    })
+                },
+            },
         },
         PropertyDef {
             name: "runs-the-discovered-tool",
@@ -46,6 +69,13 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#15.6", "execute-tool#15.8", "tool-execute-steps#3", "tool-execute-steps#4", "tool-execute-steps#3.note"],
             claim: "the tool whose execute callback runs has the title, description, input schema and annotations of the RegisteredTool the caller discovered with getTools and passed to executeTool",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanUndiscoveredTool(_))),
+            witness: Witness::State {
+                claim: "a tool body runs for a tool the caller took from a getTools list",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    s.bodies.keys().any(|&c| matches!(w.execute_op(c).tool, ToolArg::FromList { .. }))
+                },
+            },
         },
         PropertyDef {
             name: "runs-only-for-exposed-callers",
@@ -53,6 +83,15 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#15.9", "tool-exposed-to-origin#1", "tool-execute-steps#4"],
             claim: "a tool's execute callback only runs for a caller that is same origin with the tool's document or whose origin the tool's exposedTo lists",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanForUnexposedCaller(_))),
+            witness: Witness::State {
+                claim: "a tool body runs for a caller of another origin",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    s.bodies.iter().any(|(&c, b)| {
+                        w.docs[b.target.index()].origin != w.docs[w.calls[c.index()].doc.index()].origin
+                    })
+                },
+            },
         },
     ]
 }
@@ -65,6 +104,10 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
         about: &["imperative-execute-steps#9.fulfilled.5", "execute-tool#15.10.2", "execute-tool#15.10.4", "unload-cleanup#2.3.2"],
         claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with it, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3)",
         holds: completed_result_delivered,
+        witness: Witness::State {
+            claim: "a tool body fulfils with a serializable value",
+            holds: |_, s| s.bodies.values().any(|b| b.fulfilled_with_result),
+        },
     }]
 }
 
@@ -96,6 +139,10 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
                 !(matches!(p.status, Status::Fulfilled(_))
                     && s.bodies.get(&c).is_some_and(|b| b.saw_abort_while_running))
             }),
+            witness: Witness::State {
+                claim: "a running tool body sees its signal aborted",
+                holds: |_, s| s.bodies.values().any(|b| b.saw_abort_while_running),
+            },
         },
         PropertyDef {
             name: "local-executions-are-running-tools",
@@ -103,6 +150,10 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#6", "imperative-execute-steps#9.fulfilled.3", "imperative-execute-steps#9.rejected.4", "cancel-pending-execution#6.4"],
             claim: "an entry of a document's local pending tool executions map belongs to a tool body that is still running and whose signal is not aborted",
             holds: |_, s| s.docs.iter().all(|d| d.local.iter().all(|u| s.bodies.get(u).is_some_and(|b| !b.settled && !b.signal_aborted))),
+            witness: Witness::State {
+                claim: "a document's local pending tool executions map has an entry",
+                holds: |_, s| s.docs.iter().any(|d| !d.local.is_empty()),
+            },
         },
         PropertyDef {
             name: "local-executions-on-their-event-loop",
@@ -110,6 +161,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#6", "cancel-pending-execution#6", "cancel-pending-execution#6.4"],
             claim: "a document's local pending tool executions map is only read and written on the document's event loop",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::LocalMapOffItsEventLoop(_))),
+            witness: Witness::StepRuns,
         },
         PropertyDef {
             name: "promises-settle-on-their-event-loop",
@@ -117,6 +169,10 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             about: &["register-tool#21.2", "get-tools#9.5", "execute-tool#15.10.4", "execute-tool#15.10.5"],
             claim: "every registerTool, getTools and executeTool promise is resolved or rejected on its document's event loop (in the method steps or in a queued task), never from in-parallel steps",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::SettledOffItsEventLoop(_))),
+            witness: Witness::State {
+                claim: "a registerTool, getTools or executeTool promise settles",
+                holds: |_, s| s.promises.iter().any(|p| p.is_settled()),
+            },
         },
     ]
 }

@@ -11,6 +11,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["execute-tool#15", "execute-tool#15.10"],
             claim: "when nothing is left to run, every executeTool promise of a fully active caller has settled, unless its tool body never settled or its target waits in the back/forward cache",
             holds: execute_settled_at_end,
+            witness: Witness::State {
+                claim: "an executeTool promise is pending",
+                holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| p.status == Status::Pending),
+            },
         },
         PropertyDef {
             name: "register-promise-settles",
@@ -18,6 +22,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["register-tool#21.2"],
             claim: "when nothing is left to run, every registerTool promise of a fully active document has settled",
             holds: |m, s| calls_settled(m.world.as_ref(), s, CallKind::Register),
+            witness: Witness::State {
+                claim: "a registerTool promise is pending",
+                holds: |m, s| pending_of(m.world.as_ref(), s, CallKind::Register),
+            },
         },
         PropertyDef {
             name: "get-tools-promise-settles",
@@ -25,6 +33,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#9.5"],
             claim: "when nothing is left to run, every getTools promise of a fully active document has settled",
             holds: |m, s| calls_settled(m.world.as_ref(), s, CallKind::GetTools),
+            witness: Witness::State {
+                claim: "a getTools promise is pending",
+                holds: |m, s| pending_of(m.world.as_ref(), s, CallKind::GetTools),
+            },
         },
     ]
 }
@@ -62,4 +74,11 @@ fn calls_settled(w: &World, s: &State, kind: CallKind) -> bool {
     w.calls.iter().enumerate().all(|(i, c)| {
         c.kind != kind || s.promises[i].status != Status::Pending || !s.is_fully_active(c.doc)
     })
+}
+
+fn pending_of(w: &World, s: &State, kind: CallKind) -> bool {
+    w.calls
+        .iter()
+        .enumerate()
+        .any(|(i, c)| c.kind == kind && s.promises[i].status == Status::Pending)
 }

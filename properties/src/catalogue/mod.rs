@@ -22,13 +22,13 @@ mod witnesses;
 
 /// What the families' predicates read.
 mod prelude {
-    pub(super) use super::{execute_promises, Kind, PropertyDef};
+    pub(super) use super::{execute_promises, Kind, PropertyDef, Witness};
     pub(super) use webmcp_model::algorithms::get_tools::code_unit_cmp;
     pub(super) use webmcp_model::machine::WebMcpModel;
     pub(super) use webmcp_model::state::{Ghost, Lifecycle, State, Status, TaskKind, Value};
     pub(super) use webmcp_model::steps::{step, StepId};
     pub(super) use webmcp_model::threads::ThreadKey;
-    pub(super) use webmcp_model::world::{CallId, CallKind, DocId, World};
+    pub(super) use webmcp_model::world::{CallId, CallKind, DocId, ToolArg, World};
 }
 
 /// How a property is judged: the engine's expectations (always, at termination, sometimes).
@@ -42,6 +42,46 @@ pub struct PropertyDef {
     pub about: &'static [&'static str],
     pub claim: &'static str,
     pub holds: fn(&WebMcpModel, &State) -> bool,
+    /// What shows the property is not vacuous (`docs/properties.md` names a scenario for each).
+    pub witness: Witness,
+}
+
+/// What shows that a property judged something: without it, a property that holds may only
+/// hold because what it is about never happened.
+#[derive(Clone, Copy)]
+pub enum Witness {
+    /// A `Sometimes` property is its own witness.
+    Itself,
+    /// One of the property's `about` steps runs (an Assert is evaluated, an entry is read).
+    StepRuns,
+    /// Some reachable state shows what the property is about.
+    State {
+        claim: &'static str,
+        holds: fn(&WebMcpModel, &State) -> bool,
+    },
+}
+
+impl Witness {
+    /// The witness as an engine property that some state must show.
+    pub fn engine(&self, name: &'static str) -> Option<webmcp_checker::Property<WebMcpModel>> {
+        match *self {
+            Witness::State { holds, .. } => Some(webmcp_checker::Property {
+                name,
+                expectation: Kind::Sometimes,
+                condition: holds,
+            }),
+            Witness::Itself | Witness::StepRuns => None,
+        }
+    }
+
+    /// The witness in prose.
+    pub fn claim(&self) -> &'static str {
+        match *self {
+            Witness::Itself => "itself (a behaviour some run must show)",
+            Witness::StepRuns => "one of its steps runs",
+            Witness::State { claim, .. } => claim,
+        }
+    }
 }
 
 impl PropertyDef {

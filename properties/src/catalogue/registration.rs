@@ -11,6 +11,17 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["register-tool#18.3", "register-tool#18.3.1", "register-tool#18.3.2", "unregister-tool#5"],
             claim: "once the signal passed to registerTool is aborted, the tool it registered is gone from its tool map and the registration promise has been rejected (a no-op if it was already fulfilled)",
             holds: registration_abort_unregisters,
+            witness: Witness::State {
+            claim: "the signal of a registerTool call that ran is aborted",
+            holds: |m, s| {
+                let w = m.world.as_ref();
+                w.calls.iter().enumerate().any(|(i, c)| {
+                    c.kind == CallKind::Register
+                        && s.promises[i].status != Status::NotCalled
+                        && w.register_op(CallId::nth(i)).signal.is_some_and(|k| s.controllers[k.index()].aborted)
+                })
+            },
+        },
         },
     ]
 }

@@ -11,6 +11,12 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unload-cleanup#2", "execute-tool#15.12"],
             claim: "once a document is destroyed and the threads it started are done, no pending tool execution names it",
             holds: unload_cleans_pending,
+            witness: Witness::State {
+                claim: "a document is destroyed while a pending tool execution names it",
+                holds: |_, s| s.pending.iter().flatten().any(|(_, e)| {
+                    s.doc(e.caller).lifecycle == Lifecycle::Destroyed || s.doc(e.target).lifecycle == Lifecycle::Destroyed
+                }),
+            },
         },
         PropertyDef {
             name: "unload-cleans-local-executions",
@@ -18,6 +24,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unload-cleanup#2", "imperative-execute-steps#6", "cancel-pending-execution#6"],
             claim: "once a document is destroyed and the threads it started are done, its local pending tool executions map is empty",
             holds: unload_cleans_local,
+            witness: Witness::State {
+                claim: "the document of a running tool body is destroyed",
+                holds: |_, s| s.bodies.values().any(|b| !b.settled && s.doc(b.target).lifecycle == Lifecycle::Destroyed),
+            },
         },
         PropertyDef {
             name: "nothing-left-at-end",
@@ -25,6 +35,10 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["execute-tool#15.12", "execute-tool#15.10.3", "imperative-execute-steps#6", "unload-cleanup#2", "cancel-pending-execution#4"],
             claim: "when nothing is left to run, every traversable's pending tool executions map is empty, and so is the local pending tool executions map of every document outside the back/forward cache",
             holds: nothing_left_at_end,
+            witness: Witness::State {
+                claim: "a pending tool execution is stored",
+                holds: |_, s| s.pending.iter().any(|m| !m.is_empty()),
+            },
         },
     ]
 }

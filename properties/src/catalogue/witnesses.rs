@@ -11,6 +11,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#9.3.5", "get-tools#9.3.8.1"],
             claim: "a getTools result lists a tool registered by a cross-origin document",
             holds: discovered_cross_origin,
+            witness: Witness::Itself,
         },
         PropertyDef {
             name: "witness:toolchange-fired",
@@ -18,6 +19,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change#3.3"],
             claim: "a toolchange event fires",
             holds: |_, s| s.docs.iter().any(|d| d.toolchanges > 0),
+            witness: Witness::Itself,
         },
         PropertyDef {
             name: "witness:toolchange-after-unregistration",
@@ -25,6 +27,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unregister-tool#7", "notify-tool-change#3.3"],
             claim: "an unregistration queues a toolchange event",
             holds: |_, s| s.queues.iter().flatten().any(|t| matches!(t.kind, TaskKind::FireToolchange { registered: false, .. })),
+            witness: Witness::Itself,
         },
         PropertyDef {
             name: "witness:result-delivered",
@@ -32,6 +35,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["execute-tool#15.10.4"],
             claim: "an executeTool promise fulfils with the tool's result",
             holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| matches!(p.status, Status::Fulfilled(Value::Text(_)))),
+            witness: Witness::Itself,
         },
         PropertyDef {
             name: "witness:abort-wins-race",
@@ -43,6 +47,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                     matches!(p.status, Status::Rejected(webmcp_model::state::Reason::Aborted(_))) && s.bodies.contains_key(&c)
                 })
             },
+            witness: Witness::Itself,
         },
         PropertyDef {
             name: "witness:unload-unknown-error",
@@ -56,6 +61,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         && s.docs.iter().any(|d| d.cleanups > 0)
                 })
             },
+            witness: Witness::Itself,
         },
         PropertyDef {
             name: "witness:own-execution-rejected-on-unload",
@@ -68,6 +74,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         && p.settled_at == Some(const { step("unload-cleanup#2.3.4") })
                 })
             },
+            witness: Witness::Itself,
         },
         PropertyDef {
             name: "witness:tool-sees-abort",
@@ -75,6 +82,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["cancel-pending-execution#6.5"],
             claim: "a running tool body sees its signal aborted",
             holds: |_, s| s.bodies.values().any(|b| b.saw_abort_while_running),
+            witness: Witness::Itself,
         },
     ]
 }

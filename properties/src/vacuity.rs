@@ -1,0 +1,127 @@
+//! Vacuity: for every property of the catalogue, whether what it judges happens at all in a
+//! scenario (its [`Witness`]), and which failures a page can observe and how it tells them
+//! apart (the steps that reject each method's promise, and the error each rejects with).
+//!
+//! A property that holds because its premise is never reached says nothing; this is what
+//! `docs/properties.md` shows next to each property, and what
+//! `properties/tests/vacuity.rs` requires of the standard suite under `proposed`.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+use webmcp_model::machine::{Action, WebMcpModel};
+use webmcp_model::state::{State, Status};
+use webmcp_model::steps::StepId;
+use webmcp_model::world::CallKind;
+
+use crate::catalogue::Witness;
+use crate::driver::properties;
+use crate::limits::{Budget, StopReason};
+
+/// What one scenario's exploration showed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Engagement {
+    /// Per catalogue property, in catalogue order: whether its witness was reached; `None`
+    /// for a `Sometimes` property, whose own verdict says.
+    pub witnessed: Vec<Option<bool>>,
+    /// Every rejection a page can observe: the method, the step that settled the promise,
+    /// and the error's name.
+    pub rejections: BTreeSet<Rejection>,
+    /// The bound that stopped the exploration early, if one did (then `false` means
+    /// "not seen before the stop").
+    pub stopped_by: Option<StopReason>,
+}
+
+/// A rejection a page observes: which method, which step settled it, with which error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rejection {
+    pub method: &'static str,
+    pub step: StepId,
+    pub error: &'static str,
+}
+
+fn method(kind: CallKind) -> &'static str {
+    match kind {
+        CallKind::Register => "registerTool",
+        CallKind::GetTools => "getTools",
+        CallKind::Execute => "executeTool",
+    }
+}
+
+/// Explores every reachable state of `model` breadth-first, evaluating each property's
+/// witness on every state (and, for [`Witness::StepRuns`], on every transition).
+pub fn engagement(model: &WebMcpModel) -> Engagement {
+    let defs = properties();
+    let mut witnessed: Vec<Option<bool>> = defs
+        .iter()
+        .map(|d| match d.witness {
+            Witness::Itself => None,
+            _ => Some(false),
+        })
+        .collect();
+    let mut rejections = BTreeSet::new();
+    let w = model.world.as_ref();
+    let mut look = |s: &State, steps: &[StepId], witnessed: &mut Vec<Option<bool>>| {
+        for (i, d) in defs.iter().enumerate() {
+            if witnessed[i] != Some(false) {
+                continue;
+            }
+            let seen = match d.witness {
+                Witness::Itself => false,
+                Witness::StepRuns => d
+                    .about
+                    .iter()
+                    .any(|a| steps.contains(&webmcp_model::steps::step(a))),
+                Witness::State { holds, .. } => holds(model, s),
+            };
+            if seen {
+                witnessed[i] = Some(true);
+            }
+        }
+        for (i, c) in w.calls.iter().enumerate() {
+            let p = &s.promises[i];
+            if let (Status::Rejected(reason), Some(step)) = (&p.status, p.settled_at) {
+                rejections.insert(Rejection {
+                    method: method(c.kind),
+                    step,
+                    error: reason.name(),
+                });
+            }
+        }
+    };
+    let init = model.initial_state();
+    look(&init, &[], &mut witnessed);
+    let mut visited: HashSet<State> = HashSet::new();
+    let mut queue: VecDeque<State> = VecDeque::new();
+    visited.insert(init.clone());
+    queue.push_back(init);
+    let mut actions: Vec<Action> = Vec::new();
+    let mut steps: Vec<StepId> = Vec::new();
+    let mut budget = Budget::new(std::time::Instant::now(), None, None);
+    let mut stopped_by = None;
+    let mut expanded = 0u64;
+    while let Some(state) = queue.pop_front() {
+        if expanded.is_multiple_of(webmcp_checker::bfs::CHECKPOINT) {
+            stopped_by = budget.exceeded();
+            if stopped_by.is_some() {
+                break;
+            }
+        }
+        expanded += 1;
+        actions.clear();
+        model.enabled_actions(&state, &mut actions);
+        for &action in &actions {
+            steps.clear();
+            let next = model.apply(&state, action, &mut steps);
+            look(&next, &steps, &mut witnessed);
+            if !visited.contains(&next) {
+                visited.insert(next.clone());
+                queue.push_back(next);
+            }
+        }
+    }
+    Engagement {
+        witnessed,
+        rejections,
+        stopped_by,
+    }
+}
