@@ -536,7 +536,13 @@ impl Canonical for Body {
         } = self;
         target.canon(c, h);
         registered_by.canon(c, h);
-        (settled, signal_aborted, saw_abort_while_running, fulfilled_with_result).hash(h);
+        (
+            settled,
+            signal_aborted,
+            saw_abort_while_running,
+            fulfilled_with_result,
+        )
+            .hash(h);
     }
 }
 impl Canonical for Task {
@@ -715,7 +721,8 @@ impl Canonical for Ghost {
             | Ghost::ToolchangeOrder(x)
             | Ghost::SettledOffItsEventLoop(x)
             | Ghost::RanUndiscoveredTool(x)
-            | Ghost::RanForUnexposedCaller(x) => x.canon(c, h),
+            | Ghost::RanForUnexposedCaller(x)
+            | Ghost::CalledOnInactiveDocument(x) => x.canon(c, h),
             Ghost::ToolchangeMisfired(d)
             | Ghost::LocalMapOffItsEventLoop(d)
             | Ghost::DiscoverableChangeUnnotified(d) => d.canon(c, h),

@@ -16,6 +16,7 @@ mod legacy_conformance;
 mod mutants_cmd;
 mod output;
 mod progress;
+mod properties_cmd;
 mod sweep_cmd;
 mod sweep_scale;
 
@@ -74,6 +75,10 @@ enum Command {
     /// Write the findings report for spec editors (docs/findings.md): one section per defect.
     #[command(after_help = exit_codes::WRITE)]
     Findings(findings_cmd::FindingsArgs),
+    /// Write the property catalogue for readers (docs/properties.md): each property's claim,
+    /// steps, witness and where the draft violates it; and the failures a page can tell apart.
+    #[command(after_help = exit_codes::WRITE)]
+    Properties(properties_cmd::PropertiesArgs),
     /// Plant one bug at a time in the proposed model and report which property catches it.
     #[command(after_help = exit_codes::MUTANTS)]
     Mutants(mutants_cmd::MutantsArgs),
@@ -413,6 +418,9 @@ fn main() -> ExitCode {
             .map_err(UsageError)
             .and_then(|w| mutants_cmd::mutants(&a, w)),
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
+        Command::Properties(a) => {
+            scenario_sources().and_then(|s| properties_cmd::properties(&a, &s))
+        }
         Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
         Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)

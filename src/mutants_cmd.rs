@@ -32,7 +32,7 @@ pub struct MutantsArgs {
     #[arg(long, value_name = "FACTOR", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
     bound: u16,
     /// Exit 1 when the mutation score (a percentage, 0 to 100) is below this.
-    #[arg(long, value_name = "PERCENT", default_value_t = 90.0, value_parser = percent)]
+    #[arg(long, value_name = "PERCENT", default_value_t = 95.0, value_parser = percent)]
     min_score: f64,
     /// Partial-order reduction of every check (as `check --reduction`).
     #[arg(long, value_enum, default_value = "none")]

@@ -295,6 +295,7 @@ fn input(object: bool) -> JsValue {
 fn empty_op() -> OpSpec {
     OpSpec {
         label: None,
+        on: None,
         register_tool: None,
         get_tools: None,
         execute_tool: None,

@@ -9,7 +9,9 @@ impl<R: Recorder> Cx<'_, R> {
     /// HTML "destroy a child navigable": detach the navigable, then destroy its active
     /// document and its descendants (children first).
     pub fn remove_iframe(&mut self, nav: NavId) {
-        let leaving = self.s.navs[nav.index()].active.map(|d| self.documents_post_order(d));
+        let leaving = self.s.navs[nav.index()]
+            .active
+            .map(|d| self.documents_post_order(d));
         let told = self.who_discovers_tools_of(leaving.as_deref().unwrap_or_default());
         self.s.navs[nav.index()].attached = false;
         if let Some(doc) = self.s.navs[nav.index()].active {
@@ -26,7 +28,9 @@ impl<R: Recorder> Cx<'_, R> {
         let replacement = self.w.navs[nav.index()]
             .replacement
             .expect("checked by compile");
-        let leaving = self.s.navs[nav.index()].active.map(|d| self.documents_post_order(d));
+        let leaving = self.s.navs[nav.index()]
+            .active
+            .map(|d| self.documents_post_order(d));
         let told = self.who_discovers_tools_of(leaving.as_deref().unwrap_or_default());
         if let Some(old) = self.s.navs[nav.index()].active {
             for doc in self.documents_post_order(old) {
@@ -71,7 +75,9 @@ impl<R: Recorder> Cx<'_, R> {
                     let shown = w.navs[w.docs[d.index()].nav.index()].tab == tab
                         && !leaving.contains(&d)
                         && self.s.allowed_to_use_tools(w, d)
-                        && (w.origins.same_origin(w.docs[x.index()].origin, w.docs[d.index()].origin)
+                        && (w
+                            .origins
+                            .same_origin(w.docs[x.index()].origin, w.docs[d.index()].origin)
                             || tool
                                 .exposed
                                 .iter()

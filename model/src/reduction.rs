@@ -94,14 +94,15 @@ impl Footprints {
         let suffixes = w
             .docs
             .iter()
-            .enumerate()
-            .map(|(d, doc)| {
+            .map(|doc| {
                 let mut out = vec![Suffix::default(); doc.script.len() + 1];
                 for (i, op) in doc.script.iter().enumerate().rev() {
                     let mut s = out[i + 1];
                     match op {
-                        // The model context getter returns the document itself.
-                        Op::Register(_) => s.writes.tools |= bit(d),
+                        // The tool map of the ModelContext the call is made on.
+                        Op::Register(r) => {
+                            s.writes.tools |= bit(w.calls[r.call.index()].doc.index())
+                        }
                         Op::Abort(c) => s.aborts |= bit(c.index()),
                         Op::RemoveIframe(n) | Op::Navigate(n) => {
                             s.writes.trees |= bit(w.navs[n.index()].tab.index())

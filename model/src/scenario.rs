@@ -91,6 +91,10 @@ pub struct OpSpec {
     /// A name for the call's promise, so later statements can await it or use its result.
     #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Call the method on this document's `ModelContext`, which the script kept (a
+    /// same-origin iframe's `contentDocument.modelContext`), instead of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub register_tool: Option<ToolSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,9 +3,10 @@
 //! it awaits.
 
 use crate::cx::{Cx, Recorder, Where};
+use crate::state::Ghost;
 use crate::state::RegisteredTool;
 use crate::state::{ScriptStatus, Status, Value, TOOLCHANGES_COUNTED};
-use crate::world::{AgentId, DocId, Op, ToolArg};
+use crate::world::{AgentId, DocId, ExecuteOp, GetToolsOp, Op, RegisterOp, ToolArg};
 
 impl<R: Recorder> Cx<'_, R> {
     /// Runs `doc`'s script from its current statement until it suspends or ends.
@@ -22,18 +23,26 @@ impl<R: Recorder> Cx<'_, R> {
                 return;
             };
             let mut status = ScriptStatus::Ready;
+            if let Op::Register(RegisterOp { call, .. })
+            | Op::GetTools(GetToolsOp { call, .. })
+            | Op::Execute(ExecuteOp { call, .. }) = op
+            {
+                if !self.s.is_fully_active(w.calls[call.index()].doc) {
+                    self.s.record(Ghost::CalledOnInactiveDocument(*call));
+                }
+            }
             match op {
                 Op::Register(r) => {
-                    let mc = self.model_context_getter(doc);
+                    let mc = self.model_context_getter(w.calls[r.call.index()].doc);
                     self.register_tool(mc, r);
                 }
                 Op::GetTools(g) => {
-                    let mc = self.model_context_getter(doc);
+                    let mc = self.model_context_getter(w.calls[g.call.index()].doc);
                     self.get_tools(mc, g);
                 }
                 Op::Execute(e) => match self.tool_argument(&e.tool) {
                     Some(tool) => {
-                        let mc = self.model_context_getter(doc);
+                        let mc = self.model_context_getter(w.calls[e.call.index()].doc);
                         self.execute_tool(mc, e, tool);
                     }
                     None => status = ScriptStatus::Threw,

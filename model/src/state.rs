@@ -316,6 +316,9 @@ pub enum Ghost {
     /// A document's tools left the tree (unload, removal) while they were discoverable by a
     /// fully active document of the tab, and nothing queued a `toolchange` at it.
     DiscoverableChangeUnnotified(DocId),
+    /// A script called a method on the `ModelContext` of a document that was not fully
+    /// active (one it kept from a removed or navigated-away iframe).
+    CalledOnInactiveDocument(CallId),
 }
 
 /// A task on the webmcp task source, with the document whose global it was queued on.

@@ -245,7 +245,10 @@ impl Perm {
         }
         for (c, call) in w.calls.iter().enumerate() {
             let image = &w.calls[self.call(CallId::nth(c)).index()];
-            if image.doc != self.doc(call.doc) || image.kind != call.kind {
+            if image.doc != self.doc(call.doc)
+                || image.script != self.doc(call.script)
+                || image.kind != call.kind
+            {
                 return Err(format!(
                     "call {} differs from its image {}",
                     call.label, image.label
@@ -1089,9 +1092,8 @@ impl Rename for Ghost {
             Ghost::LocalMapOffItsEventLoop(d) => Ghost::LocalMapOffItsEventLoop(p.doc(d)),
             Ghost::RanUndiscoveredTool(c) => Ghost::RanUndiscoveredTool(p.call(c)),
             Ghost::RanForUnexposedCaller(c) => Ghost::RanForUnexposedCaller(p.call(c)),
-            Ghost::DiscoverableChangeUnnotified(d) => {
-                Ghost::DiscoverableChangeUnnotified(p.doc(d))
-            }
+            Ghost::DiscoverableChangeUnnotified(d) => Ghost::DiscoverableChangeUnnotified(p.doc(d)),
+            Ghost::CalledOnInactiveDocument(c) => Ghost::CalledOnInactiveDocument(p.call(c)),
         }
     }
 }

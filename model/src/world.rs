@@ -135,7 +135,11 @@ pub enum CallKind {
 
 #[derive(Clone, Debug)]
 pub struct Call {
+    /// The document of the `ModelContext` the method is called on (`this`'s relevant
+    /// global object's associated Document): the script's own, or one it kept (`on`).
     pub doc: DocId,
+    /// The document whose script makes the call.
+    pub script: DocId,
     pub label: String,
     pub kind: CallKind,
     /// The index of the statement that makes the call in its document's script.
@@ -283,14 +287,14 @@ impl World {
     /// The `execute-tool` call with uuid `call`.
     pub fn execute_op(&self, call: CallId) -> &ExecuteOp {
         let c = &self.calls[call.index()];
-        match &self.docs[c.doc.index()].script[c.statement] {
+        match &self.docs[c.script.index()].script[c.statement] {
             Op::Execute(e) if e.call == call => e,
             _ => panic!("an execute call id names an executeTool statement"),
         }
     }
     pub fn register_op(&self, call: CallId) -> &RegisterOp {
         let c = &self.calls[call.index()];
-        match &self.docs[c.doc.index()].script[c.statement] {
+        match &self.docs[c.script.index()].script[c.statement] {
             Op::Register(r) if r.call == call => r,
             _ => panic!("a register call id names a registerTool statement"),
         }
@@ -628,7 +632,7 @@ impl Compiler {
 
     fn new_call(
         &mut self,
-        doc: DocId,
+        script: DocId,
         op: &OpSpec,
         kind: CallKind,
         at: &str,
@@ -636,14 +640,16 @@ impl Compiler {
         let label = op
             .label
             .clone()
-            .unwrap_or_else(|| format!("{}#{}", self.docs[doc.index()].name, self.calls.len()));
+            .unwrap_or_else(|| format!("{}#{}", self.docs[script.index()].name, self.calls.len()));
         if self.calls.iter().any(|c| c.label == label) {
             return err(at, format!("the label {} is used twice", quoted(&label)));
         }
+        let doc = self.model_context_of(script, op, at)?;
         let id = checked(at, self.calls.len())?;
         // The statement index is set once the script is compiled.
         self.calls.push(Call {
             doc,
+            script,
             label,
             kind,
             statement: 0,
@@ -651,9 +657,39 @@ impl Compiler {
         Ok(id)
     }
 
+    /// The document whose `ModelContext` a call statement of `script` uses: its own, or
+    /// the one named by `on`, which the script can only hold if it is a document of the same
+    /// tab on the same event loop (a same-origin `contentDocument`), loaded from the start.
+    fn model_context_of(
+        &self,
+        script: DocId,
+        op: &OpSpec,
+        at: &str,
+    ) -> Result<DocId, ScenarioError> {
+        let Some(name) = &op.on else {
+            return Ok(script);
+        };
+        let Some(i) = self.docs.iter().position(|d| &d.name == name) else {
+            return unknown(&format!("{at}.on"), "document", name);
+        };
+        let (kept, by) = (&self.docs[i], &self.docs[script.index()]);
+        let tab = |d: &Doc| self.navs[d.nav.index()].tab;
+        if !kept.initially_active || tab(kept) != tab(by) || kept.agent != by.agent {
+            return err(
+                &format!("{at}.on"),
+                format!(
+                    "the script of {} cannot hold the ModelContext of {}: it must be a document of the same tab, on the same event loop, loaded from the start",
+                    quoted(&by.name),
+                    quoted(name)
+                ),
+            );
+        }
+        checked(at, i)
+    }
+
     fn earlier_call(&self, doc: DocId, label: &str, at: &str) -> Result<CallId, ScenarioError> {
         match self.calls.iter().position(|c| c.label == label) {
-            Some(i) if self.calls[i].doc == doc => checked(at, i),
+            Some(i) if self.calls[i].script == doc => checked(at, i),
             Some(_) => err(
                 at,
                 format!(
@@ -701,6 +737,11 @@ impl Compiler {
                 "input",
                 op.input.is_some() && op.execute_tool.is_none(),
                 "executeTool",
+            ),
+            (
+                "on",
+                op.on.is_some() && !is_call,
+                "registerTool, getTools and executeTool",
             ),
             (
                 "exposedTo",

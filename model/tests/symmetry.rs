@@ -110,6 +110,7 @@ fn facts(w: &World, states: &HashSet<State>) -> BTreeSet<String> {
                 Ghost::RanUndiscoveredTool(_) => "ran-undiscovered-tool".into(),
                 Ghost::RanForUnexposedCaller(_) => "ran-for-unexposed-caller".into(),
                 Ghost::DiscoverableChangeUnnotified(_) => "discoverable-change-unnotified".into(),
+                Ghost::CalledOnInactiveDocument(_) => "called-on-inactive-document".into(),
             });
         }
         for (c, p) in s.promises.iter().enumerate() {

@@ -592,9 +592,8 @@ fn ghost_fact(n: Names, g: &Ghost) -> Value {
         Ghost::LocalMapOffItsEventLoop(d) => variant("LocalMapOffItsEventLoop", n.doc(d)),
         Ghost::RanUndiscoveredTool(c) => variant("RanUndiscoveredTool", n.call(c)),
         Ghost::RanForUnexposedCaller(c) => variant("RanForUnexposedCaller", n.call(c)),
-        Ghost::DiscoverableChangeUnnotified(d) => {
-            variant("DiscoverableChangeUnnotified", n.doc(d))
-        }
+        Ghost::DiscoverableChangeUnnotified(d) => variant("DiscoverableChangeUnnotified", n.doc(d)),
+        Ghost::CalledOnInactiveDocument(c) => variant("CalledOnInactiveDocument", n.call(c)),
     }
 }
 

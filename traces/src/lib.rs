@@ -27,6 +27,7 @@ pub mod findings;
 pub mod itf;
 pub mod limits;
 pub mod minimize;
+pub mod properties_doc;
 pub mod reader;
 pub mod replay;
 pub mod trace;

@@ -96,10 +96,11 @@ impl<R: Recorder> Cx<'_, R> {
         let exposed = self.w.origins.same_origin(
             self.w.docs[target.index()].origin,
             self.w.docs[caller.index()].origin,
-        ) || tool
-            .exposed
-            .iter()
-            .any(|o| self.w.origins.same_origin(o, self.w.docs[caller.index()].origin));
+        ) || tool.exposed.iter().any(|o| {
+            self.w
+                .origins
+                .same_origin(o, self.w.docs[caller.index()].origin)
+        });
         if !exposed {
             self.s.record(Ghost::RanForUnexposedCaller(uuid));
         }

@@ -1,4 +1,5 @@
-//! `registerTool`: aborting a registration's signal unregisters the tool.
+//! `registerTool`: aborting a registration's signal unregisters the tool; and what every
+//! method does on the `ModelContext` of a document that is not fully active.
 
 use super::prelude::*;
 
@@ -12,16 +13,33 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             claim: "once the signal passed to registerTool is aborted, the tool it registered is gone from its tool map and the registration promise has been rejected (a no-op if it was already fulfilled)",
             holds: registration_abort_unregisters,
             witness: Witness::State {
-            claim: "the signal of a registerTool call that ran is aborted",
-            holds: |m, s| {
-                let w = m.world.as_ref();
-                w.calls.iter().enumerate().any(|(i, c)| {
-                    c.kind == CallKind::Register
-                        && s.promises[i].status != Status::NotCalled
-                        && w.register_op(CallId::nth(i)).signal.is_some_and(|k| s.controllers[k.index()].aborted)
-                })
+                claim: "the signal of a registerTool call that ran is aborted",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    w.calls.iter().enumerate().any(|(i, c)| {
+                        c.kind == CallKind::Register
+                            && s.promises[i].status != Status::NotCalled
+                            && w.register_op(CallId::nth(i)).signal.is_some_and(|k| s.controllers[k.index()].aborted)
+                    })
+                },
             },
         },
+        PropertyDef {
+            name: "inactive-document-calls-reject",
+            kind: Kind::Always,
+            about: &["register-tool#3", "get-tools#3", "execute-tool#2"],
+            claim: "a registerTool, getTools or executeTool call on the ModelContext of a document that is not fully active (a removed or navigated-away iframe's, kept by a script) is rejected with an \"InvalidStateError\" DOMException",
+            holds: |_, s| s.ghost.iter().all(|g| match g {
+                Ghost::CalledOnInactiveDocument(c) => matches!(
+                    s.promises[c.index()].status,
+                    Status::Rejected(webmcp_model::state::Reason::InvalidStateError)
+                ),
+                _ => true,
+            }),
+            witness: Witness::State {
+                claim: "a script calls a method on the ModelContext of a document that is not fully active",
+                holds: |_, s| s.ghost.iter().any(|g| matches!(g, Ghost::CalledOnInactiveDocument(_))),
+            },
         },
     ]
 }

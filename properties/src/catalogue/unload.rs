@@ -45,7 +45,9 @@ pub(super) fn properties() -> Vec<PropertyDef> {
 
 fn nothing_left_at_end(_: &WebMcpModel, s: &State) -> bool {
     s.pending.iter().all(|map| map.is_empty())
-        && s.docs.iter().all(|d| d.lifecycle == Lifecycle::NotFullyActive || d.local.is_empty())
+        && s.docs
+            .iter()
+            .all(|d| d.lifecycle == Lifecycle::NotFullyActive || d.local.is_empty())
 }
 
 /// Whether every thread started by document `d`, or started for it, has finished.

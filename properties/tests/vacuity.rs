@@ -1,0 +1,100 @@
+//! Vacuity: every property's witness is reached by the standard suite under `proposed`, a
+//! witness that cannot be reached is reported as such, and the table of executeTool failures
+//! (`model/src/failures.rs`) says exactly what the model rejects with, under `seed`.
+
+use std::collections::BTreeSet;
+
+use webmcp_model::failures::EXECUTE_FAILURES;
+use webmcp_model::steps::{step, StepId};
+use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::catalogue::Witness;
+use webmcp_properties::properties;
+use webmcp_properties::vacuity::{engagement, Engagement};
+
+fn worlds() -> Vec<World> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scenarios/ exists")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).expect("readable scenario");
+            World::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+        })
+        .collect()
+}
+
+fn explore(variant: Variant) -> Vec<Engagement> {
+    let models: Vec<WebMcpModel> = worlds()
+        .into_iter()
+        .map(|w| WebMcpModel::new(w, variant))
+        .collect();
+    webmcp_properties::parallel::map(&models, 2, engagement)
+}
+
+#[test]
+fn every_witness_is_reached_under_proposed() {
+    let engaged = explore(Variant::proposed());
+    for (i, def) in properties().iter().enumerate() {
+        if matches!(def.witness, Witness::Itself) {
+            continue;
+        }
+        assert!(
+            engaged.iter().any(|e| e.witnessed[i] == Some(true)),
+            "{}: no standard scenario reaches its witness ({})",
+            def.name,
+            def.witness.claim()
+        );
+    }
+}
+
+#[test]
+fn a_scenario_where_nothing_happens_witnesses_nothing() {
+    let world = World::from_json(
+        r#"{"name": "idle", "summary": "s", "description": "d",
+            "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}]}"#,
+    )
+    .expect("valid scenario");
+    let e = engagement(&WebMcpModel::new(world, Variant::proposed()));
+    for (i, def) in properties().iter().enumerate() {
+        let expected = match def.witness {
+            Witness::Itself => None,
+            _ => Some(false),
+        };
+        assert_eq!(e.witnessed[i], expected, "{}", def.name);
+    }
+    assert!(e.rejections.is_empty());
+}
+
+#[test]
+fn the_failure_table_is_what_the_model_rejects_executetool_with() {
+    let engaged = explore(Variant::SEED);
+    let seen: BTreeSet<(StepId, &str)> = engaged
+        .iter()
+        .flat_map(|e| e.rejections.iter())
+        .filter(|r| r.method == "executeTool")
+        .map(|r| (r.step, r.error))
+        .collect();
+    let table: BTreeSet<(StepId, &str)> = EXECUTE_FAILURES
+        .iter()
+        .map(|f| (step(f.settled_at), f.error))
+        .collect();
+    let unlisted: Vec<_> = seen.difference(&table).collect();
+    assert!(
+        unlisted.is_empty(),
+        "rejections not in the table: {unlisted:?}"
+    );
+    let unseen: Vec<_> = table.difference(&seen).collect();
+    assert!(
+        unseen.is_empty(),
+        "table rows no scenario reaches: {unseen:?}"
+    );
+    for f in EXECUTE_FAILURES {
+        assert_eq!(step(f.detected_at).id(), f.detected_at);
+    }
+}
