@@ -258,6 +258,11 @@ struct CheckArgs {
     /// (docs/variants.md) [default: seed; legacy: chosen]
     #[arg(long, value_name = "VARIANT")]
     variant: Option<String>,
+    /// The published text of the draft the variant's fixes apply to: current (the default,
+    /// spec/webmcp-algorithms.md) or an earlier revision (docs/revisions.md), e.g. pr247.
+    /// The same as appending @REVISION to --variant.
+    #[arg(long, value_name = "REVISION")]
+    revision: Option<String>,
     /// How to explore: bfs (exhaustive, shortest counterexamples), dfs (exhaustive), sim
     /// (random walks; never exhaustive).
     #[arg(long, value_enum, default_value_t = ModeArg::Bfs)]
@@ -624,7 +629,16 @@ struct CheckPlan {
 }
 
 fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
-    let variant = Variant::parse(args.variant.as_deref().unwrap_or("seed")).map_err(UsageError)?;
+    let mut variant =
+        Variant::parse(args.variant.as_deref().unwrap_or("seed")).map_err(UsageError)?;
+    if let Some(name) = &args.revision {
+        if args.variant.as_deref().is_some_and(|v| v.contains('@')) {
+            return Err(UsageError(
+                "--revision and a variant with @REVISION both name the text: give one".into(),
+            ));
+        }
+        variant = variant.at(webmcp_model::variant::Revision::parse(name).map_err(UsageError)?);
+    }
     let mut worlds: Vec<World> = Vec::new();
     if args.all {
         worlds.extend(catalog::all().map_err(UsageError)?);
@@ -795,6 +809,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.symmetry
         || args.reduction == ReductionArg::Por
         || args.baseline.is_some()
+        || args.revision.is_some()
     {
         return Err(UsageError(
             "--profile legacy supports --format human|json, --max-states, --max-depth, --timeout and --memory-limit only".into(),

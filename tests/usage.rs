@@ -132,6 +132,31 @@ fn bad_flag_values_are_one_line_usage_errors() {
         &["mutants", "--bound", "0"],
         &["conformance", "--all", "--page-timeout", "0"],
         &["legacy-conformance", "--page-timeout", "0"],
+        &["check", "--all", "--revision", "pr999"],
+        &["check", "--all", "--variant", "seed@"],
+        &[
+            "check",
+            "--all",
+            "--variant",
+            "seed@pr247",
+            "--revision",
+            "pr247",
+        ],
+        &[
+            "check",
+            "--profile",
+            "legacy",
+            "--all",
+            "--revision",
+            "pr247",
+        ],
+        &[
+            "check",
+            "--scenario",
+            "kept-model-context",
+            "--variant",
+            "proposed@current@pr247",
+        ],
         &["coverage", "--variant", "seed+nope"],
         &["report", "--variant", "seed+"],
     ];
@@ -159,6 +184,7 @@ fn every_command_lists_its_exit_codes_in_help() {
         "conformance",
         "corpus",
         "findings",
+        "properties",
         "mutants",
         "legacy-conformance",
     ] {
@@ -182,8 +208,15 @@ fn check_all_ends_with_a_summary_that_explains_exit_1() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     let summary = &text[text.rfind("\nsummary: ").expect("a summary") + 1..];
+    let scenarios = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
+        .count();
     assert!(
-        summary.starts_with("summary: 32 scenario(s) under seed"),
+        summary.starts_with(&format!("summary: {scenarios} scenario(s) under seed")),
         "{summary}"
     );
     assert!(

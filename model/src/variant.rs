@@ -1,9 +1,81 @@
-//! Spec variants: the text as written (`seed`) plus named, opt-in fixes.
+//! Spec variants: a published text of the draft (the current one, `spec/webmcp-algorithms.md`,
+//! unless a [`Revision`] is named) plus named, opt-in fixes.
 
-/// A set of fixes applied on top of the draft as written.
+/// A set of fixes applied on top of one published text of the draft.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Variant {
     fixes: u32,
+    revision: Revision,
+}
+
+/// A published text of the draft. Fixes are our proposals; a revision is what the spec
+/// repository once said, kept to show a defect an earlier text had and a later one removed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Revision {
+    /// `spec/webmcp-algorithms.md`: the text after PR #248 (merged 2026-08-19).
+    #[default]
+    Current,
+    /// The text PR #247 left (merged 2026-08-18), before PR #248: unregistering a tool runs
+    /// the completion steps of its in-flight executions with null and false, then notifies
+    /// documents of the change synchronously (docs/revisions.md).
+    Pr247,
+}
+
+/// What a revision is, for readers and for `--revision`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RevisionInfo {
+    pub revision: Revision,
+    pub name: &'static str,
+    /// When the text was published, and by which change.
+    pub published: &'static str,
+    /// How it differs from the current text, in one sentence.
+    pub summary: &'static str,
+    /// The step IDs (of the current text) where it differs.
+    pub steps: &'static [&'static str],
+}
+
+/// Every revision the model knows, oldest last (`current` first).
+pub const REVISIONS: &[RevisionInfo] = &[
+    RevisionInfo {
+        revision: Revision::Current,
+        name: "current",
+        published: "after PR #248 (merged 2026-08-19), before 2026-09-03",
+        summary: "spec/webmcp-algorithms.md, as modelled by default.",
+        steps: &[],
+    },
+    RevisionInfo {
+        revision: Revision::Pr247,
+        name: "pr247",
+        published: "PR #247 (merged 2026-08-18) until PR #248 (merged 2026-08-19)",
+        summary: "unregister-tool also runs the completion steps of the tool's in-flight executions with null and false, and notifies documents of the change synchronously rather than in parallel.",
+        steps: &["unregister-tool#5", "unregister-tool#7", "notify-tool-change#1"],
+    },
+];
+
+impl Revision {
+    pub fn info(self) -> &'static RevisionInfo {
+        REVISIONS
+            .iter()
+            .find(|r| r.revision == self)
+            .expect("every revision is listed")
+    }
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+    /// Parses a revision name (`current`, `pr247`).
+    pub fn parse(text: &str) -> Result<Revision, String> {
+        REVISIONS
+            .iter()
+            .find(|r| r.name == text)
+            .map(|r| r.revision)
+            .ok_or_else(|| {
+                let names: Vec<&str> = REVISIONS.iter().map(|r| r.name).collect();
+                format!(
+                    "unknown revision \"{text}\": the revisions are {} (docs/revisions.md)",
+                    names.join(", ")
+                )
+            })
+    }
 }
 
 /// A proposed fix to the draft, switched on by name.
@@ -127,16 +199,30 @@ fixes! {
 
 impl Variant {
     /// The draft exactly as written.
-    pub const SEED: Variant = Variant { fixes: 0 };
+    pub const SEED: Variant = Variant {
+        fixes: 0,
+        revision: Revision::Current,
+    };
 
     pub fn has(self, fix: &Fix) -> bool {
         self.fixes & (1 << fix.bit) != 0
+    }
+
+    /// The published text the fixes apply to.
+    pub fn revision(self) -> Revision {
+        self.revision
+    }
+
+    /// The same fixes on another published text.
+    pub fn at(self, revision: Revision) -> Variant {
+        Variant { revision, ..self }
     }
 
     /// Every fix.
     pub fn proposed() -> Variant {
         Variant {
             fixes: FIXES.iter().fold(0, |m, f| m | (1 << f.bit)),
+            revision: Revision::Current,
         }
     }
 
@@ -149,11 +235,22 @@ impl Variant {
             } else {
                 self.fixes & !bit
             },
+            ..self
         }
     }
 
-    /// Parses `seed`, `proposed`, `seed+FIX+FIX`, or `proposed-FIX-FIX`.
+    /// Parses `seed`, `proposed`, `seed+FIX+FIX`, or `proposed-FIX-FIX`, each optionally
+    /// followed by `@REVISION` (`seed@pr247`).
     pub fn parse(text: &str) -> Result<Variant, String> {
+        match text.split_once('@') {
+            Some((fixes, revision)) => {
+                Ok(Variant::parse_fixes(fixes)?.at(Revision::parse(revision)?))
+            }
+            None => Variant::parse_fixes(text),
+        }
+    }
+
+    fn parse_fixes(text: &str) -> Result<Variant, String> {
         let (mut v, rest, on) = if let Some(rest) = text.strip_prefix("seed") {
             (Variant::SEED, rest, true)
         } else if let Some(rest) = text.strip_prefix("proposed") {
@@ -202,8 +299,16 @@ impl Variant {
         Ok(v)
     }
 
-    /// The shortest name that parses back to this variant: `seed+FIX...` or `proposed-FIX...`.
+    /// The shortest name that parses back to this variant: `seed+FIX...` or `proposed-FIX...`,
+    /// with `@REVISION` unless the text is the current one.
     pub fn name(self) -> String {
+        match self.revision {
+            Revision::Current => self.fixes_name(),
+            r => format!("{}@{}", self.fixes_name(), r.name()),
+        }
+    }
+
+    fn fixes_name(self) -> String {
         let on: Vec<&str> = FIXES
             .iter()
             .filter(|f| self.has(f))
