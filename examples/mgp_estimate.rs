@@ -532,17 +532,15 @@ impl Canonical for Body {
             settled,
             signal_aborted,
             saw_abort_while_running,
-            fulfilled_with_result,
+            result,
+            pc,
+            awaiting_abort,
         } = self;
         target.canon(c, h);
         registered_by.canon(c, h);
-        (
-            settled,
-            signal_aborted,
-            saw_abort_while_running,
-            fulfilled_with_result,
-        )
-            .hash(h);
+        (settled, signal_aborted, saw_abort_while_running).hash(h);
+        result.canon(c, h);
+        (pc, awaiting_abort).hash(h);
     }
 }
 impl Canonical for Task {

@@ -189,6 +189,7 @@ fn unnamed_scenario(g: &Gen) -> Scenario {
                                 description: "a test tool".to_string(),
                                 input_schema: None,
                                 annotations: None,
+                                body: None,
                             });
                             op.exposed_to = exposed.map(|o| vec![origin_name(o)]);
                             op.signal = signal.map(ctrl);

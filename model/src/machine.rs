@@ -93,7 +93,9 @@ impl WebMcpModel {
             out.push(Action::Step(*k));
         }
         for (uuid, body) in s.bodies.iter() {
-            if !body.settled && s.is_fully_active(body.target) {
+            // A scripted body settles itself; the environment settles the others.
+            let scripted = w.register_op(body.registered_by).body.is_some();
+            if !scripted && !body.settled && s.is_fully_active(body.target) {
                 for o in &w.env.outcomes {
                     out.push(Action::SettleTool(*uuid, *o));
                 }
@@ -188,7 +190,7 @@ impl WebMcpModel {
             Action::SettleTool(uuid, outcome) => {
                 let target = cx.s.bodies[&uuid].target;
                 cx.as_task(w.agent_of(target), |cx| {
-                    cx.tool_promise_settled(uuid, outcome)
+                    cx.tool_promise_settled(uuid, outcome.settlement(w))
                 });
             }
             Action::Abort(c) => {

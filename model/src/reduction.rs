@@ -69,6 +69,9 @@ pub struct Footprints {
     docs_of_tab: Vec<u64>,
     /// Per document, per statement index (and one past the end): what the rest writes.
     suffixes: Vec<Vec<Suffix>>,
+    /// Controllers some tool body aborts: a body may run whenever its tool is executed, so
+    /// these count as abortable from every state (an over-approximation, hence sound).
+    body_aborts: u64,
 }
 
 const fn bit(i: usize) -> u64 {
@@ -114,10 +117,23 @@ impl Footprints {
                 out
             })
             .collect();
+        let mut body_aborts = 0u64;
+        for doc in &w.docs {
+            for op in &doc.script {
+                if let Op::Register(r) = op {
+                    for b in r.body.iter().flatten() {
+                        if let crate::world::BodyOp::Abort(c) = b {
+                            body_aborts |= bit(c.index());
+                        }
+                    }
+                }
+            }
+        }
         Footprints {
             tab_of_doc,
             docs_of_tab,
             suffixes,
+            body_aborts,
         }
     }
 }
@@ -126,7 +142,7 @@ impl Footprints {
 /// write, from `s` on.
 pub fn future_writes(w: &World, f: &Footprints, s: &State) -> Classes {
     let mut writes = Classes::default();
-    let mut aborts = 0u64;
+    let mut aborts = f.body_aborts;
     for (d, doc) in s.docs.iter().enumerate() {
         if matches!(
             doc.script.status,

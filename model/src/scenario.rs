@@ -148,6 +148,35 @@ pub struct ToolSpec {
     pub input_schema: Option<JsValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<AnnotationsSpec>,
+    /// What the tool's `execute` callback does, statement by statement; absent, the
+    /// environment settles it (`environment.toolOutcomes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Vec<BodyOpSpec>>,
+}
+
+/// One statement of a tool's `execute` callback (an async function).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BodyOpSpec {
+    /// `controller.abort()` on a controller of the registering script (its own
+    /// registration's, to unregister the tool while it runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abort: Option<String>,
+    /// `await` until the signal the callback was given is aborted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub await_abort: Option<bool>,
+    /// `return VALUE`: the callback's promise fulfils with it (a JSON value or a special
+    /// value; `null` is returned as `null`).
+    #[serde(
+        default,
+        rename = "return",
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub return_value: Option<JsValue>,
+    /// `throw new Error()`: the callback's promise rejects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throw: Option<bool>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -250,8 +250,21 @@ pub struct Body {
     pub signal_aborted: bool,
     /// Ghost: the signal was aborted while the body was still running.
     pub saw_abort_while_running: bool,
-    /// Ghost: the body fulfilled with a value that serializes: a result the caller awaits.
-    pub fulfilled_with_result: bool,
+    /// Ghost: the serialization of the value the body fulfilled with, when it has one: the
+    /// result the caller awaits.
+    pub result: Option<StrId>,
+    /// A scripted body (`body` in the scenario): its next statement...
+    pub pc: u8,
+    /// ...and whether it waits for its signal's abort.
+    pub awaiting_abort: bool,
+}
+
+/// How a tool body's promise settles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Settlement {
+    /// Fulfilled; what serializing the value gives (`imperative-execute-steps#9.fulfilled.4`).
+    Fulfilled(Result<StrId, crate::names::Thrown>),
+    Rejected,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]

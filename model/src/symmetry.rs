@@ -51,7 +51,7 @@ use crate::threads::{
     CancelPc, CancelProc, CleanupPc, CleanupSub, CompletionProc, GetToolsPc, NavList, NotifyPc,
     Thread, ThreadKey,
 };
-use crate::world::{AgentId, CallId, CtrlId, DocId, NavId, Op, TabId, ToolArg, World};
+use crate::world::{AgentId, BodyOp, CallId, CtrlId, DocId, NavId, Op, TabId, ToolArg, World};
 
 /// The most members a group may have (its permutations are enumerated: 5! = 120).
 pub const MAX_GROUP_MEMBERS: usize = 5;
@@ -316,6 +316,14 @@ impl Perm {
                     && x.annotations == y.annotations
                     && x.exposed_to == y.exposed_to
                     && ctrl(x.signal) == y.signal
+                    && x.body.as_ref().map(|b| {
+                        b.iter()
+                            .map(|op| match *op {
+                                BodyOp::Abort(c) => BodyOp::Abort(self.ctrl(c)),
+                                other => other,
+                            })
+                            .collect::<Vec<_>>()
+                    }) == y.body
             }
             (Op::GetTools(x), Op::GetTools(y)) => {
                 self.call(x.call) == y.call && x.from_origins == y.from_origins

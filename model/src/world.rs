@@ -69,6 +69,22 @@ pub struct RegisterOp {
     pub annotations: Option<Annotations>,
     pub exposed_to: Option<Vec<ParsedOrigin>>,
     pub signal: Option<CtrlId>,
+    /// What the `execute` callback does; `None`: the environment settles it.
+    pub body: Option<Vec<BodyOp>>,
+}
+
+/// A statement of a tool's `execute` callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BodyOp {
+    /// `controller.abort()`.
+    Abort(CtrlId),
+    /// `await` the abort of the callback's signal.
+    AwaitAbort,
+    /// `return value`: the serialization `imperative-execute-steps#9.fulfilled.4` will make
+    /// of it.
+    Return(Result<StrId, Thrown>),
+    /// `throw`.
+    Throw,
 }
 
 #[derive(Clone, Debug)]
@@ -701,6 +717,56 @@ impl Compiler {
         }
     }
 
+    /// A tool body: each statement one of `abort`, `awaitAbort`, `return`, `throw`; nothing
+    /// after a `return` or `throw`, which would never run.
+    fn body(
+        &mut self,
+        script: DocId,
+        ops: &[crate::scenario::BodyOpSpec],
+        at: &str,
+    ) -> Result<Vec<BodyOp>, ScenarioError> {
+        if ops.len() > crate::limits::MAX_STATEMENTS {
+            return Err(ScenarioError::limit(
+                at,
+                "a tool body",
+                Some(ops.len()),
+                Limit::Statements,
+            ));
+        }
+        let mut body = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            let at = format!("{at}[{i}]");
+            let kinds = [
+                op.abort.is_some(),
+                op.await_abort == Some(true),
+                op.return_value.is_some(),
+                op.throw == Some(true),
+            ];
+            if kinds.iter().filter(|k| **k).count() != 1 {
+                return err(
+                    &at,
+                    "a tool body statement needs exactly one of abort, awaitAbort (true), return, throw (true)",
+                );
+            }
+            if matches!(body.last(), Some(BodyOp::Return(_) | BodyOp::Throw)) {
+                return err(&at, "a statement after return or throw never runs");
+            }
+            body.push(if let Some(c) = &op.abort {
+                BodyOp::Abort(self.ctrl(script, c, &at)?)
+            } else if let Some(v) = &op.return_value {
+                BodyOp::Return(match v.serialize() {
+                    Ok(text) => Ok(self.intern(&text)?),
+                    Err(thrown) => Err(thrown),
+                })
+            } else if op.await_abort == Some(true) {
+                BodyOp::AwaitAbort
+            } else {
+                BodyOp::Throw
+            });
+        }
+        Ok(body)
+    }
+
     fn nav(&self, name: &str, at: &str) -> Result<NavId, ScenarioError> {
         match self.navs.iter().position(|n| n.name == name) {
             Some(i) => checked(at, i),
@@ -795,6 +861,10 @@ impl Compiler {
                 .input_schema
                 .as_ref()
                 .is_none_or(|v| v.is_undefined() || v.is_object());
+            let body = match &t.body {
+                Some(ops) => Some(self.body(doc, ops, &format!("{at}.registerTool.body"))?),
+                None => None,
+            };
             return Ok(Op::Register(RegisterOp {
                 call,
                 name,
@@ -805,6 +875,7 @@ impl Compiler {
                 annotations,
                 exposed_to,
                 signal,
+                body,
             }));
         }
         if let Some(g) = &op.get_tools {

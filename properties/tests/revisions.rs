@@ -65,6 +65,21 @@ fn before_pr_248_unregistration_fails_in_flight_executions_and_notifies_synchron
 }
 
 #[test]
+fn a_tool_that_unregisters_itself_delivers_its_result_only_since_pr_248() {
+    let scenario = "tool-unregisters-itself";
+    let before = checked(scenario, Variant::SEED.at(Revision::Pr247));
+    let after = checked(scenario, Variant::SEED);
+    assert_eq!(
+        verdict(&before, "completed-result-delivered"),
+        Verdict::Violated
+    );
+    assert_eq!(
+        verdict(&after, "completed-result-delivered"),
+        Verdict::Holds
+    );
+}
+
+#[test]
 fn a_revision_only_changes_what_it_names() {
     // A scenario that never unregisters is explored identically under both texts.
     for name in ["register-and-discover", "two-concurrent-executions"] {

@@ -574,7 +574,9 @@ fn body(n: Names, b: &Body) -> Value {
             "sawAbortWhileRunning",
             Value::Bool(b.saw_abort_while_running),
         ),
-        ("fulfilledWithResult", Value::Bool(b.fulfilled_with_result)),
+        ("result", option(b.result.map(|s| n.text(s)))),
+        ("pc", int(b.pc)),
+        ("awaitingAbort", Value::Bool(b.awaiting_abort)),
     ])
 }
 

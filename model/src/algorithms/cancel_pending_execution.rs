@@ -78,5 +78,6 @@ impl<R: Recorder> Cx<'_, R> {
                 }
             }
         });
+        self.resume_body_on_abort(uuid);
     }
 }

@@ -5,8 +5,8 @@ use crate::cx::{Cx, Recorder};
 use crate::mutation::Site;
 use crate::names::json_text_is_object;
 use crate::s;
-use crate::state::{Body, Ghost, Status};
-use crate::world::{CallId, DocId, Outcome};
+use crate::state::{Body, Ghost, Settlement, Status};
+use crate::world::{BodyOp, CallId, DocId, Outcome, World};
 
 impl<R: Recorder> Cx<'_, R> {
     /// `registered_by` identifies the `tool` whose `execute` callback runs.
@@ -51,27 +51,92 @@ impl<R: Recorder> Cx<'_, R> {
             settled: false,
             signal_aborted: false,
             saw_abort_while_running: false,
-            fulfilled_with_result: false,
+            result: None,
+            pc: 0,
+            awaiting_abort: false,
         };
         self.effect(Site::Effect, move |cx| {
             cx.s.bodies.insert(uuid, body);
         });
+        // A scripted callback runs now, until its first await (it is an async function).
+        let settled = self.run_body(uuid);
         self.step(s!("imperative-execute-steps#9"));
+        if let Some(settlement) = settled {
+            // The reaction runs in the microtask checkpoint of this task.
+            self.tool_promise_settled(uuid, settlement);
+        }
+    }
+
+    /// Runs a scripted tool body from its next statement until it awaits or settles; the
+    /// settlement of its promise, if it settled. A body without a script (settled by the
+    /// environment) does nothing here.
+    pub fn run_body(&mut self, uuid: CallId) -> Option<Settlement> {
+        let registered_by = self.s.bodies.get(&uuid)?.registered_by;
+        let script = self.w.register_op(registered_by).body.as_deref()?;
+        loop {
+            let body = self.s.bodies.get(&uuid)?;
+            let pc = body.pc as usize;
+            let Some(op) = script.get(pc) else {
+                // The end of an async function: it fulfils with undefined, which
+                // JSON.stringify does not serialize (imperative-execute-steps#9.fulfilled.4).
+                return Some(Settlement::Fulfilled(Err(crate::names::Thrown::TypeError)));
+            };
+            if let Some(b) = self.s.bodies.get_mut(&uuid) {
+                b.pc =
+                    b.pc.checked_add(1)
+                        .expect("a body has at most MAX_STATEMENTS statements");
+            }
+            match *op {
+                BodyOp::Abort(ctrl) => self.signal_abort(ctrl),
+                BodyOp::AwaitAbort => {
+                    if !self.s.bodies.get(&uuid)?.signal_aborted {
+                        if let Some(b) = self.s.bodies.get_mut(&uuid) {
+                            b.awaiting_abort = true;
+                        }
+                        return None;
+                    }
+                }
+                BodyOp::Return(value) => return Some(Settlement::Fulfilled(value)),
+                BodyOp::Throw => return Some(Settlement::Rejected),
+            }
+        }
+    }
+
+    /// The body's signal was just aborted: a body awaiting that resumes (in the microtask
+    /// checkpoint of the aborting task), and its promise may settle.
+    pub fn resume_body_on_abort(&mut self, uuid: CallId) {
+        let waiting = self
+            .s
+            .bodies
+            .get(&uuid)
+            .is_some_and(|b| b.awaiting_abort && b.signal_aborted && !b.settled);
+        if !waiting {
+            return;
+        }
+        if let Some(b) = self.s.bodies.get_mut(&uuid) {
+            b.awaiting_abort = false;
+        }
+        if let Some(settlement) = self.run_body(uuid) {
+            self.tool_promise_settled(uuid, settlement);
+        }
     }
 
     /// The tool body settles `toolPromise`; the reaction of `imperative-execute-steps#9`
     /// runs in the microtask checkpoint of the same task.
-    pub fn tool_promise_settled(&mut self, uuid: CallId, outcome: Outcome) {
+    pub fn tool_promise_settled(&mut self, uuid: CallId, settlement: Settlement) {
         let body = self
             .s
             .bodies
             .get_mut(&uuid)
             .expect("only running bodies settle");
         body.settled = true;
-        body.fulfilled_with_result = outcome == Outcome::Fulfil;
+        body.result = match settlement {
+            Settlement::Fulfilled(Ok(text)) => Some(text),
+            _ => None,
+        };
         let target = body.target;
-        match outcome {
-            Outcome::Fulfil | Outcome::FulfilUnserializable => {
+        match settlement {
+            Settlement::Fulfilled(serialized) => {
                 self.step(s!("imperative-execute-steps#9.fulfilled.1"));
                 self.step(s!("imperative-execute-steps#9.fulfilled.2"));
                 let missing = !self.s.doc(target).local.contains(&uuid);
@@ -81,14 +146,13 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("imperative-execute-steps#9.fulfilled.3"));
                 self.local_remove(target, uuid);
                 self.step(s!("imperative-execute-steps#9.fulfilled.4"));
-                if outcome == Outcome::FulfilUnserializable {
+                let Ok(result) = serialized else {
                     return self.run_completion_steps(uuid, target, None);
-                }
+                };
                 self.step(s!("imperative-execute-steps#9.fulfilled.5"));
-                let result = self.w.tool_result;
                 self.run_completion_steps(uuid, target, Some(result));
             }
-            Outcome::Reject => {
+            Settlement::Rejected => {
                 self.step(s!("imperative-execute-steps#9.rejected.1"));
                 self.step(s!("imperative-execute-steps#9.rejected.2"));
                 self.step(s!("imperative-execute-steps#9.rejected.3"));
@@ -101,6 +165,19 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("imperative-execute-steps#9.rejected.5"));
                 self.run_completion_steps(uuid, target, None);
             }
+        }
+    }
+}
+
+impl Outcome {
+    /// What the environment's settlement of an unscripted body means for its promise.
+    pub fn settlement(self, w: &World) -> Settlement {
+        match self {
+            Outcome::Fulfil => Settlement::Fulfilled(Ok(w.tool_result)),
+            Outcome::FulfilUnserializable => {
+                Settlement::Fulfilled(Err(crate::names::Thrown::TypeError))
+            }
+            Outcome::Reject => Settlement::Rejected,
         }
     }
 }

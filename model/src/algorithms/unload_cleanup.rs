@@ -21,13 +21,16 @@ impl<R: Recorder> Cx<'_, R> {
         self.s.doc_mut(doc).cleanups = n.saturating_add(1);
         if self.fix(&crate::variant::ABORT_LOCAL_ON_UNLOAD) {
             let local = std::mem::take(&mut self.s.doc_mut(doc).local);
-            for uuid in local {
+            for &uuid in &local {
                 if let Some(body) = self.s.bodies.get_mut(&uuid) {
                     body.signal_aborted = true;
                     if !body.settled {
                         body.saw_abort_while_running = true;
                     }
                 }
+            }
+            for uuid in local {
+                self.resume_body_on_abort(uuid);
             }
         }
         self.step(s!("unload-cleanup#1"));

@@ -102,11 +102,11 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
         name: "completed-result-delivered",
         kind: Kind::AtTermination,
         about: &["imperative-execute-steps#9.fulfilled.5", "execute-tool#15.10.2", "execute-tool#15.10.4", "unload-cleanup#2.3.2"],
-        claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with it, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3)",
+        claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with that value's serialization, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3)",
         holds: completed_result_delivered,
         witness: Witness::State {
             claim: "a tool body fulfils with a serializable value",
-            holds: |_, s| s.bodies.values().any(|b| b.fulfilled_with_result),
+            holds: |_, s| s.bodies.values().any(|b| b.result.is_some()),
         },
     }]
 }
@@ -114,16 +114,16 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
 fn completed_result_delivered(m: &WebMcpModel, s: &State) -> bool {
     let w = m.world.as_ref();
     execute_promises(w, s).all(|(c, p)| {
-        if !s.bodies.get(&c).is_some_and(|b| b.fulfilled_with_result) {
+        let Some(result) = s.bodies.get(&c).and_then(|b| b.result) else {
             return true;
-        }
+        };
         let aborted = w
             .execute_op(c)
             .signal
             .is_some_and(|ctrl| s.controllers[ctrl.index()].aborted);
         let caller = w.calls[c.index()].doc;
         let gone = !s.is_fully_active(caller) || s.doc(caller).cleanups > 0;
-        aborted || gone || matches!(p.status, Status::Fulfilled(Value::Text(_)))
+        aborted || gone || p.status == Status::Fulfilled(Value::Text(result))
     })
 }
 

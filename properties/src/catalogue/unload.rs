@@ -33,7 +33,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             name: "nothing-left-at-end",
             kind: Kind::AtTermination,
             about: &["execute-tool#15.12", "execute-tool#15.10.3", "imperative-execute-steps#6", "unload-cleanup#2", "cancel-pending-execution#4"],
-            claim: "when nothing is left to run, every traversable's pending tool executions map is empty, and so is the local pending tool executions map of every document outside the back/forward cache",
+            claim: "when nothing is left to run, no pending or local tool execution is left behind, except for a tool body that never settled and a target in the back/forward cache",
             holds: nothing_left_at_end,
             witness: Witness::State {
                 claim: "a pending tool execution is stored",
@@ -44,10 +44,21 @@ pub(super) fn properties() -> Vec<PropertyDef> {
 }
 
 fn nothing_left_at_end(_: &WebMcpModel, s: &State) -> bool {
-    s.pending.iter().all(|map| map.is_empty())
+    // A tool body that never settles keeps its execution open: that is the page's doing
+    // (unless its document is gone, and with it any chance to settle).
+    let running = |uuid: &CallId| {
+        s.bodies
+            .get(uuid)
+            .is_some_and(|b| !b.settled && s.doc(b.target).lifecycle != Lifecycle::Destroyed)
+    };
+    let cached = |d: DocId| s.doc(d).lifecycle == Lifecycle::NotFullyActive;
+    s.pending
+        .iter()
+        .flatten()
+        .all(|(uuid, e)| running(uuid) || cached(e.target))
         && s.docs
             .iter()
-            .all(|d| d.lifecycle == Lifecycle::NotFullyActive || d.local.is_empty())
+            .all(|d| d.lifecycle == Lifecycle::NotFullyActive || d.local.iter().all(running))
 }
 
 /// Whether every thread started by document `d`, or started for it, has finished.
