@@ -720,7 +720,12 @@ impl Canonical for Ghost {
             | Ghost::SettledOffItsEventLoop(x)
             | Ghost::RanUndiscoveredTool(x)
             | Ghost::RanForUnexposedCaller(x)
-            | Ghost::CalledOnInactiveDocument(x) => x.canon(c, h),
+            | Ghost::CalledOnInactiveDocument(x)
+            | Ghost::ToolActivated(x)
+            | Ghost::ToolCancelled(x)
+            | Ghost::ToolcancelForLiveCaller(x)
+            | Ghost::ToolcancelAfterSettlement(x)
+            | Ghost::ResultBeforeToolactivated(x) => x.canon(c, h),
             Ghost::ToolchangeMisfired(d)
             | Ghost::LocalMapOffItsEventLoop(d)
             | Ghost::DiscoverableChangeUnnotified(d) => d.canon(c, h),

@@ -281,6 +281,7 @@ fn unnamed_scenario(g: &Gen) -> Scenario {
         navigations,
         scripts,
         environment: env,
+        tool_events: false,
         expect: BTreeMap::new(),
     }
 }

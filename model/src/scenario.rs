@@ -27,6 +27,10 @@ pub struct Scenario {
     pub scripts: BTreeMap<String, Vec<OpSpec>>,
     #[serde(default)]
     pub environment: EnvironmentSpec,
+    /// Opt-in semantics the draft as written does not have: fire `toolactivated` and
+    /// `toolcancel` where a later published text does (docs/model.md §4).
+    #[serde(default, rename = "toolEvents")]
+    pub tool_events: bool,
     /// Expected verdict per property name ("hold" or "violated"); checked by the test suite.
     #[serde(default, deserialize_with = "unique_keys")]
     pub expect: BTreeMap<String, String>,

@@ -332,6 +332,16 @@ pub enum Ghost {
     /// A script called a method on the `ModelContext` of a document that was not fully
     /// active (one it kept from a removed or navigated-away iframe).
     CalledOnInactiveDocument(CallId),
+    /// `toolactivated` fired for an execution (uuid), under the opt-in tool events.
+    ToolActivated(CallId),
+    /// `toolcancel` fired for an execution (uuid), under the opt-in tool events...
+    ToolCancelled(CallId),
+    /// ...while its caller had neither aborted its signal nor been unloaded.
+    ToolcancelForLiveCaller(CallId),
+    /// ...after its tool body had settled.
+    ToolcancelAfterSettlement(CallId),
+    /// An executeTool promise was fulfilled with a result before `toolactivated` fired for it.
+    ResultBeforeToolactivated(CallId),
 }
 
 /// A task on the webmcp task source, with the document whose global it was queued on.

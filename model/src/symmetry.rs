@@ -1102,6 +1102,11 @@ impl Rename for Ghost {
             Ghost::RanForUnexposedCaller(c) => Ghost::RanForUnexposedCaller(p.call(c)),
             Ghost::DiscoverableChangeUnnotified(d) => Ghost::DiscoverableChangeUnnotified(p.doc(d)),
             Ghost::CalledOnInactiveDocument(c) => Ghost::CalledOnInactiveDocument(p.call(c)),
+            Ghost::ToolActivated(c) => Ghost::ToolActivated(p.call(c)),
+            Ghost::ToolCancelled(c) => Ghost::ToolCancelled(p.call(c)),
+            Ghost::ToolcancelForLiveCaller(c) => Ghost::ToolcancelForLiveCaller(p.call(c)),
+            Ghost::ToolcancelAfterSettlement(c) => Ghost::ToolcancelAfterSettlement(p.call(c)),
+            Ghost::ResultBeforeToolactivated(c) => Ghost::ResultBeforeToolactivated(p.call(c)),
         }
     }
 }

@@ -225,6 +225,8 @@ pub struct World {
     pub controllers: Vec<Controller>,
     pub env: Env,
     pub expect: BTreeMap<String, String>,
+    /// Whether `toolactivated` and `toolcancel` fire (the scenario's opt-in `toolEvents`).
+    pub tool_events: bool,
     /// `execute-tool#5`: the URL parser's result on each interned string, where it is an
     /// origin string some `RegisteredTool` can carry.
     pub origin_string_parse: BTreeMap<StrId, ParsedOrigin>,
@@ -550,6 +552,7 @@ impl Compiler {
             controllers: self.controllers,
             env,
             expect: sc.expect.clone(),
+            tool_events: sc.tool_events,
             origin_string_parse: self.origin_string_parse,
             tool_result,
             empty_string,

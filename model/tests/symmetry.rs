@@ -111,6 +111,11 @@ fn facts(w: &World, states: &HashSet<State>) -> BTreeSet<String> {
                 Ghost::RanForUnexposedCaller(_) => "ran-for-unexposed-caller".into(),
                 Ghost::DiscoverableChangeUnnotified(_) => "discoverable-change-unnotified".into(),
                 Ghost::CalledOnInactiveDocument(_) => "called-on-inactive-document".into(),
+                Ghost::ToolActivated(_) => "tool-activated".into(),
+                Ghost::ToolCancelled(_) => "tool-cancelled".into(),
+                Ghost::ToolcancelForLiveCaller(_) => "toolcancel-for-live-caller".into(),
+                Ghost::ToolcancelAfterSettlement(_) => "toolcancel-after-settlement".into(),
+                Ghost::ResultBeforeToolactivated(_) => "result-before-toolactivated".into(),
             });
         }
         for (c, p) in s.promises.iter().enumerate() {

@@ -16,6 +16,7 @@ pub mod coverage;
 pub mod driver;
 pub mod legacy;
 pub mod mutants;
+pub mod questions;
 pub mod vacuity;
 
 /// The engine's bounds, stops and memory readings ([`webmcp_checker::limits`]).

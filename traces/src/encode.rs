@@ -596,6 +596,11 @@ fn ghost_fact(n: Names, g: &Ghost) -> Value {
         Ghost::RanForUnexposedCaller(c) => variant("RanForUnexposedCaller", n.call(c)),
         Ghost::DiscoverableChangeUnnotified(d) => variant("DiscoverableChangeUnnotified", n.doc(d)),
         Ghost::CalledOnInactiveDocument(c) => variant("CalledOnInactiveDocument", n.call(c)),
+        Ghost::ToolActivated(c) => variant("ToolActivated", n.call(c)),
+        Ghost::ToolCancelled(c) => variant("ToolCancelled", n.call(c)),
+        Ghost::ToolcancelForLiveCaller(c) => variant("ToolcancelForLiveCaller", n.call(c)),
+        Ghost::ToolcancelAfterSettlement(c) => variant("ToolcancelAfterSettlement", n.call(c)),
+        Ghost::ResultBeforeToolactivated(c) => variant("ResultBeforeToolactivated", n.call(c)),
     }
 }
 

@@ -13,6 +13,7 @@ use webmcp_model::machine::WebMcpModel;
 use webmcp_model::steps::StepId;
 use webmcp_model::Variant;
 use webmcp_properties::catalogue::{Kind, Witness};
+use webmcp_properties::questions::{question_sentences, Answer, QUESTIONS};
 use webmcp_properties::vacuity::{engagement, Engagement};
 use webmcp_properties::{check, properties, CheckOptions, ScenarioResult, Verdict};
 
@@ -156,10 +157,48 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
             unwitnessed.join(", ")
         ));
     }
+    questions(&mut out, sources, &runs)?;
     failures(&mut out, &runs)?;
     Ok(out)
 }
 
+/// Every question a scenario's description asks, with what answers it and how.
+fn questions(out: &mut String, sources: &[Source], runs: &Runs) -> Result<(), String> {
+    let _ = writeln!(
+        out,
+        "\n## Questions the scenarios ask\n\n\
+         Each question a standard scenario's description asks is answered by properties (their\n\
+         verdicts in that scenario under `seed` are given) or by a decision.\n\n\
+         | scenario | question | answered by |\n|---|---|---|"
+    );
+    for q in QUESTIONS {
+        let i = sources
+            .iter()
+            .position(|s| s.world.name == q.scenario)
+            .ok_or_else(|| format!("a question names the unknown scenario {}", q.scenario))?;
+        question_sentences(&sources[i].world.description)
+            .find(|s| s.contains(q.asks))
+            .ok_or_else(|| format!("{}: no question sentence contains {:?}", q.scenario, q.asks))?;
+        let asked = q.reads;
+        let answer = match q.answer {
+            Answer::Properties(names) => names
+                .iter()
+                .map(|n| {
+                    let p = runs.seed[i]
+                        .properties
+                        .iter()
+                        .find(|p| p.def.name == *n)
+                        .ok_or_else(|| format!("a question names the unknown property {n}"))?;
+                    Ok(format!("`{n}`: {}", p.verdict.as_str()))
+                })
+                .collect::<Result<Vec<_>, String>>()?
+                .join("; "),
+            Answer::Decision(why) => format!("decision: {why}"),
+        };
+        let _ = writeln!(out, "| `{}` | {asked} | {answer} |", q.scenario);
+    }
+    Ok(())
+}
 /// What a page can tell apart: per method, each error and the causes that reject with it.
 fn failures(out: &mut String, runs: &Runs) -> Result<(), String> {
     let _ = writeln!(

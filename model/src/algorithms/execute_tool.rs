@@ -241,6 +241,15 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     pub fn resolve_execute(&mut self, call: CallId, result: StrId) {
+        if self.w.tool_events
+            && !self
+                .s
+                .ghost
+                .contains(&crate::state::Ghost::ToolActivated(call))
+        {
+            self.s
+                .record(crate::state::Ghost::ResultBeforeToolactivated(call));
+        }
         self.settle(
             call,
             Ok(crate::state::Value::Text(result)),

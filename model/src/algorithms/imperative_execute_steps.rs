@@ -36,6 +36,11 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("imperative-execute-steps#3"), fails) {
             return self.run_completion_steps(uuid, target, None);
         }
+        if self.w.tool_events {
+            // Opt-in (toolEvents): a later text fires toolactivated here, after the input
+            // checks of #3 and before #4 (the ISSUE at #3 asks for it).
+            self.s.record(Ghost::ToolActivated(uuid));
+        }
         self.step(s!("imperative-execute-steps#4"));
         self.step(s!("imperative-execute-steps#5"));
         self.step(s!("imperative-execute-steps#6"));

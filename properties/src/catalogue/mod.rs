@@ -13,6 +13,7 @@ use webmcp_model::state::State;
 use webmcp_model::world::{CallId, CallKind, World};
 
 mod discovery;
+mod events;
 mod execution;
 mod liveness;
 mod registration;
@@ -111,6 +112,7 @@ pub fn catalogue() -> Vec<PropertyDef> {
         execution::delivery(),
         registration::properties(),
         execution::bodies(),
+        events::properties(),
         unload::properties(),
         liveness::properties(),
         witnesses::properties(),

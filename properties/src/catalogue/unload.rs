@@ -30,6 +30,31 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             },
         },
         PropertyDef {
+            name: "caller-unload-stops-tool",
+            kind: Kind::AtTermination,
+            about: &["unload-cleanup#2.3.3", "cancel-pending-execution#4", "cancel-pending-execution#6", "cancel-pending-execution#6.5"],
+            claim: "when nothing is left to run, no tool body of a fully active document still runs, without its signal aborted, for a caller that was unloaded",
+            holds: |m, s| {
+                let w = m.world.as_ref();
+                s.bodies.iter().all(|(c, b)| {
+                    let caller = w.calls[c.index()].doc;
+                    b.settled
+                        || b.signal_aborted
+                        || !s.is_fully_active(b.target)
+                        || s.doc(caller).cleanups == 0
+                })
+            },
+            witness: Witness::State {
+                claim: "a tool body is running when its caller is unloaded",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    s.bodies
+                        .iter()
+                        .any(|(c, b)| !b.settled && s.doc(w.calls[c.index()].doc).cleanups > 0)
+                },
+            },
+        },
+        PropertyDef {
             name: "nothing-left-at-end",
             kind: Kind::AtTermination,
             about: &["execute-tool#15.12", "execute-tool#15.10.3", "imperative-execute-steps#6", "unload-cleanup#2", "cancel-pending-execution#4"],
