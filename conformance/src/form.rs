@@ -71,6 +71,9 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
     if sc.tool_events {
         return Err("opt-in tool events (the page runtime does not observe them yet)".into());
     }
+    if sc.scripts.values().flatten().any(|op| op.reason.is_some()) {
+        return Err("custom abort reasons (not scripted yet)".into());
+    }
     if sc.scripts.values().flatten().any(|op| op.on.is_some()) {
         return Err("a ModelContext kept from another document (not scripted yet)".into());
     }

@@ -298,6 +298,7 @@ fn empty_op() -> OpSpec {
     OpSpec {
         label: None,
         on: None,
+        reason: None,
         register_tool: None,
         get_tools: None,
         execute_tool: None,

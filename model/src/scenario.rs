@@ -122,6 +122,10 @@ pub struct OpSpec {
     /// `controller.abort()`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abort: Option<String>,
+    /// `controller.abort(reason)`: a JSON value the signal's abort reason becomes (and the
+    /// promises its abort steps reject are rejected with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<serde_json::Value>,
     /// `await` an earlier call's promise (settled either way).
     #[serde(default, rename = "await", skip_serializing_if = "Option::is_none")]
     pub await_call: Option<String>,

@@ -257,7 +257,7 @@ impl Perm {
         }
         for (c, ctrl) in w.controllers.iter().enumerate() {
             let image = &w.controllers[self.ctrl(CtrlId::nth(c)).index()];
-            if image.owner != self.doc(ctrl.owner) {
+            if image.owner != self.doc(ctrl.owner) || image.reason != ctrl.reason {
                 return Err(format!("controller {} differs from its image", ctrl.name));
             }
         }

@@ -166,6 +166,9 @@ pub struct Call {
 pub struct Controller {
     pub name: String,
     pub owner: DocId,
+    /// The reason `abort(reason)` gives, as JSON text; `None`: the default "AbortError"
+    /// DOMException. One per controller, used by every abort of it (the environment's too).
+    pub reason: Option<StrId>,
 }
 
 /// How a running tool body settles the promise its `execute` callback returned.
@@ -645,6 +648,7 @@ impl Compiler {
         self.controllers.push(Controller {
             name: name.to_string(),
             owner: doc,
+            reason: None,
         });
         Ok(id)
     }
@@ -812,6 +816,7 @@ impl Compiler {
                 op.on.is_some() && !is_call,
                 "registerTool, getTools and executeTool",
             ),
+            ("reason", op.reason.is_some() && op.abort.is_none(), "abort"),
             (
                 "exposedTo",
                 op.exposed_to.is_some() && op.register_tool.is_none(),
@@ -960,7 +965,22 @@ impl Compiler {
             }));
         }
         if let Some(a) = &op.abort {
-            return Ok(Op::Abort(self.ctrl(doc, a, at)?));
+            let ctrl = self.ctrl(doc, a, at)?;
+            if let Some(reason) = &op.reason {
+                let text = self.intern(&reason.to_string())?;
+                let declared = &mut self.controllers[ctrl.index()].reason;
+                if declared.is_some_and(|r| r != text) {
+                    return err(
+                        &format!("{at}.reason"),
+                        format!(
+                            "AbortController {} is given two different reasons",
+                            quoted(a)
+                        ),
+                    );
+                }
+                *declared = Some(text);
+            }
+            return Ok(Op::Abort(ctrl));
         }
         if let Some(l) = &op.await_call {
             return Ok(Op::Await(self.earlier_call(doc, l, at)?));

@@ -57,6 +57,9 @@ pub const QUESTIONS: &[Question] = &[
     q("target-in-bfcache", "which outcomes are reachable", "Which outcomes are reachable?", Properties(&["witness:result-delivered", "witness:unload-unknown-error"])),
     q("target-in-bfcache", "does the assertion at unload-cleanup#2.3.5 hold when two cleanups race", "Does the assertion at unload-cleanup#2.3.5 hold when two cleanups race?", Properties(&["assert:unload-cleanup#2.3.5"])),
     q("target-unloaded-mid-execution", "does the caller's promise always settle", "Does the caller's promise always settle?", Properties(&["execute-promise-settles"])),
+    q("tool-events", "does toolcancel ever fire for a tool that already settled", "Does toolcancel ever fire for a tool that already settled?", Properties(&["toolcancel-never-after-settlement"])),
+    q("tool-events", "or for a caller that did not give up", "Does toolcancel ever fire for a caller that did not give up?", Properties(&["toolcancel-only-after-caller-gave-up"])),
+    q("tool-events", "is a result ever delivered before toolactivated", "Is a result ever delivered before toolactivated?", Properties(&["toolactivated-before-result"])),
     q("tool-result-unserializable", "Is that intended?", "Is it intended that a tool that fulfils with undefined fails with UnknownError?", Decision("A value choice, not a property: a tool that fulfils with undefined is rejected with \"UnknownError\", one of the causes a page cannot tell apart (docs/properties.md, failures).")),
     q("unregister-between-gettools-and-execute", "does the executeTool() promise settle in every case", "Does the executeTool() promise settle in every case?", Properties(&["execute-promise-settles"])),
 ];

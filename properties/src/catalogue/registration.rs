@@ -25,6 +25,35 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             },
         },
         PropertyDef {
+            name: "abort-rejects-with-the-signals-reason",
+            kind: Kind::Always,
+            about: &["register-tool#14", "register-tool#18.3.2", "execute-tool#14.2", "execute-tool#14.4.1"],
+            claim: "a registerTool or executeTool promise rejected by an abort is rejected with the abort reason of the signal passed to that call (a custom reason if abort() was given one)",
+            holds: |m, s| {
+                let w = m.world.as_ref();
+                w.calls.iter().enumerate().all(|(i, c)| {
+                    let webmcp_model::state::Status::Rejected(webmcp_model::state::Reason::Aborted(by)) = s.promises[i].status else {
+                        return true;
+                    };
+                    let own = match c.kind {
+                        CallKind::Register => w.register_op(CallId::nth(i)).signal,
+                        CallKind::Execute => w.execute_op(CallId::nth(i)).signal,
+                        CallKind::GetTools => None,
+                    };
+                    own == Some(by)
+                })
+            },
+            witness: Witness::State {
+                claim: "a promise is rejected by an abort that was given a custom reason",
+                holds: |m, s| {
+                    let w = m.world.as_ref();
+                    s.promises.iter().any(|p| {
+                        matches!(p.status, Status::Rejected(webmcp_model::state::Reason::Aborted(c)) if w.controllers[c.index()].reason.is_some())
+                    })
+                },
+            },
+        },
+        PropertyDef {
             name: "inactive-document-calls-reject",
             kind: Kind::Always,
             about: &["register-tool#3", "get-tools#3", "execute-tool#2"],
