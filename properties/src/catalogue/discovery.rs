@@ -29,6 +29,24 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             },
         },
         PropertyDef {
+            name: "get-tools-members-as-registered",
+            kind: Kind::Always,
+            about: &["get-tools#9.3.8.2", "register-tool#19"],
+            claim: "every entry of a getTools result carries the title, description, input schema (as serialized at registration) and annotations that a registerTool call of that name gave in that window",
+            holds: get_tools_members_as_registered,
+            witness: Witness::State {
+                claim: "a getTools result lists a tool with an input schema, a title or annotations",
+                holds: |_, s| {
+                    s.promises.iter().any(|p| match &p.status {
+                        Status::Fulfilled(Value::Tools(l)) => l
+                            .iter()
+                            .any(|t| t.input_schema.is_some() || t.title.is_some() || t.annotations.is_some()),
+                        _ => false,
+                    })
+                },
+            },
+        },
+        PropertyDef {
             name: "toolchange-only-where-allowed-and-exposed",
             kind: Kind::Always,
             about: &["notify-tool-change#3.2", "notify-tool-change#3.3"],
@@ -101,5 +119,25 @@ fn tools_left_under_eyes(m: &WebMcpModel, s: &State) -> bool {
                                 .any(|o| w.origins.same_origin(o, w.docs[d.index()].origin)))
                 })
             })
+    })
+}
+
+fn get_tools_members_as_registered(m: &WebMcpModel, s: &State) -> bool {
+    let w = m.world.as_ref();
+    s.promises.iter().all(|p| match &p.status {
+        Status::Fulfilled(Value::Tools(list)) => list.iter().all(|t| {
+            w.calls.iter().enumerate().any(|(i, c)| {
+                if c.kind != CallKind::Register || c.doc != t.window {
+                    return false;
+                }
+                let r = w.register_op(CallId::nth(i));
+                r.name == t.name
+                    && r.title == t.title
+                    && r.description == t.description
+                    && r.schema.and_then(Result::ok) == t.input_schema
+                    && r.annotations == t.annotations
+            })
+        }),
+        _ => true,
     })
 }
