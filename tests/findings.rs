@@ -3,32 +3,11 @@
 
 use std::process::Command;
 
+mod common;
+
 #[test]
 fn the_committed_findings_report_is_up_to_date() {
-    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
-        .args(["findings", "--threads", "2"])
-        .output()
-        .expect("run webmcp-check findings");
-    assert!(
-        out.status.success(),
-        "findings failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let fresh = String::from_utf8(out.stdout).expect("UTF-8 report");
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/findings.md");
-    let committed = std::fs::read_to_string(path).expect("docs/findings.md exists");
-    if fresh != committed {
-        let line = fresh
-            .lines()
-            .zip(committed.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| fresh.lines().count().min(committed.lines().count()));
-        panic!(
-            "docs/findings.md is out of date (first difference at line {}): \
-             run `cargo run --release -- findings -o docs/findings.md`",
-            line + 1
-        );
-    }
+    let fresh = common::generated_doc_is_up_to_date(&["findings", "--threads", "2"], "findings.md");
     // The report names every fix as a section and every seed finding of the baseline.
     for fix in webmcp_model::variant::FIXES {
         assert!(

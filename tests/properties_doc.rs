@@ -3,32 +3,12 @@
 
 use std::process::Command;
 
+mod common;
+
 #[test]
 fn the_committed_property_catalogue_is_up_to_date_and_names_every_property() {
-    let out = Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
-        .args(["properties", "--threads", "2"])
-        .output()
-        .expect("run webmcp-check properties");
-    assert!(
-        out.status.success(),
-        "properties failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let fresh = String::from_utf8(out.stdout).expect("UTF-8 report");
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/properties.md");
-    let committed = std::fs::read_to_string(path).expect("docs/properties.md exists");
-    if fresh != committed {
-        let line = fresh
-            .lines()
-            .zip(committed.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| fresh.lines().count().min(committed.lines().count()));
-        panic!(
-            "docs/properties.md is out of date (first difference at line {}): \
-             run `cargo run --release -- properties -o docs/properties.md`",
-            line + 1
-        );
-    }
+    let fresh =
+        common::generated_doc_is_up_to_date(&["properties", "--threads", "2"], "properties.md");
     for def in webmcp_properties::properties() {
         let row = fresh
             .lines()

@@ -12,7 +12,6 @@ use serde_json::{json, Value};
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 use webmcp_model::steps::{StepId, StepKind, STEPS};
-use webmcp_model::Recorder;
 
 use crate::limits::{Budget, StopReason};
 
@@ -56,40 +55,57 @@ pub struct ScenarioCoverage {
     pub stopped_by: Option<StopReason>,
 }
 
-/// Collects the step IDs of one transition, each once: `seen[step]` holds the number of the
-/// transition that last recorded it.
-struct Collect<'a> {
-    transition: u64,
-    seen: &'a mut [u64],
-    per_step: &'a mut [u64],
-}
-
-impl Recorder for Collect<'_> {
-    fn step(&mut self, step: StepId) {
-        let i = step.0 as usize;
-        if self.seen[i] != self.transition {
-            self.seen[i] = self.transition;
-            self.per_step[i] += 1;
-        }
-    }
-}
-
 /// Explores every reachable state of `model` breadth-first and counts, per step, the
 /// transitions that executed it.
 pub fn explore_coverage(model: &WebMcpModel) -> ScenarioCoverage {
     let mut per_step = vec![0u64; STEPS.len()];
-    // Transition numbers start at 1, so 0 means "not seen in any transition yet".
+    // The number of the transition that last counted each step (they start at 1).
     let mut seen = vec![0u64; STEPS.len()];
-    let mut transitions = 0u64;
+    let mut transition = 0u64;
+    let explored = explore_transitions(model, &mut |_, steps| {
+        transition += 1;
+        for step in steps {
+            let i = step.0 as usize;
+            if seen[i] != transition {
+                seen[i] = transition;
+                per_step[i] += 1;
+            }
+        }
+    });
+    ScenarioCoverage {
+        per_step,
+        transitions: explored.transitions,
+        states: explored.states,
+        stopped_by: explored.stopped_by,
+    }
+}
+
+/// What [`explore_transitions`] went through.
+pub(crate) struct Explored {
+    pub states: u64,
+    pub transitions: u64,
+    /// The bound (the process's memory limit) that stopped it early, if one did.
+    pub stopped_by: Option<StopReason>,
+}
+
+/// Every transition of `model`'s reachable graph, breadth-first on one thread, bounded only
+/// by the process's memory limit: `visit` sees each successor state and the step IDs its
+/// transition executed (in order, with repeats).
+pub(crate) fn explore_transitions(
+    model: &WebMcpModel,
+    visit: &mut dyn FnMut(&State, &[StepId]),
+) -> Explored {
     let init = model.initial_state();
     let mut visited: HashSet<State> = HashSet::new();
     let mut queue: VecDeque<State> = VecDeque::new();
     visited.insert(init.clone());
     queue.push_back(init);
     let mut actions: Vec<Action> = Vec::new();
+    let mut steps: Vec<StepId> = Vec::new();
     let mut budget = Budget::new(std::time::Instant::now(), None, None);
     let mut stopped_by = None;
     let mut expanded = 0u64;
+    let mut transitions = 0u64;
     while let Some(state) = queue.pop_front() {
         if expanded.is_multiple_of(webmcp_checker::bfs::CHECKPOINT) {
             stopped_by = budget.exceeded();
@@ -102,22 +118,18 @@ pub fn explore_coverage(model: &WebMcpModel) -> ScenarioCoverage {
         model.enabled_actions(&state, &mut actions);
         for &action in &actions {
             transitions += 1;
-            let mut rec = Collect {
-                transition: transitions,
-                seen: &mut seen,
-                per_step: &mut per_step,
-            };
-            let next = model.apply(&state, action, &mut rec);
+            steps.clear();
+            let next = model.apply(&state, action, &mut steps);
+            visit(&next, &steps);
             if !visited.contains(&next) {
                 visited.insert(next.clone());
                 queue.push_back(next);
             }
         }
     }
-    ScenarioCoverage {
-        per_step,
-        transitions,
+    Explored {
         states: visited.len() as u64,
+        transitions,
         stopped_by,
     }
 }

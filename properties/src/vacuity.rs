@@ -6,16 +6,17 @@
 //! `docs/properties.md` shows next to each property, and what
 //! `properties/tests/vacuity.rs` requires of the standard suite under `proposed`.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::BTreeSet;
 
-use webmcp_model::machine::{Action, WebMcpModel};
+use webmcp_model::machine::WebMcpModel;
 use webmcp_model::state::{State, Status};
 use webmcp_model::steps::StepId;
 use webmcp_model::world::CallKind;
 
 use crate::catalogue::Witness;
+use crate::coverage::explore_transitions;
 use crate::driver::properties;
-use crate::limits::{Budget, StopReason};
+use crate::limits::StopReason;
 
 /// What one scenario's exploration showed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -88,40 +89,11 @@ pub fn engagement(model: &WebMcpModel) -> Engagement {
             }
         }
     };
-    let init = model.initial_state();
-    look(&init, &[], &mut witnessed);
-    let mut visited: HashSet<State> = HashSet::new();
-    let mut queue: VecDeque<State> = VecDeque::new();
-    visited.insert(init.clone());
-    queue.push_back(init);
-    let mut actions: Vec<Action> = Vec::new();
-    let mut steps: Vec<StepId> = Vec::new();
-    let mut budget = Budget::new(std::time::Instant::now(), None, None);
-    let mut stopped_by = None;
-    let mut expanded = 0u64;
-    while let Some(state) = queue.pop_front() {
-        if expanded.is_multiple_of(webmcp_checker::bfs::CHECKPOINT) {
-            stopped_by = budget.exceeded();
-            if stopped_by.is_some() {
-                break;
-            }
-        }
-        expanded += 1;
-        actions.clear();
-        model.enabled_actions(&state, &mut actions);
-        for &action in &actions {
-            steps.clear();
-            let next = model.apply(&state, action, &mut steps);
-            look(&next, &steps, &mut witnessed);
-            if !visited.contains(&next) {
-                visited.insert(next.clone());
-                queue.push_back(next);
-            }
-        }
-    }
+    look(&model.initial_state(), &[], &mut witnessed);
+    let explored = explore_transitions(model, &mut |next, steps| look(next, steps, &mut witnessed));
     Engagement {
         witnessed,
         rejections,
-        stopped_by,
+        stopped_by: explored.stopped_by,
     }
 }

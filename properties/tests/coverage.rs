@@ -5,30 +5,19 @@
 use std::sync::OnceLock;
 
 use webmcp_model::steps::{StepId, StepKind, STEPS};
-use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_model::{Variant, WebMcpModel};
+
+mod common;
+use common::standard_worlds;
 use webmcp_properties::coverage::{Coverage, Unreached, UNREACHABLE_BY_CONSTRUCTION};
 
 /// Every scenario file of `scenarios/`, sorted by name, explored once per test binary.
 fn coverage() -> &'static Coverage {
     static COVERAGE: OnceLock<Coverage> = OnceLock::new();
     COVERAGE.get_or_init(|| {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("scenarios/ exists")
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        assert!(!files.is_empty(), "no scenario files in {}", dir.display());
-        let models: Vec<WebMcpModel> = files
-            .iter()
-            .map(|f| {
-                let text = std::fs::read_to_string(f).expect("readable scenario");
-                let world =
-                    World::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-                WebMcpModel::new(world, Variant::SEED)
-            })
+        let models: Vec<WebMcpModel> = standard_worlds()
+            .into_iter()
+            .map(|world| WebMcpModel::new(world, Variant::SEED))
             .collect();
         Coverage::of(&models)
     })

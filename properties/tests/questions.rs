@@ -1,24 +1,11 @@
 //! Every question a standard scenario's description asks is answered (properties/src/questions.rs):
 //! each question sentence has an entry for each of its parts, and every property named exists.
 
-use webmcp_model::World;
 use webmcp_properties::properties;
 use webmcp_properties::questions::{question_sentences, Answer, QUESTIONS};
 
-fn worlds() -> Vec<World> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("scenarios/ exists")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|f| World::from_json(&std::fs::read_to_string(f).unwrap()).unwrap())
-        .collect()
-}
+mod common;
+use common::standard_worlds;
 
 fn questions(description: &str) -> Vec<&str> {
     question_sentences(description).collect()
@@ -26,7 +13,7 @@ fn questions(description: &str) -> Vec<&str> {
 
 #[test]
 fn every_question_sentence_of_every_scenario_is_answered() {
-    for w in worlds() {
+    for w in standard_worlds() {
         for sentence in questions(&w.description) {
             let answered: Vec<_> = QUESTIONS
                 .iter()
@@ -52,7 +39,7 @@ fn every_question_sentence_of_every_scenario_is_answered() {
 #[test]
 fn every_answer_names_a_catalogue_property_and_a_real_question() {
     let names: Vec<&str> = properties().iter().map(|p| p.name).collect();
-    let worlds = worlds();
+    let worlds = standard_worlds();
     for q in QUESTIONS {
         let w = worlds
             .iter()

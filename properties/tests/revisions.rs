@@ -2,14 +2,11 @@
 //! defect the later text removed, and the current text holds there (a regression check).
 
 use webmcp_model::variant::{Revision, REVISIONS};
-use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_model::{Variant, WebMcpModel};
 use webmcp_properties::{check, CheckOptions, ScenarioResult, Verdict};
 
-fn scenario(name: &str) -> World {
-    let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("scenario file");
-    World::from_json(&text).expect("valid scenario")
-}
+mod common;
+use common::standard_world;
 
 fn verdict(r: &ScenarioResult, property: &str) -> Verdict {
     r.properties
@@ -21,7 +18,7 @@ fn verdict(r: &ScenarioResult, property: &str) -> Verdict {
 
 fn checked(name: &str, variant: Variant) -> ScenarioResult {
     let r = check(
-        WebMcpModel::new(scenario(name), variant),
+        WebMcpModel::new(standard_world(name), variant),
         &CheckOptions {
             threads: 1,
             ..CheckOptions::default()

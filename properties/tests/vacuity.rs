@@ -11,26 +11,11 @@ use webmcp_properties::catalogue::Witness;
 use webmcp_properties::properties;
 use webmcp_properties::vacuity::{engagement, Engagement};
 
-fn worlds() -> Vec<World> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("scenarios/ exists")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|f| {
-            let text = std::fs::read_to_string(f).expect("readable scenario");
-            World::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
-        })
-        .collect()
-}
+mod common;
+use common::standard_worlds;
 
 fn explore(variant: Variant) -> Vec<Engagement> {
-    let models: Vec<WebMcpModel> = worlds()
+    let models: Vec<WebMcpModel> = standard_worlds()
         .into_iter()
         .map(|w| WebMcpModel::new(w, variant))
         .collect();

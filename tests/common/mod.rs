@@ -1,4 +1,6 @@
-//! Shared by the CLI tests: the `expect` block of every scenario file in a folder.
+//! Shared by the CLI tests: the `expect` block of every scenario file in a folder, and the
+//! check that a generated document is the one committed.
+#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 
@@ -21,4 +23,34 @@ pub fn expectations_in(dir: &str) -> BTreeMap<String, BTreeMap<String, String>> 
         out.insert(v["name"].as_str().unwrap().to_string(), expect);
     }
     out
+}
+
+/// Runs `webmcp-check ARGS` (which prints a generated document), and fails unless it
+/// succeeds and prints exactly the committed `docs/DOC`; returns what it printed.
+pub fn generated_doc_is_up_to_date(args: &[&str], doc: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+        .args(args)
+        .output()
+        .expect("run webmcp-check");
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fresh = String::from_utf8(out.stdout).expect("UTF-8 output");
+    let path = format!("{}/docs/{doc}", env!("CARGO_MANIFEST_DIR"));
+    let committed = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path} exists"));
+    if fresh != committed {
+        let line = fresh
+            .lines()
+            .zip(committed.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| fresh.lines().count().min(committed.lines().count()));
+        panic!(
+            "docs/{doc} is out of date (first difference at line {}): run `cargo run --release -- {} -o docs/{doc}`",
+            line + 1,
+            args[0]
+        );
+    }
+    fresh
 }

@@ -1,0 +1,32 @@
+//! What the property tests share: the standard scenarios, read from `scenarios/`.
+#![allow(dead_code)]
+
+use webmcp_model::World;
+
+/// Every scenario file of `scenarios/`, compiled, sorted by file name.
+pub fn standard_worlds() -> Vec<World> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scenarios/ exists")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no scenario files in {}", dir.display());
+    files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).expect("readable scenario");
+            World::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+        })
+        .collect()
+}
+
+/// The standard scenario `name`.
+pub fn standard_world(name: &str) -> World {
+    standard_worlds()
+        .into_iter()
+        .find(|w| w.name == name)
+        .unwrap_or_else(|| panic!("no standard scenario {name}"))
+}
