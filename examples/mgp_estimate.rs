@@ -535,12 +535,14 @@ impl Canonical for Body {
             result,
             pc,
             awaiting_abort,
+            awaiting_call,
         } = self;
         target.canon(c, h);
         registered_by.canon(c, h);
         (settled, signal_aborted, saw_abort_while_running).hash(h);
         result.canon(c, h);
         (pc, awaiting_abort).hash(h);
+        awaiting_call.canon(c, h);
     }
 }
 impl Canonical for Task {

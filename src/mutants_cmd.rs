@@ -59,10 +59,6 @@ pub const SURVIVORS: &[(&str, &str)] = &[
         "Equivalent in outcome. register-tool#18.2 repeats the check of #14, and nothing between them can abort the signal (both run in one task), so a registration with an aborted signal is still rejected with the signal's abort reason, one step later. The repetition is itself a redundancy of the draft (docs/model.md).",
     ),
     (
-        "swap-adjacent@execute-tool#15.10.4,#15.10.5",
-        "Cannot be told apart by any property. The two steps are exclusive branches, so only one of them writes: the mutant holds back the resolution task #15.10.4 queues until the end of the action, which moves it behind writes made later in the same action (since `tool-unregisters-itself`, where the tool's own unregistration queues a toolchange in the action that settles it). The task still runs, with the same result, on the same event loop; no sentence of the draft orders a result against other tasks of the webmcp task source, so no property does.",
-    ),
-    (
         "swap-adjacent@execute-tool#15.12,#15.13",
         "Cannot be told apart by a safety property. The two steps run as two actions of the in-parallel block; the mutant holds back the write of #15.12 (store the pending execution), lets the thread run #15.13 (queue the tool's task) in the same action, and then stores the entry. Inside one atomic action the order of the two writes is invisible, so the mutant only removes the interleaving point between them: it reaches a subset of the unmutated states, none new, and every witness is still reached elsewhere. The model's swap reorders writes within an action; it cannot open a window where the task is queued but the entry not yet stored (docs/model.md, mutation testing).",
     ),

@@ -89,7 +89,7 @@ fn yes() -> bool {
 }
 
 /// One statement of a page script.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct OpSpec {
     /// A name for the call's promise, so later statements can await it or use its result.
@@ -166,6 +166,23 @@ pub struct ToolSpec {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BodyOpSpec {
+    /// `await document.modelContext.executeTool(...)` on a RegisteredTool built by hand
+    /// (`origin`, `window`), made by the first invocation that reaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execute_tool: Option<ToolRefSpec>,
+    /// A label for that call.
+    #[serde(default, rename = "as", skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Its inputObject.
+    #[serde(
+        default,
+        deserialize_with = "given",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input: Option<JsValue>,
+    /// Its signal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
     /// `controller.abort()` on a controller of the registering script (its own
     /// registration's, to unregister the tool while it runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]

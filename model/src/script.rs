@@ -86,7 +86,7 @@ impl<R: Recorder> Cx<'_, R> {
     /// The `RegisteredTool` a statement passes to executeTool: an entry of an earlier
     /// getTools result, or a dictionary built by hand. `None`: the script throws (the list
     /// is not there, or has no such entry).
-    fn tool_argument(&self, arg: &ToolArg) -> Option<RegisteredTool> {
+    pub(crate) fn tool_argument(&self, arg: &ToolArg) -> Option<RegisteredTool> {
         match *arg {
             ToolArg::FromList { list, name } => match &self.s.promises[list.index()].status {
                 Status::Fulfilled(Value::Tools(tools)) => {
@@ -126,9 +126,14 @@ impl<R: Recorder> Cx<'_, R> {
                         _ => false,
                     }
             });
-            let Some(doc) = ready else { return };
-            self.s.doc_mut(doc).script.status = ScriptStatus::Ready;
-            self.run_script(doc);
+            if let Some(doc) = ready {
+                self.s.doc_mut(doc).script.status = ScriptStatus::Ready;
+                self.run_script(doc);
+            } else if let Some(uuid) = self.body_ready_on(agent) {
+                self.resume_body_on_call(uuid);
+            } else {
+                return;
+            }
         }
     }
 
@@ -152,6 +157,11 @@ impl<R: Recorder> Cx<'_, R> {
         let saved = self.at;
         self.at = Where::EventLoop(agent);
         f(self);
+        // A swap mutant's held-back writes belong to the task: they land before its
+        // microtask checkpoint reads them.
+        if self.mutant.is_some() {
+            self.flush_deferred();
+        }
         self.microtask_checkpoint(agent);
         self.at = saved;
     }

@@ -255,8 +255,10 @@ pub struct Body {
     pub result: Option<StrId>,
     /// A scripted body (`body` in the scenario): its next statement...
     pub pc: u8,
-    /// ...and whether it waits for its signal's abort.
+    /// ...whether it waits for its signal's abort...
     pub awaiting_abort: bool,
+    /// ...or for the executeTool call it made.
+    pub awaiting_call: Option<CallId>,
 }
 
 /// How a tool body's promise settles.

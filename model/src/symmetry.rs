@@ -302,6 +302,19 @@ impl Perm {
         Ok(())
     }
 
+    /// Whether tool body statement `b` is `a` with this renaming applied.
+    fn body_op_maps_to(&self, a: &BodyOp, b: &BodyOp) -> bool {
+        match (a, b) {
+            (BodyOp::Execute(x), BodyOp::Execute(y)) => {
+                self.op_maps_to(&Op::Execute(x.clone()), &Op::Execute(y.clone()))
+            }
+            (BodyOp::Abort(x), BodyOp::Abort(y)) => self.ctrl(*x) == *y,
+            (BodyOp::AwaitAbort, BodyOp::AwaitAbort) | (BodyOp::Throw, BodyOp::Throw) => true,
+            (BodyOp::Return(x), BodyOp::Return(y)) => x == y,
+            _ => false,
+        }
+    }
+
     /// Whether statement `b` is statement `a` with this renaming applied.
     fn op_maps_to(&self, a: &Op, b: &Op) -> bool {
         let ctrl = |x: Option<CtrlId>| x.map(|c| self.ctrl(c));
@@ -316,14 +329,14 @@ impl Perm {
                     && x.annotations == y.annotations
                     && x.exposed_to == y.exposed_to
                     && ctrl(x.signal) == y.signal
-                    && x.body.as_ref().map(|b| {
-                        b.iter()
-                            .map(|op| match *op {
-                                BodyOp::Abort(c) => BodyOp::Abort(self.ctrl(c)),
-                                other => other,
-                            })
-                            .collect::<Vec<_>>()
-                    }) == y.body
+                    && match (&x.body, &y.body) {
+                        (None, None) => true,
+                        (Some(bx), Some(by)) => {
+                            bx.len() == by.len()
+                                && bx.iter().zip(by).all(|(a, b)| self.body_op_maps_to(a, b))
+                        }
+                        _ => false,
+                    }
             }
             (Op::GetTools(x), Op::GetTools(y)) => {
                 self.call(x.call) == y.call && x.from_origins == y.from_origins
@@ -439,8 +452,26 @@ impl Pairing {
         };
         match (a, b) {
             (Op::Register(x), Op::Register(y)) => {
+                let bodies = match (&x.body, &y.body) {
+                    (None, None) => true,
+                    (Some(bx), Some(by)) => {
+                        bx.len() == by.len()
+                            && bx.iter().zip(by).all(|(a, b)| match (a, b) {
+                                (BodyOp::Execute(e), BodyOp::Execute(f)) => {
+                                    Pairing::link(&mut self.call, e.call.get(), f.call.get())
+                                        && signal(self, e.signal, f.signal)
+                                }
+                                (BodyOp::Abort(c), BodyOp::Abort(d)) => {
+                                    Pairing::link(&mut self.ctrl, c.get(), d.get())
+                                }
+                                _ => true,
+                            })
+                    }
+                    _ => false,
+                };
                 Pairing::link(&mut self.call, x.call.get(), y.call.get())
                     && signal(self, x.signal, y.signal)
+                    && bodies
             }
             (Op::GetTools(x), Op::GetTools(y)) => {
                 Pairing::link(&mut self.call, x.call.get(), y.call.get())
@@ -1066,6 +1097,7 @@ impl Rename for Body {
         Body {
             target: p.doc(self.target),
             registered_by: p.call(self.registered_by),
+            awaiting_call: self.awaiting_call.map(|c| p.call(c)),
             ..*self
         }
     }

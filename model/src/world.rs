@@ -74,8 +74,12 @@ pub struct RegisterOp {
 }
 
 /// A statement of a tool's `execute` callback.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug)]
 pub enum BodyOp {
+    /// `await document.modelContext.executeTool(...)`, made by the first invocation of the
+    /// body that reaches it; later invocations skip it (the page guards it with a flag), so
+    /// a tool may execute itself once.
+    Execute(ExecuteOp),
     /// `controller.abort()`.
     Abort(CtrlId),
     /// `await` the abort of the callback's signal.
@@ -160,6 +164,9 @@ pub struct Call {
     pub kind: CallKind,
     /// The index of the statement that makes the call in its document's script.
     pub statement: usize,
+    /// For a call a tool body makes: its index in the body of the registerTool at
+    /// `statement`.
+    pub body_statement: Option<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -308,8 +315,15 @@ impl World {
     /// The `execute-tool` call with uuid `call`.
     pub fn execute_op(&self, call: CallId) -> &ExecuteOp {
         let c = &self.calls[call.index()];
-        match &self.docs[c.script.index()].script[c.statement] {
-            Op::Execute(e) if e.call == call => e,
+        match (
+            &self.docs[c.script.index()].script[c.statement],
+            c.body_statement,
+        ) {
+            (Op::Execute(e), None) if e.call == call => e,
+            (Op::Register(r), Some(j)) => match r.body.as_ref().and_then(|b| b.get(j)) {
+                Some(BodyOp::Execute(e)) if e.call == call => e,
+                _ => panic!("a body call id names an executeTool statement of a body"),
+            },
             _ => panic!("an execute call id names an executeTool statement"),
         }
     }
@@ -510,6 +524,14 @@ impl Compiler {
                 script.push(self.op(DocId::nth(doc), op, &at)?);
             }
             for (i, op) in script.iter().enumerate() {
+                if let Op::Register(r) = op {
+                    for (j, b) in r.body.iter().flatten().enumerate() {
+                        if let BodyOp::Execute(e) = b {
+                            self.calls[e.call.index()].statement = i;
+                            self.calls[e.call.index()].body_statement = Some(j);
+                        }
+                    }
+                }
                 let call = match op {
                     Op::Register(r) => r.call,
                     Op::GetTools(g) => g.call,
@@ -676,6 +698,7 @@ impl Compiler {
             label,
             kind,
             statement: 0,
+            body_statement: None,
         });
         Ok(id)
     }
@@ -729,6 +752,7 @@ impl Compiler {
     fn body(
         &mut self,
         script: DocId,
+        register: &OpSpec,
         ops: &[crate::scenario::BodyOpSpec],
         at: &str,
     ) -> Result<Vec<BodyOp>, ScenarioError> {
@@ -748,15 +772,46 @@ impl Compiler {
                 op.await_abort == Some(true),
                 op.return_value.is_some(),
                 op.throw == Some(true),
+                op.execute_tool.is_some(),
             ];
             if kinds.iter().filter(|k| **k).count() != 1 {
                 return err(
                     &at,
-                    "a tool body statement needs exactly one of abort, awaitAbort (true), return, throw (true)",
+                    "a tool body statement needs exactly one of abort, awaitAbort (true), return, throw (true), executeTool",
+                );
+            }
+            if op.execute_tool.is_none()
+                && (op.label.is_some() || op.input.is_some() || op.signal.is_some())
+            {
+                return err(
+                    &at,
+                    "\"as\", \"input\" and \"signal\" are options of a body's executeTool",
                 );
             }
             if matches!(body.last(), Some(BodyOp::Return(_) | BodyOp::Throw)) {
                 return err(&at, "a statement after return or throw never runs");
+            }
+            if let Some(r) = &op.execute_tool {
+                if r.from.is_some() {
+                    return err(
+                        &at,
+                        "a tool body passes a RegisteredTool built by hand (\"origin\" and \"window\")",
+                    );
+                }
+                // The call is made on the ModelContext of the tool's document.
+                let spec = OpSpec {
+                    label: op.label.clone(),
+                    on: register.on.clone(),
+                    execute_tool: Some(r.clone()),
+                    input: op.input.clone(),
+                    signal: op.signal.clone(),
+                    ..OpSpec::default()
+                };
+                match self.op(script, &spec, &at)? {
+                    Op::Execute(e) => body.push(BodyOp::Execute(e)),
+                    _ => unreachable!("an executeTool statement compiles to an Execute op"),
+                }
+                continue;
             }
             body.push(if let Some(c) = &op.abort {
                 BodyOp::Abort(self.ctrl(script, c, &at)?)
@@ -870,7 +925,7 @@ impl Compiler {
                 .as_ref()
                 .is_none_or(|v| v.is_undefined() || v.is_object());
             let body = match &t.body {
-                Some(ops) => Some(self.body(doc, ops, &format!("{at}.registerTool.body"))?),
+                Some(ops) => Some(self.body(doc, op, ops, &format!("{at}.registerTool.body"))?),
                 None => None,
             };
             return Ok(Op::Register(RegisterOp {

@@ -91,3 +91,36 @@ fn a_body_statement_after_return_or_with_two_kinds_is_refused() {
         assert!(e.contains(says) && e.contains("registerTool.body"), "{e}");
     }
 }
+
+#[test]
+fn a_tool_that_executes_itself_once_gets_its_own_result_and_delivers_its_own() {
+    let m = executing(json!([
+        {"as": "inner", "executeTool": {"name": "t1", "origin": "https://a.example", "window": "top"},
+         "input": {"$js": "reaches-body"}},
+        {"return": "outer"}
+    ]));
+    let end = run_all(&m);
+    for label in ["inner", "exec"] {
+        match status(&m, &end, label) {
+            Status::Fulfilled(Value::Text(t)) => assert_eq!(m.world.str(t), "\"outer\"", "{label}"),
+            other => panic!("{label} is {other:?}"),
+        }
+        assert_eq!(promise(&m, &end, label).attempts, 1, "{label}");
+    }
+    // Both executions ran the body and left nothing behind.
+    assert_eq!(end.bodies.len(), 2);
+    assert!(end.pending.iter().all(|p| p.is_empty()));
+    assert!(end.docs.iter().all(|d| d.local.is_empty()));
+}
+
+#[test]
+fn a_body_executes_only_tools_built_by_hand() {
+    let text = one_doc(json!([
+        {"as": "list", "getTools": {}},
+        {"registerTool": {"name": "t1", "description": "d", "body": [
+            {"executeTool": {"from": "list", "name": "t1"}}
+        ]}}
+    ]));
+    let e = World::from_json(&text).expect_err("refused").to_string();
+    assert!(e.contains("built by hand"), "{e}");
+}

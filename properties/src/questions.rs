@@ -60,6 +60,7 @@ pub const QUESTIONS: &[Question] = &[
     q("tool-events", "does toolcancel ever fire for a tool that already settled", "Does toolcancel ever fire for a tool that already settled?", Properties(&["toolcancel-never-after-settlement"])),
     q("tool-events", "or for a caller that did not give up", "Does toolcancel ever fire for a caller that did not give up?", Properties(&["toolcancel-only-after-caller-gave-up"])),
     q("tool-events", "is a result ever delivered before toolactivated", "Is a result ever delivered before toolactivated?", Properties(&["toolactivated-before-result"])),
+    q("tool-executes-itself", "do the two executions stay apart", "Do a tool's execution and the one its callback starts of itself stay apart (each settled once with its own result, nothing left behind)?", Properties(&["execute-settles-once", "local-executions-are-running-tools", "nothing-left-at-end"])),
     q("tool-result-unserializable", "Is that intended?", "Is it intended that a tool that fulfils with undefined fails with UnknownError?", Decision("A value choice, not a property: a tool that fulfils with undefined is rejected with \"UnknownError\", one of the causes a page cannot tell apart (docs/properties.md, failures).")),
     q("unregister-between-gettools-and-execute", "does the executeTool() promise settle in every case", "Does the executeTool() promise settle in every case?", Properties(&["execute-promise-settles"])),
 ];

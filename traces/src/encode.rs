@@ -577,6 +577,7 @@ fn body(n: Names, b: &Body) -> Value {
         ("result", option(b.result.map(|s| n.text(s)))),
         ("pc", int(b.pc)),
         ("awaitingAbort", Value::Bool(b.awaiting_abort)),
+        ("awaitingCall", option(b.awaiting_call.map(|c| n.call(c)))),
     ])
 }
 

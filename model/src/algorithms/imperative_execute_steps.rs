@@ -59,6 +59,7 @@ impl<R: Recorder> Cx<'_, R> {
             result: None,
             pc: 0,
             awaiting_abort: false,
+            awaiting_call: None,
         };
         self.effect(Site::Effect, move |cx| {
             cx.s.bodies.insert(uuid, body);
@@ -91,8 +92,24 @@ impl<R: Recorder> Cx<'_, R> {
                     b.pc.checked_add(1)
                         .expect("a body has at most MAX_STATEMENTS statements");
             }
-            match *op {
-                BodyOp::Abort(ctrl) => self.signal_abort(ctrl),
+            match op {
+                BodyOp::Execute(e) => {
+                    // Made by the first invocation that gets here; later ones skip it.
+                    if self.s.promises[e.call.index()].status != Status::NotCalled {
+                        continue;
+                    }
+                    if let Some(tool) = self.tool_argument(&e.tool) {
+                        let mc = self.model_context_getter(self.w.calls[e.call.index()].doc);
+                        self.execute_tool(mc, e, tool);
+                    }
+                    if !self.s.promises[e.call.index()].is_settled() {
+                        if let Some(b) = self.s.bodies.get_mut(&uuid) {
+                            b.awaiting_call = Some(e.call);
+                        }
+                        return None;
+                    }
+                }
+                &BodyOp::Abort(ctrl) => self.signal_abort(ctrl),
                 BodyOp::AwaitAbort => {
                     if !self.s.bodies.get(&uuid)?.signal_aborted {
                         if let Some(b) = self.s.bodies.get_mut(&uuid) {
@@ -101,9 +118,32 @@ impl<R: Recorder> Cx<'_, R> {
                         return None;
                     }
                 }
-                BodyOp::Return(value) => return Some(Settlement::Fulfilled(value)),
+                &BodyOp::Return(value) => return Some(Settlement::Fulfilled(value)),
                 BodyOp::Throw => return Some(Settlement::Rejected),
             }
+        }
+    }
+
+    /// A body awaiting a call that has settled, on `agent`'s event loop, if any.
+    pub fn body_ready_on(&self, agent: crate::world::AgentId) -> Option<CallId> {
+        self.s.bodies.iter().find_map(|(uuid, b)| {
+            let ready = b
+                .awaiting_call
+                .is_some_and(|c| self.s.promises[c.index()].is_settled())
+                && !b.settled
+                && self.w.agent_of(b.target) == agent
+                && self.s.is_fully_active(b.target);
+            ready.then_some(*uuid)
+        })
+    }
+
+    /// Resumes a body whose awaited call settled (in a microtask checkpoint).
+    pub fn resume_body_on_call(&mut self, uuid: CallId) {
+        if let Some(b) = self.s.bodies.get_mut(&uuid) {
+            b.awaiting_call = None;
+        }
+        if let Some(settlement) = self.run_body(uuid) {
+            self.tool_promise_settled(uuid, settlement);
         }
     }
 
