@@ -67,6 +67,11 @@ impl<R: Recorder> Cx<'_, R> {
                     }
                 }
             }
+            // A swap mutant reorders writes within the method the statement called; they
+            // have all landed when the script goes on.
+            if self.mutant.is_some() {
+                self.flush_deferred();
+            }
             let st = &mut self.s.doc_mut(doc).script;
             match status {
                 ScriptStatus::Ready => st.advance(),

@@ -102,6 +102,9 @@ impl<R: Recorder> Cx<'_, R> {
                         let mc = self.model_context_getter(self.w.calls[e.call.index()].doc);
                         self.execute_tool(mc, e, tool);
                     }
+                    if self.mutant.is_some() {
+                        self.flush_deferred();
+                    }
                     if !self.s.promises[e.call.index()].is_settled() {
                         if let Some(b) = self.s.bodies.get_mut(&uuid) {
                             b.awaiting_call = Some(e.call);
