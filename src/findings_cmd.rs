@@ -1,4 +1,5 @@
-//! `webmcp-check findings`: the findings report for spec editors.
+//! `webmcp-check findings` and `webmcp-check properties`: the generated documents for spec
+//! editors (docs/findings.md, docs/properties.md), which explore the whole suite.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,7 +9,7 @@ use webmcp_traces::corpus::Source;
 use crate::UsageError;
 
 #[derive(clap::Args)]
-pub struct FindingsArgs {
+pub struct DocArgs {
     /// Write the report to this file instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -19,19 +20,36 @@ pub struct FindingsArgs {
     memory: crate::MemoryLimitArg,
 }
 
-pub fn findings(args: &FindingsArgs, sources: &[Source]) -> Result<ExitCode, UsageError> {
+pub fn findings(args: &DocArgs, sources: &[Source]) -> Result<ExitCode, UsageError> {
+    write_doc(args, |threads| {
+        let mut report = webmcp_traces::findings::generate(sources, threads)?;
+        report.push('\n');
+        report.push_str(&crate::sweep_cmd::evidence(
+            webmcp_model::Variant::proposed(),
+            threads,
+        ));
+        Ok(report)
+    })
+}
+
+pub fn properties(args: &DocArgs, sources: &[Source]) -> Result<ExitCode, UsageError> {
+    write_doc(args, |threads| {
+        webmcp_traces::properties_doc::generate(sources, threads)
+    })
+}
+
+/// Checks the arguments before the work, generates the document, writes it.
+fn write_doc(
+    args: &DocArgs,
+    generate: impl FnOnce(usize) -> Result<String, String>,
+) -> Result<ExitCode, UsageError> {
     crate::threads_arg(args.threads)?;
     args.memory.apply()?;
     let output = crate::output_file(args.output.as_deref())?;
-    let mut report = match webmcp_traces::findings::generate(sources, args.threads) {
+    let report = match generate(args.threads) {
         Ok(report) => report,
         Err(e) => return args.memory.failed(e),
     };
-    report.push('\n');
-    report.push_str(&crate::sweep_cmd::evidence(
-        webmcp_model::Variant::proposed(),
-        args.threads,
-    ));
     crate::write_output(output, &report)?;
     if let Some(path) = &args.output {
         eprintln!("wrote {}", path.display());

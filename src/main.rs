@@ -16,7 +16,6 @@ mod legacy_conformance;
 mod mutants_cmd;
 mod output;
 mod progress;
-mod properties_cmd;
 mod sweep_cmd;
 mod sweep_scale;
 
@@ -74,11 +73,11 @@ enum Command {
     Corpus(CorpusArgs),
     /// Write the findings report for spec editors (docs/findings.md): one section per defect.
     #[command(after_help = exit_codes::WRITE)]
-    Findings(findings_cmd::FindingsArgs),
+    Findings(findings_cmd::DocArgs),
     /// Write the property catalogue for readers (docs/properties.md): each property's claim,
     /// steps, witness and where the draft violates it; and the failures a page can tell apart.
     #[command(after_help = exit_codes::WRITE)]
-    Properties(properties_cmd::PropertiesArgs),
+    Properties(findings_cmd::DocArgs),
     /// Plant one bug at a time in the proposed model and report which property catches it.
     #[command(after_help = exit_codes::MUTANTS)]
     Mutants(mutants_cmd::MutantsArgs),
@@ -423,9 +422,7 @@ fn main() -> ExitCode {
             .map_err(UsageError)
             .and_then(|w| mutants_cmd::mutants(&a, w)),
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
-        Command::Properties(a) => {
-            scenario_sources().and_then(|s| properties_cmd::properties(&a, &s))
-        }
+        Command::Properties(a) => scenario_sources().and_then(|s| findings_cmd::properties(&a, &s)),
         Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
         Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)

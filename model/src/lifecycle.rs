@@ -75,13 +75,11 @@ impl<R: Recorder> Cx<'_, R> {
                     let shown = w.navs[w.docs[d.index()].nav.index()].tab == tab
                         && !leaving.contains(&d)
                         && self.s.allowed_to_use_tools(w, d)
-                        && (w
-                            .origins
-                            .same_origin(w.docs[x.index()].origin, w.docs[d.index()].origin)
-                            || tool
-                                .exposed
-                                .iter()
-                                .any(|o| w.origins.same_origin(o, w.docs[d.index()].origin)));
+                        && w.origins.exposes(
+                            w.docs[x.index()].origin,
+                            tool.exposed,
+                            w.docs[d.index()].origin,
+                        );
                     if shown {
                         told.push((tool.registered_by, d));
                     }

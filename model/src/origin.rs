@@ -114,6 +114,13 @@ impl OriginTable {
         }
     }
 
+    /// *tool is exposed to an origin* (`tool-exposed-to-origin`) as a plain predicate, for
+    /// ghosts and properties, which must not record steps ([`crate::cx::Cx`] has the
+    /// algorithm, step by step).
+    pub fn exposes(&self, owner: OriginId, exposed: OriginSet, accessing: OriginId) -> bool {
+        self.same_origin(owner, accessing) || exposed.iter().any(|o| self.same_origin(o, accessing))
+    }
+
     /// HTML's serialization of an origin ("null" for an opaque origin).
     pub fn serialize(&self, id: OriginId) -> String {
         self.get(id).ascii_serialization()

@@ -4,24 +4,11 @@
 //! reduced search reports (counterexample or witness) replays on the unreduced model and
 //! ends in a state that shows the property's outcome.
 
-use std::path::PathBuf;
-
-use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_model::{Variant, WebMcpModel};
 use webmcp_properties::{check, CheckOptions, Kind, Mode, Reduction, ScenarioResult, Verdict};
 
-fn standard_worlds() -> Vec<World> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the scenarios directory")
-        .map(|e| e.expect("an entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| World::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
-        .collect()
-}
+mod common;
+use common::standard_worlds;
 
 fn options(reduction: Reduction) -> CheckOptions {
     CheckOptions {

@@ -52,13 +52,9 @@ impl<R: Recorder> Cx<'_, R> {
     /// The `RegisteredTool` the caller of execution `uuid` passed, if it came from a
     /// getTools list (a forged dictionary describes no discovered tool).
     fn discovered_tool(&self, uuid: CallId) -> Option<crate::state::RegisteredTool> {
-        match self.w.execute_op(uuid).tool {
-            ToolArg::FromList { list, name } => match &self.s.promises[list.index()].status {
-                crate::state::Status::Fulfilled(crate::state::Value::Tools(tools)) => {
-                    tools.iter().find(|t| t.name == name).copied()
-                }
-                _ => None,
-            },
+        let tool = &self.w.execute_op(uuid).tool;
+        match tool {
+            ToolArg::FromList { .. } => self.tool_argument(tool),
             ToolArg::Forged { .. } => None,
         }
     }
@@ -93,14 +89,11 @@ impl<R: Recorder> Cx<'_, R> {
             }
         }
         let caller = self.w.calls[uuid.index()].doc;
-        let exposed = self.w.origins.same_origin(
+        let exposed = self.w.origins.exposes(
             self.w.docs[target.index()].origin,
+            tool.exposed,
             self.w.docs[caller.index()].origin,
-        ) || tool.exposed.iter().any(|o| {
-            self.w
-                .origins
-                .same_origin(o, self.w.docs[caller.index()].origin)
-        });
+        );
         if !exposed {
             self.s.record(Ghost::RanForUnexposedCaller(uuid));
         }

@@ -111,12 +111,11 @@ fn tools_left_under_eyes(m: &WebMcpModel, s: &State) -> bool {
                 DocId::all(w.docs.len()).any(|d| {
                     tab(d) == tab(x)
                         && s.allowed_to_use_tools(w, d)
-                        && (w
-                            .origins
-                            .same_origin(w.docs[x.index()].origin, w.docs[d.index()].origin)
-                            || t.exposed
-                                .iter()
-                                .any(|o| w.origins.same_origin(o, w.docs[d.index()].origin)))
+                        && w.origins.exposes(
+                            w.docs[x.index()].origin,
+                            t.exposed,
+                            w.docs[d.index()].origin,
+                        )
                 })
             })
     })
