@@ -64,7 +64,8 @@ impl<R: Recorder> Cx<'_, R> {
         self.effect(Site::Effect, move |cx| {
             cx.s.bodies.insert(uuid, body);
         });
-        // A scripted callback runs now, until its first await (it is an async function).
+        // #8 invokes the callback: a scripted one runs now, until its first await (it is an
+        // async function); #9 reacts to the promise it returned.
         let settled = self.run_body(uuid);
         self.step(s!("imperative-execute-steps#9"));
         if let Some(settlement) = settled {
