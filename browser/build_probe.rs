@@ -2,8 +2,8 @@
 // CLI): find out at build time whether the browser tests can run, so that a test that cannot is
 // marked `#[ignore = "..."]` and counted as ignored in cargo's summary, not passed in silence.
 //
-// Sets `cfg(webmcp_no_chromium)` when no Chromium is at $WEBMCP_CHROMIUM (default
-// /usr/bin/chromium), and `cfg(webmcp_no_polyfill)` when `npm ci` has not been run in
+// Sets `cfg(webmcp_no_chromium)` when no Chromium is at $WEBMCP_CHROMIUM, else $CHROMIUM, else
+// /usr/bin/chromium (the order of `resolve_chromium`), and `cfg(webmcp_no_polyfill)` when `npm ci` has not been run in
 // browser/js. With WEBMCP_REQUIRE_BROWSER=1 neither is set: the tests run and fail on what is
 // missing.
 
@@ -11,11 +11,15 @@ fn probe_browser(workspace_root: &std::path::Path) {
     println!("cargo::rustc-check-cfg=cfg(webmcp_no_chromium)");
     println!("cargo::rustc-check-cfg=cfg(webmcp_no_polyfill)");
     println!("cargo::rerun-if-env-changed=WEBMCP_CHROMIUM");
+    println!("cargo::rerun-if-env-changed=CHROMIUM");
     println!("cargo::rerun-if-env-changed=WEBMCP_REQUIRE_BROWSER");
     if std::env::var("WEBMCP_REQUIRE_BROWSER").as_deref() == Ok("1") {
         return;
     }
-    let chromium = std::env::var("WEBMCP_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let chromium = set("WEBMCP_CHROMIUM")
+        .or_else(|| set("CHROMIUM"))
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
     // A path that does not exist makes cargo run this script again on every build, so
     // installing Chromium later is noticed.
     println!("cargo::rerun-if-changed={chromium}");

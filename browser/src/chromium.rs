@@ -13,18 +13,39 @@ pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
 /// the browser tests alike.
 pub const CHROMIUM_ENV: &str = "WEBMCP_CHROMIUM";
 
-/// The Chromium the browser tests use: `$WEBMCP_CHROMIUM`, else [`DEFAULT_CHROMIUM`]. The
+/// The Chromium the browser tests use: [`resolve_chromium`] without an explicit path. The
 /// tests that need it are marked ignored at build time when it is missing (build_probe.rs),
 /// unless `WEBMCP_REQUIRE_BROWSER=1`, under which a missing binary fails the test here.
 pub fn chromium_for_tests() -> PathBuf {
-    let path =
-        PathBuf::from(std::env::var_os(CHROMIUM_ENV).unwrap_or_else(|| DEFAULT_CHROMIUM.into()));
-    assert!(
-        path.exists(),
-        "no Chromium at {} (install Debian's chromium or set {CHROMIUM_ENV})",
-        path.display()
-    );
-    path
+    resolve_chromium(None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The environment variable many tools read for a Chromium binary; used when
+/// [`CHROMIUM_ENV`] is not set.
+pub const CHROMIUM_FALLBACK_ENV: &str = "CHROMIUM";
+
+/// The Chromium a command runs: `explicit` (`--chromium PATH`), else `$WEBMCP_CHROMIUM`, else
+/// `$CHROMIUM`, else Debian's [`DEFAULT_CHROMIUM`]; an error naming where the missing
+/// path came from.
+pub fn resolve_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let (path, from) = match (explicit, var(CHROMIUM_ENV), var(CHROMIUM_FALLBACK_ENV)) {
+        (Some(p), _, _) => (p.to_path_buf(), "--chromium".to_string()),
+        (None, Some(p), _) => (PathBuf::from(p), format!("${CHROMIUM_ENV}")),
+        (None, None, Some(p)) => (PathBuf::from(p), format!("${CHROMIUM_FALLBACK_ENV}")),
+        (None, None, None) => (
+            PathBuf::from(DEFAULT_CHROMIUM),
+            "Debian's chromium package".to_string(),
+        ),
+    };
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "no Chromium at {} (from {from}; pass --chromium PATH, or set ${CHROMIUM_ENV} or ${CHROMIUM_FALLBACK_ENV})",
+            path.display()
+        ))
+    }
 }
 
 /// Flags for every launch: headless, no sandbox (runs as root in CI), and no

@@ -13,7 +13,10 @@ pub mod server;
 
 use std::time::{Duration, Instant};
 
-pub use chromium::{chromium_for_tests, Chromium, CHROMIUM_ENV, DEFAULT_CHROMIUM};
+pub use chromium::{
+    chromium_for_tests, resolve_chromium, Chromium, CHROMIUM_ENV, CHROMIUM_FALLBACK_ENV,
+    DEFAULT_CHROMIUM,
+};
 use serde_json::Value;
 pub use server::{Origin, Report, Resource, Server, Site};
 

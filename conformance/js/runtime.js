@@ -26,7 +26,7 @@
     const path = F.windows[doc];
     if (!path) return undefined;
     let w = window.top;
-    for (const i of path) w = w.frames[i];
+    for (const i of path) { w = w && w.frames[i]; }
     return w;
   }
   function docOfWindow(w) {
@@ -40,16 +40,24 @@
     constructor(what) { super(what); this.name = 'Unsupported'; }
   }
 
-  // The draft's API, as written: document.modelContext.
+  // The draft's API, as written: document.modelContext. A method it lacks makes the
+  // statements that need it unsupported (not-implemented), never a fallback.
   function draftApi() {
     const mc = document.modelContext;
     if (!mc || typeof mc.registerTool !== 'function') return null;
+    const method = (m) => {
+      if (typeof mc[m] !== 'function') throw new Unsupported('document.modelContext.' + m);
+      return mc[m].bind(mc);
+    };
     return {
       name: 'document.modelContext',
-      registerTool: (tool, options) => mc.registerTool(tool, options),
-      getTools: (options) => mc.getTools(options),
-      executeTool: (tool, input, options) => mc.executeTool(tool, input, options),
-      onToolchange: (cb) => mc.addEventListener('toolchange', cb),
+      registerTool: (tool, options) => method('registerTool')(tool, options),
+      getTools: (options) => method('getTools')(options),
+      executeTool: (tool, input, options) => method('executeTool')(tool, input, options),
+      onToolchange: (cb) => {
+        if (typeof mc.addEventListener !== 'function') throw new Unsupported('toolchange');
+        mc.addEventListener('toolchange', cb);
+      },
     };
   }
 
@@ -85,8 +93,26 @@
     };
   }
 
+  // Every surface the page exposes, whichever the run uses.
+  function surfaces() {
+    const found = [];
+    const methods = (o, names) => names.filter((m) => typeof o[m] === 'function').join(', ');
+    if (document.modelContext) {
+      found.push('document.modelContext (' + methods(document.modelContext, ['registerTool', 'unregisterTool', 'getTools', 'executeTool']) + ')');
+    }
+    if (navigator.modelContext) {
+      found.push('navigator.modelContext (' + methods(navigator.modelContext, ['registerTool', 'unregisterTool', 'provideContext', 'clearContext']) + ')');
+    }
+    if (navigator.modelContextTesting) {
+      found.push('navigator.modelContextTesting (' + methods(navigator.modelContextTesting, ['listTools', 'executeTool']) + ')');
+    }
+    return found.length ? found.join('; ') : 'none';
+  }
+
   if (window.originAgentCluster === false) note('window.originAgentCluster is false');
-  const api = draftApi() || navigatorApi();
+  send('surfaces', surfaces());
+  // The API the run was told to use (--api): never another one.
+  const api = F.api === 'testing' ? navigatorApi() : draftApi();
   send('api', api ? api.name : 'none');
   // Events the draft names only in ISSUE text (cancel-pending-execution#6.5.issue,
   // imperative-execute-steps#3.issue): noted wherever an implementation fires them.
@@ -149,9 +175,10 @@
   // body is invoked anywhere in the page (so they land during the run), or
   // shortly after the script starts if no body has been invoked by then.
   let intervened = false;
-  function intervene() {
+  function intervene(when) {
     if (intervened) return;
     intervened = true;
+    send('intervened', when);
     for (const c of F.interventions.abort) { controllers[c].abort(); send('controller ' + c, 'aborted'); }
     for (const nav of F.interventions.removeIframe) {
       const el = document.getElementById('nav-' + nav);
@@ -163,9 +190,19 @@
     if (!e.data || e.data.webmcpConformance !== 'invoked' || forwarded) return;
     forwarded = true;
     for (let i = 0; i < window.frames.length; i++) window.frames[i].postMessage(e.data, '*');
-    intervene();
+    intervene('after a tool body was invoked');
   });
   const announceInvocation = () => window.top.postMessage({ webmcpConformance: 'invoked' }, '*');
+
+  // Whether a call of executeTool() is on the stack, in this page's same-origin frames:
+  // a body invoked then ran inside the call, which the draft never does (it invokes
+  // bodies from a task queued in parallel, execute-tool#15).
+  function insideExecute(delta) {
+    let holder = window;
+    try { void window.top.__webmcpInsideExecute; holder = window.top; } catch (e) { /* cross-origin top */ }
+    holder.__webmcpInsideExecute = (holder.__webmcpInsideExecute || 0) + delta;
+    return holder.__webmcpInsideExecute > 0;
+  }
 
   let invocations = 0;
   function body(toolName) {
@@ -175,10 +212,12 @@
       let text;
       try { text = JSON.stringify(input); } catch (e) { text = 'unserializable'; }
       const key = 'invoke ' + toolName + ' #' + n;
+      const when = insideExecute(0) ? 'inside executeTool()' : 'later';
       const state = () => (signal ? (signal.aborted ? 'aborted' : 'live') : 'none');
       const atCall = state();
-      send(key, 'input=' + text + ' signal=' + atCall + '/' + atCall);
-      if (signal) signal.addEventListener('abort', () => send(key, 'input=' + text + ' signal=' + atCall + '/aborted'));
+      const value = (later) => 'input=' + text + ' signal=' + atCall + '/' + later + ' when=' + when;
+      send(key, value(atCall));
+      if (signal) signal.addEventListener('abort', () => send(key, value('aborted')));
       announceInvocation();
       const settle = () => {
         if (F.body === 'reject') throw new Error('tool failed');
@@ -226,11 +265,17 @@
     return { name: ref.name, description: '', origin: toReal(ref.origin), window: windowOf(ref.window) };
   }
 
+  const parsed = new Promise((resolve) => {
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', resolve);
+    else resolve();
+  });
+
   async function run() {
     let awaitedToolchanges = 0;
     const S = F.statements;
     for (let pc = 0; pc < S.length; pc++) {
       const st = S[pc];
+      send('ran', pc);
       if (st.registerTool) {
         const t = st.registerTool;
         const tool = { name: t.name, description: t.description, execute: body(t.name) };
@@ -246,12 +291,21 @@
         if (st.getTools.fromOrigins) options.fromOrigins = st.getTools.fromOrigins.map(toReal);
         track(st.label, call('getTools', () => api.getTools(options)));
       } else if (st.executeTool) {
+        // A hand-built dictionary names a window: the top-level script runs before the
+        // parser has inserted its iframes, so wait for them (a delay of this document's
+        // task, which the model's interleavings include).
+        if (st.executeTool.from === undefined && windowOf(st.executeTool.window) === undefined) {
+          await parsed;
+        }
         const tool = resolveTool(st.executeTool);
         if (tool === THREW) { send('script', 'threw at ' + pc); return; }
         const input = st.input === undefined ? {} : js(st.input);
         const options = {};
         if (st.signal) options.signal = controllers[st.signal].signal;
-        track(st.label, call('executeTool', () => api.executeTool(tool, input, options)));
+        track(st.label, call('executeTool', () => {
+          insideExecute(1);
+          try { return api.executeTool(tool, input, options); } finally { insideExecute(-1); }
+        }));
       } else if (st.abort) {
         controllers[st.abort].abort();
         send('controller ' + st.abort, 'aborted');
@@ -277,7 +331,7 @@
   }
   send('script', 'running');
   if (F.interventions.abort.length + F.interventions.removeIframe.length > 0) {
-    setTimeout(intervene, F.interventionFallback);
+    setTimeout(() => intervene('by the fallback timer, no tool body invoked'), F.interventionFallback);
   }
   run().catch((e) => send('script', 'crashed ' + errName(e) + ': ' + e.message));
 })();

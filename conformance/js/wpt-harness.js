@@ -9,7 +9,7 @@ function __fold(reports, tree) {
   const last = new Map();
   const ordered = reports.slice().sort((a, b) => (a.doc < b.doc ? -1 : a.doc > b.doc ? 1 : a.seq - b.seq));
   for (const r of ordered) {
-    if (r.key === 'note' || r.key === 'api') continue;
+    if (['note', 'api', 'surfaces', 'ran', 'intervened'].includes(r.key)) continue;
     last.set(r.doc + '\u0000' + r.key, typeof r.value === 'string' ? r.value : JSON.stringify(r.value));
   }
   const destroyed = new Set();

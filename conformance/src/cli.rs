@@ -1,9 +1,10 @@
 //! `webmcp-check conformance`: the command behind the CLI's thin wrapper.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::page::Impl;
+use crate::page::{Api, Impl};
+use crate::verdict::Verdict;
 use crate::report::{self, Analyses};
 use crate::run::{forms, run, Config, ScenarioResult};
 
@@ -20,20 +21,36 @@ pub enum Format {
     Markdown,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ApiArg {
+    /// The draft's `document.modelContext`, and nothing else.
+    Draft,
+    /// Chromium's `navigator.modelContext` with the testing interface
+    /// `navigator.modelContextTesting` (labelled in every verdict).
+    Testing,
+}
+
 #[derive(Clone, Debug, clap::Args)]
 pub struct Args {
     /// Run one scenario (by name).
-    #[arg(long, conflicts_with = "all")]
+    #[arg(long, conflicts_with_all = ["all", "scenario_file"])]
     pub scenario: Option<String>,
+    /// Run a scenario you wrote (docs/scenarios.md has the format).
+    #[arg(long, value_name = "PATH", conflicts_with = "all")]
+    pub scenario_file: Option<PathBuf>,
     /// Run every scenario that has a browser form (the default).
     #[arg(long)]
     pub all: bool,
-    /// The Chromium binary.
-    #[arg(long, value_name = "PATH", env = webmcp_browser::CHROMIUM_ENV, default_value = webmcp_browser::DEFAULT_CHROMIUM)]
-    pub chromium: PathBuf,
+    /// The Chromium binary [default: $WEBMCP_CHROMIUM, else $CHROMIUM, else /usr/bin/chromium].
+    #[arg(long, value_name = "PATH")]
+    pub chromium: Option<PathBuf>,
     /// Which implementation the pages exercise.
     #[arg(long = "impl", value_enum, default_value = "chromium")]
     pub imp: ImplArg,
+    /// Which API the pages call. `testing` is Chromium's testing interface: its verdicts
+    /// say so.
+    #[arg(long, value_enum, default_value = "draft")]
+    pub api: ApiArg,
     /// The polyfill's IIFE build (installed by `npm ci` in browser/js).
     #[arg(
         long,
@@ -57,21 +74,50 @@ pub struct Args {
     pub save: Option<PathBuf>,
 }
 
+impl Args {
+    fn config(&self, chromium: &Path, imp: Impl) -> Config {
+        Config {
+            chromium: chromium.to_path_buf(),
+            imp,
+            api: match self.api {
+                ApiArg::Draft => Api::Draft,
+                ApiArg::Testing => Api::Testing,
+            },
+            polyfill: Some(self.polyfill.clone()),
+            page_timeout: Duration::from_secs(self.page_timeout),
+        }
+    }
+}
+
 /// Runs the command: Ok((exit code, what to print on standard output)) or Err(usage message,
 /// exit 2). Progress goes to standard error as it happens.
+///
+/// Exit codes: 0 when every run conforms (or conforms only under seed), or diverges or is
+/// not implemented as `conformance/analysis.json` explains; 1 when a run diverges without an
+/// explanation; 3 when, short of that, a run is inconclusive (explained or not: nothing was
+/// decided for it) or not implemented without an explanation.
 pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), String> {
-    let selected: Vec<(&str, &str)> = match &args.scenario {
-        Some(name) => {
+    let file_text;
+    let selected: Vec<(&str, &str)> = match (&args.scenario, &args.scenario_file) {
+        (Some(name), _) => {
             let found = scenarios.iter().find(|(n, _)| n == name).ok_or_else(|| {
                 format!("unknown scenario \"{name}\" (webmcp-check list shows the scenarios)")
             })?;
             vec![*found]
         }
-        None => scenarios.to_vec(),
+        (None, Some(path)) => {
+            let text = webmcp_model::scenario::read_file(path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let world = webmcp_model::World::from_json(&text)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            file_text = (world.name.clone(), text);
+            vec![(file_text.0.as_str(), file_text.1.as_str())]
+        }
+        (None, None) => scenarios.to_vec(),
     };
     let (forms, skipped) = forms(&selected)?;
-    if let Some(name) = &args.scenario {
-        if let Some(why) = skipped.get(name) {
+    if args.scenario.is_some() || args.scenario_file.is_some() {
+        if let Some((name, why)) = skipped.iter().next() {
             return Err(format!("scenario \"{name}\" has no browser form: {why}"));
         }
     }
@@ -80,36 +126,22 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), Str
             crate::wpt::emit(dir, &forms).map_err(|e| format!("{}: {e}", dir.display()))?;
         return Ok((0, format!("wrote {written} tests to {}\n", dir.display())));
     }
-    if !args.chromium.exists() {
-        return Err(format!(
-            "no Chromium at {} (pass --chromium PATH or set {})",
-            args.chromium.display(),
-            webmcp_browser::CHROMIUM_ENV
-        ));
-    }
+    let chromium = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
     if let Some(path) = &args.write_docs {
-        return write_docs(args, path, &forms, &skipped);
+        return write_docs(args, &chromium, path, &forms, &skipped);
     }
-    let config = Config {
-        chromium: args.chromium.clone(),
-        imp: match args.imp {
-            ImplArg::Chromium => Impl::Chromium,
-            ImplArg::Polyfill => Impl::Polyfill,
-        },
-        polyfill: Some(args.polyfill.clone()),
-        page_timeout: Duration::from_secs(args.page_timeout),
+    let imp = match args.imp {
+        ImplArg::Chromium => Impl::Chromium,
+        ImplArg::Polyfill => Impl::Polyfill,
     };
+    let config = args.config(&chromium, imp);
     let human = args.format == Format::Human;
     let results = run(&config, &forms, |r| {
         if human {
-            eprintln!(
-                "  {} {}",
-                r.scenario,
-                if r.conforms() { "ok" } else { "diverges" }
-            );
+            eprintln!("  {}", report::progress_line(r));
         }
     })?;
-    let version = webmcp_browser::Chromium::new(&args.chromium)
+    let version = webmcp_browser::Chromium::new(&chromium)
         .version()
         .unwrap_or_default();
     let analyses = Analyses::embedded();
@@ -127,33 +159,25 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), Str
         ),
         Format::Markdown => report::markdown(&version, &results, &skipped, &analyses),
     };
-    Ok((u8::from(unexplained(&results, &analyses)), text))
+    Ok((exit_code(&results, &analyses), text))
 }
 
 fn write_docs(
     args: &Args,
-    path: &std::path::Path,
+    chromium: &Path,
+    path: &Path,
     forms: &[crate::form::BrowserForm],
     skipped: &std::collections::BTreeMap<String, String>,
 ) -> Result<(u8, String), String> {
     let mut runs = Vec::new();
     for imp in [Impl::Chromium, Impl::Polyfill] {
-        let config = Config {
-            chromium: args.chromium.clone(),
-            imp,
-            polyfill: Some(args.polyfill.clone()),
-            page_timeout: Duration::from_secs(args.page_timeout),
-        };
+        let config = args.config(chromium, imp);
         eprintln!("{}:", imp.name());
         runs.push(run(&config, forms, |r| {
-            eprintln!(
-                "  {} {}",
-                r.scenario,
-                if r.conforms() { "ok" } else { "diverges" }
-            )
+            eprintln!("  {}", report::progress_line(r))
         })?);
     }
-    let version = webmcp_browser::Chromium::new(&args.chromium)
+    let version = webmcp_browser::Chromium::new(chromium)
         .version()
         .unwrap_or_default();
     let analyses = Analyses::embedded();
@@ -167,7 +191,7 @@ fn write_docs(
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     let all: Vec<ScenarioResult> = runs.into_iter().flatten().collect();
     Ok((
-        u8::from(unexplained(&all, &analyses)),
+        exit_code(&all, &analyses),
         format!("wrote {}\n", path.display()),
     ))
 }
@@ -185,8 +209,23 @@ fn polyfill_version(iife: &std::path::Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn unexplained(results: &[ScenarioResult], analyses: &Analyses) -> bool {
-    results
+/// The exit code of a set of runs (the policy is on [`main`]).
+pub fn exit_code(results: &[ScenarioResult], analyses: &Analyses) -> u8 {
+    let unexplained = |r: &&ScenarioResult| analyses.get(r).is_none();
+    let diverges = results
         .iter()
-        .any(|r| !r.conforms() && analyses.get(&r.implementation, &r.scenario).is_none())
+        .filter(|r| r.verdict == Verdict::Diverges)
+        .any(|r| unexplained(&r));
+    let undecided = results.iter().any(|r| match r.verdict {
+        Verdict::Inconclusive { .. } => true,
+        Verdict::NotImplemented { .. } => unexplained(&r),
+        _ => false,
+    });
+    if diverges {
+        1
+    } else if undecided {
+        3
+    } else {
+        0
+    }
 }

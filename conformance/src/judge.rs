@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
+use webmcp_model::state::{ScriptStatus, State};
 use webmcp_model::{Variant, WebMcpModel, World};
 
 use crate::observation::{from_state, Observation};
@@ -22,20 +23,90 @@ pub struct Allowed {
 /// Explores every reachable state of `world` under `variant` (breadth first)
 /// and projects each state where nothing more can happen.
 pub fn allowed(world: &World, variant: Variant) -> Allowed {
+    let mut observations = BTreeSet::new();
+    let (states, complete) = explore_quiescent(world, variant, |s| {
+        observations.insert(from_state(world, variant, s));
+    });
+    Allowed {
+        observations,
+        states,
+        complete,
+    }
+}
+
+/// What the browser form must run for an observation to say anything: the statements
+/// that run in every quiescent outcome of the scenario *without* its environment's
+/// interventions (the schedule a browser form aims at: every statement runs, and the
+/// interventions land while a tool body runs), and whether a tool body is invoked in
+/// every such outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// (document, statement index) pairs.
+    pub statements: BTreeSet<(String, usize)>,
+    pub body_always_invoked: bool,
+    pub complete: bool,
+}
+
+/// The [`Coverage`] of `world` under `variant`.
+pub fn required_coverage(world: &World, variant: Variant) -> Coverage {
+    let mut quiet = world.clone();
+    quiet.env.abort.clear();
+    quiet.env.remove_iframe.clear();
+    let mut statements: Option<BTreeSet<(String, usize)>> = None;
+    let mut body_always_invoked = true;
+    let (_, complete) = explore_quiescent(&quiet, variant, |s| {
+        let ran = statements_started(&quiet, s);
+        statements = Some(match statements.take() {
+            None => ran,
+            Some(all) => all.intersection(&ran).cloned().collect(),
+        });
+        body_always_invoked &= !s.bodies.is_empty();
+    });
+    Coverage {
+        statements: statements.unwrap_or_default(),
+        body_always_invoked,
+        complete,
+    }
+}
+
+/// The statements each document's script has started in `s` (a statement that threw
+/// started; a script waiting at an await has started it).
+pub fn statements_started(world: &World, s: &State) -> BTreeSet<(String, usize)> {
+    let mut out = BTreeSet::new();
+    for (d, doc) in world.docs.iter().enumerate() {
+        let script = s.docs[d].script;
+        let started = match script.status {
+            ScriptStatus::Threw => script.pc as usize + 1,
+            _ => script.pc as usize,
+        };
+        for i in 0..started.min(doc.script.len()) {
+            out.insert((doc.name.clone(), i));
+        }
+    }
+    out
+}
+
+/// Explores every reachable state of `world` under `variant` (breadth first) and calls
+/// `at_quiescence` on each state where no action is enabled. Returns the states explored
+/// and whether the exploration was complete ([`STATE_LIMIT`]).
+fn explore_quiescent(
+    world: &World,
+    variant: Variant,
+    mut at_quiescence: impl FnMut(&State),
+) -> (usize, bool) {
     let model = WebMcpModel::new(world.clone(), variant);
     let init = model.initial_state();
     let mut seen = HashSet::new();
     let mut queue = VecDeque::new();
     seen.insert(init.clone());
     queue.push_back(init);
-    let mut observations = BTreeSet::new();
     let mut actions = Vec::new();
     let mut complete = true;
     while let Some(s) = queue.pop_front() {
         actions.clear();
         model.enabled_actions(&s, &mut actions);
         if actions.is_empty() {
-            observations.insert(from_state(world, variant, &s));
+            at_quiescence(&s);
             continue;
         }
         for &a in &actions {
@@ -50,11 +121,7 @@ pub fn allowed(world: &World, variant: Variant) -> Allowed {
             }
         }
     }
-    Allowed {
-        observations,
-        states: seen.len(),
-        complete,
-    }
+    (seen.len(), complete)
 }
 
 /// Where an observation departs from the closest allowed one.

@@ -9,4 +9,5 @@ pub mod observation;
 pub mod page;
 pub mod report;
 pub mod run;
+pub mod verdict;
 pub mod wpt;

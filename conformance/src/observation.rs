@@ -12,17 +12,25 @@ use webmcp_model::{Variant, World};
 use crate::form::BrowserForm;
 
 /// "DOC: KEY" -> value. Keys: `script`, `toolchange`, `call LABEL`,
-/// `controller NAME`, `iframe NAV`, `invoke TOOL`. Documents that were
+/// `controller NAME`, `iframe NAV`, `invoke TOOL` (each invocation's input, its signal
+/// when invoked and at the end, and whether it ran inside the `executeTool()` call or
+/// later; the model's bodies always run later, from a task). Documents that were
 /// destroyed (their iframe removed) contribute nothing: nothing can be seen
 /// of them afterwards.
 pub type Observation = BTreeMap<String, String>;
 
-/// What a run showed besides the observation: the API it found and behaviour
+/// What a run showed besides the observation: the surfaces the pages exposed, the API
+/// the run used, which statements ran, when the interventions landed, and behaviour
 /// outside the draft (non-promise returns, synchronous throws, ...).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BrowserRun {
     pub observation: Observation,
     pub api: BTreeSet<String>,
+    pub surfaces: BTreeSet<String>,
+    /// (document, statement index) of every statement that started.
+    pub ran: BTreeSet<(String, usize)>,
+    /// Document -> when its interventions landed.
+    pub intervened: BTreeMap<String, String>,
     pub notes: BTreeSet<String>,
 }
 
@@ -52,6 +60,17 @@ pub fn from_reports(form: &BrowserForm, reports: &[Report]) -> BrowserRun {
             }
             "api" => {
                 run.api.insert(value);
+            }
+            "surfaces" => {
+                run.surfaces.insert(value);
+            }
+            "ran" => {
+                if let Ok(i) = value.parse() {
+                    run.ran.insert((doc.to_string(), i));
+                }
+            }
+            "intervened" => {
+                run.intervened.insert(doc.to_string(), value);
             }
             _ => {
                 last.insert((doc.to_string(), key.to_string()), value);
@@ -178,7 +197,7 @@ pub fn from_state(w: &World, variant: Variant, s: &State) -> Observation {
                 w.docs[body.target.index()].name
             ))
             .or_default()
-            .push(format!("input={input} signal=live/{later}"));
+            .push(format!("input={input} signal=live/{later} when=later"));
     }
     for (k, mut v) in invocations {
         v.sort();
@@ -240,12 +259,12 @@ mod tests {
         let reports = vec![
             report("top", 3, "script", json!("finished")),
             report("top", 0, "script", json!("running")),
-            report("top", 1, "invoke t1 #1", json!("input={} signal=live/live")),
+            report("top", 1, "invoke t1 #1", json!("input={} signal=live/live when=later")),
             report(
                 "top",
                 2,
                 "invoke t1 #0",
-                json!("input={} signal=live/aborted"),
+                json!("input={} signal=live/aborted when=later"),
             ),
             report("top", 4, "toolchange", json!(1)),
             report("top", 5, "note", json!("x returned undefined")),
@@ -256,7 +275,7 @@ mod tests {
         assert_eq!(run.observation["top: toolchange"], "1");
         assert_eq!(
             run.observation["top: invoke t1"],
-            "input={} signal=live/aborted; input={} signal=live/live"
+            "input={} signal=live/aborted when=later; input={} signal=live/live when=later"
         );
         assert!(run.notes.contains("top: x returned undefined"));
         assert!(run.api.contains("document.modelContext"));

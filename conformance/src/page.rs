@@ -28,6 +28,25 @@ impl Impl {
     }
 }
 
+/// Which API the pages call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    /// The draft's `document.modelContext`, and nothing else.
+    Draft,
+    /// Chromium's `navigator.modelContext` with `navigator.modelContextTesting` for
+    /// discovery and execution (an explicit choice, labelled in every verdict).
+    Testing,
+}
+
+impl Api {
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Draft => "draft",
+            Api::Testing => "testing",
+        }
+    }
+}
+
 pub fn page_path(scenario: &str, doc: &str) -> String {
     format!("/{scenario}/{doc}.html")
 }
@@ -42,7 +61,13 @@ pub fn to_real(form: &BrowserForm, origins: &Origins, text: &str) -> String {
 }
 
 /// The per-document object the runtime reads as `FORM`.
-pub fn form_json(form: &BrowserForm, doc: &DocForm, origins: &Origins, imp: Impl) -> Value {
+pub fn form_json(
+    form: &BrowserForm,
+    doc: &DocForm,
+    origins: &Origins,
+    imp: Impl,
+    api: Api,
+) -> Value {
     let windows: serde_json::Map<String, Value> = form
         .docs
         .iter()
@@ -57,6 +82,7 @@ pub fn form_json(form: &BrowserForm, doc: &DocForm, origins: &Origins, imp: Impl
         "scenario": form.scenario,
         "doc": doc.name,
         "impl": imp.name(),
+        "api": api.name(),
         "origins": origin_map,
         "windows": windows,
         "statements": doc.statements,
@@ -71,7 +97,14 @@ pub fn form_json(form: &BrowserForm, doc: &DocForm, origins: &Origins, imp: Impl
 
 /// The HTML of one document: implementation, runtime, then its iframes (so the
 /// container's script starts before its iframes' scripts, as in the model).
-pub fn html(form: &BrowserForm, doc: &DocForm, origins: &Origins, imp: Impl, run: &str) -> String {
+pub fn html(
+    form: &BrowserForm,
+    doc: &DocForm,
+    origins: &Origins,
+    imp: Impl,
+    api: Api,
+    run: &str,
+) -> String {
     let mut out = String::from("<!doctype html>\n<meta charset=\"utf-8\">\n");
     out.push_str(&format!(
         "<title>{} / {}</title>\n",
@@ -80,7 +113,7 @@ pub fn html(form: &BrowserForm, doc: &DocForm, origins: &Origins, imp: Impl, run
     if imp == Impl::Polyfill {
         out.push_str(&format!("<script src=\"{POLYFILL_PATH}\"></script>\n"));
     }
-    let form_text = form_json(form, doc, origins, imp)
+    let form_text = form_json(form, doc, origins, imp, api)
         .to_string()
         .replace("</", "<\\/");
     out.push_str(&format!(
@@ -124,6 +157,7 @@ pub fn add_pages(
     form: &BrowserForm,
     origins: &Origins,
     imp: Impl,
+    api: Api,
     run: &str,
 ) -> Visit {
     for doc in &form.docs {
@@ -131,7 +165,7 @@ pub fn add_pages(
         site.add(
             doc.origin,
             &page_path(&form.scenario, &doc.name),
-            Resource::html(html(form, doc, origins, imp, run))
+            Resource::html(html(form, doc, origins, imp, api, run))
                 .with_header("Origin-Agent-Cluster", keyed),
         );
     }
@@ -168,7 +202,7 @@ mod tests {
     #[test]
     fn iframes_follow_the_script_and_point_at_their_origin() {
         let f = form("cross-origin-exposed");
-        let page = html(&f, &f.docs[0], &origins(), Impl::Chromium, "r1");
+        let page = html(&f, &f.docs[0], &origins(), Impl::Chromium, Api::Draft, "r1");
         let script_at = page.find("const FORM").unwrap();
         let iframe_at = page.find("<iframe").unwrap();
         assert!(script_at < iframe_at);
@@ -176,14 +210,14 @@ mod tests {
             "<iframe id=\"nav-frame\" src=\"http://localhost:4002/cross-origin-exposed/child.html?run=r1\" allow=\"tools\">"
         ));
         assert!(!page.contains(POLYFILL_PATH));
-        let child = html(&f, &f.docs[1], &origins(), Impl::Polyfill, "r1");
+        let child = html(&f, &f.docs[1], &origins(), Impl::Polyfill, Api::Draft, "r1");
         assert!(child.find(POLYFILL_PATH).unwrap() < child.find("const FORM").unwrap());
     }
 
     #[test]
     fn form_json_maps_origins_and_windows() {
         let f = form("cross-origin-exposed");
-        let v = form_json(&f, &f.docs[1], &origins(), Impl::Chromium);
+        let v = form_json(&f, &f.docs[1], &origins(), Impl::Chromium, Api::Draft);
         assert_eq!(v["origins"]["https://b.example"], "http://localhost:4002");
         assert_eq!(v["windows"]["child"], json!([0]));
         assert_eq!(v["windows"]["top"], json!([]));
@@ -194,7 +228,7 @@ mod tests {
     fn origin_agent_cluster_header_follows_origin_keyed() {
         let mut site = Site::new();
         let f = form("not-origin-keyed");
-        let visit = add_pages(&mut site, &f, &origins(), Impl::Chromium, "r");
+        let visit = add_pages(&mut site, &f, &origins(), Impl::Chromium, Api::Draft, "r");
         assert_eq!(visit.path, "/not-origin-keyed/top.html");
         let page = site.get(Origin::Primary, &visit.path).unwrap();
         assert!(page
@@ -202,7 +236,7 @@ mod tests {
             .contains(&("Origin-Agent-Cluster".to_string(), "?0".to_string())));
         let mut site = Site::new();
         let f = form("cross-origin-exposed");
-        add_pages(&mut site, &f, &origins(), Impl::Polyfill, "r");
+        add_pages(&mut site, &f, &origins(), Impl::Polyfill, Api::Draft, "r");
         let child = site
             .get(Origin::Secondary, "/cross-origin-exposed/child.html")
             .unwrap();

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::run::{ScenarioResult, VariantVerdict};
+use crate::verdict::Verdict;
 
 /// Why an implementation's observation is outside the allowed set.
 #[derive(Clone, Debug, Deserialize)]
@@ -18,6 +19,11 @@ pub struct Analysis {
     /// "implementation bug", "not implemented", "spec defect" or "model error".
     pub category: String,
     pub analysis: String,
+    /// The Chromium major versions the analysis was written for (`["148"]`); absent: any.
+    /// An implementation's behaviour changes between builds, and an analysis of one build
+    /// must not explain another's divergence.
+    #[serde(default)]
+    pub versions: Option<Vec<String>>,
 }
 
 pub struct Analyses(Vec<Analysis>);
@@ -26,10 +32,15 @@ impl Analyses {
     pub fn embedded() -> Analyses {
         Analyses(serde_json::from_str(include_str!("../analysis.json")).expect("analysis.json"))
     }
-    pub fn get(&self, imp: &str, scenario: &str) -> Option<&Analysis> {
-        self.0
-            .iter()
-            .find(|a| a.implementation == imp && a.scenario == scenario)
+    /// The analysis of `r`'s row, if one was written for its implementation and build.
+    pub fn get(&self, r: &ScenarioResult) -> Option<&Analysis> {
+        self.0.iter().find(|a| {
+            a.implementation == r.implementation
+                && a.scenario == r.scenario
+                && a.versions
+                    .as_ref()
+                    .is_none_or(|v| v.iter().any(|m| Some(m.as_str()) == r.browser_major()))
+        })
     }
 }
 
@@ -41,17 +52,90 @@ fn mark(v: &VariantVerdict) -> &'static str {
     }
 }
 
-fn verdict(r: &ScenarioResult, a: &Analyses) -> String {
-    if r.timed_out {
-        return "timed out".into();
+/// The verdict with its detail: the category of a divergence (from analysis.json), the
+/// reason a run is inconclusive, the fixes a conforms-only-under-seed disagrees with.
+pub fn verdict(r: &ScenarioResult, a: &Analyses) -> String {
+    let name = r.verdict.name();
+    let detail = match (&r.verdict, a.get(r)) {
+        (Verdict::Diverges, Some(x)) => x.category.clone(),
+        (Verdict::Diverges, None) => "UNEXPLAINED".into(),
+        (v, _) => v.detail(),
+    };
+    let api = if r.api_requested == "testing" {
+        " (testing API)"
+    } else {
+        ""
+    };
+    if detail.is_empty() {
+        format!("{name}{api}")
+    } else {
+        format!("{name}{api}: {detail}")
     }
-    if r.conforms() {
-        return "conforms".into();
-    }
-    match a.get(&r.implementation, &r.scenario) {
-        Some(x) => format!("diverges: {}", x.category),
-        None => "diverges: UNEXPLAINED".into(),
-    }
+}
+
+/// One line per run as it finishes.
+pub fn progress_line(r: &ScenarioResult) -> String {
+    format!("{} {}", r.scenario, r.verdict.name())
+}
+
+/// How long the page ran and how complete the model's exploration was.
+pub fn run_facts(r: &ScenarioResult) -> String {
+    let model = |v: &VariantVerdict| {
+        format!(
+            "{} states{}",
+            v.states,
+            if v.complete { "" } else { ", INCOMPLETE" }
+        )
+    };
+    let ran = r.statements.iter().filter(|s| s.ran).count();
+    format!(
+        "{:.1} s in the browser; API {}; {ran} of {} statements ran; model: seed {}, proposed {}",
+        r.wall_ms as f64 / 1000.0,
+        r.api.join(", "),
+        r.statements.len(),
+        model(&r.seed),
+        model(&r.proposed)
+    )
+}
+
+/// The statements that did not run, marked when the verdict depends on them.
+pub fn skipped_statements(r: &ScenarioResult) -> Vec<String> {
+    r.statements
+        .iter()
+        .filter(|s| !s.ran)
+        .map(|s| {
+            format!(
+                "{}#{} {}{}",
+                s.doc,
+                s.index,
+                s.statement,
+                if s.required { " (required)" } else { "" }
+            )
+        })
+        .collect()
+}
+
+/// "N conforms, N conforms-only-under-seed, ..." over `results`.
+pub fn counts(results: &[ScenarioResult], a: &Analyses) -> String {
+    Verdict::NAMES
+        .iter()
+        .map(|name| {
+            let n = results.iter().filter(|r| r.verdict.name() == *name).count();
+            if *name == "diverges" {
+                let unexplained = results
+                    .iter()
+                    .filter(|r| {
+                        r.verdict == Verdict::Diverges
+                            && a.get(r).is_none()
+                    })
+                    .count();
+                format!("{n} {name} ({unexplained} unexplained)")
+            } else {
+                format!("{n} {name}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The observation, one "key = value" per line.
@@ -81,6 +165,10 @@ pub fn human(
             mark(&r.proposed),
             verdict(r, a)
         );
+        let _ = writeln!(out, "    ({})", run_facts(r));
+        for s in skipped_statements(r) {
+            let _ = writeln!(out, "    did not run: {s}");
+        }
         for line in observation_text(r).lines() {
             let _ = writeln!(out, "    {line}");
         }
@@ -102,16 +190,12 @@ pub fn human(
     for (name, why) in skipped {
         let _ = writeln!(out, "\n{name}: no browser form ({why})");
     }
-    let conform = results.iter().filter(|r| r.conforms()).count();
     let _ = writeln!(
         out,
-        "\n{} scenarios, {conform} conform, {} diverge ({} unexplained), {} without a browser form",
+        "\n{} run{}: {}; {} scenarios without a browser form",
         results.len(),
-        results.len() - conform,
-        results
-            .iter()
-            .filter(|r| !r.conforms() && a.get(&r.implementation, &r.scenario).is_none())
-            .count(),
+        if results.len() == 1 { "" } else { "s" },
+        counts(results, a),
         skipped.len()
     );
     out
@@ -127,13 +211,16 @@ pub fn json(
         "browser": version,
         "results": results.iter().map(|r| {
             let mut v = serde_json::to_value(r).unwrap();
-            v["verdict"] = json!(verdict(r, a));
-            if let Some(x) = a.get(&r.implementation, &r.scenario) {
+            v["verdict_text"] = json!(verdict(r, a));
+            if let Some(x) = a.get(r) {
                 v["analysis"] = json!({"category": x.category, "analysis": x.analysis});
             }
             v
         }).collect::<Vec<_>>(),
         "without_browser_form": skipped,
+        "counts": Verdict::NAMES.iter().map(|name| {
+            (name.to_string(), json!(results.iter().filter(|r| r.verdict.name() == *name).count()))
+        }).collect::<serde_json::Map<_, _>>(),
     })
 }
 
@@ -151,21 +238,23 @@ pub fn markdown(
     let _ = writeln!(out, "Browser: `{version}`\n");
     let _ = writeln!(
         out,
-        "| scenario | implementation | observation | allowed by seed | allowed by proposed | verdict |"
+        "| scenario | implementation | observation | allowed by seed | allowed by proposed | verdict | run |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
     for r in results {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             r.scenario,
             r.implementation,
             cell(&observation_text(r)),
             mark(&r.seed),
             mark(&r.proposed),
-            verdict(r, a)
+            cell(&verdict(r, a)),
+            cell(&run_facts(r))
         );
     }
+    let _ = writeln!(out, "\n{}", counts(results, a));
     if !skipped.is_empty() {
         let _ = writeln!(out, "\nWithout a browser form:\n");
         for (name, why) in skipped {
@@ -218,43 +307,46 @@ pub fn docs(
             .map(|run| {
                 run.iter()
                     .find(|r| &r.scenario == name)
-                    .map_or("—".into(), |r| short(r, a))
+                    .map_or("—".into(), |r| cell(&short(r, a)))
             })
             .collect();
         let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
     }
     for run in runs {
         let Some(first) = run.first() else { continue };
-        let conform = run.iter().filter(|r| r.conforms()).count();
         let _ = writeln!(
             out,
-            "\n### {}: {} of {} observations allowed\n",
+            "\n### {}: {}\n",
             first.implementation,
-            conform,
-            run.len()
+            counts(run, a)
         );
         let _ = writeln!(
             out,
-            "| scenario | observation | allowed by seed | allowed by proposed | verdict |"
+            "| scenario | observation | allowed by seed | allowed by proposed | verdict | run |"
         );
-        let _ = writeln!(out, "|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|");
         for r in run {
+            let mut facts = run_facts(r);
+            for s in skipped_statements(r) {
+                facts.push_str(&format!("\ndid not run: {s}"));
+            }
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 r.scenario,
                 cell(&observation_text(r)),
                 mark(&r.seed),
                 mark(&r.proposed),
-                verdict(r, a)
+                cell(&verdict(r, a)),
+                cell(&facts)
             );
         }
     }
     let _ = writeln!(out, "\n## Divergences\n");
     for run in runs {
-        for r in run.iter().filter(|r| !r.conforms()) {
+        for r in run.iter().filter(|r| r.verdict == Verdict::Diverges) {
             let _ = writeln!(out, "### {} in {}\n", r.scenario, r.implementation);
-            match a.get(&r.implementation, &r.scenario) {
+            match a.get(r) {
                 Some(x) => {
                     let _ = writeln!(out, "**{}.** {}\n", x.category, x.analysis);
                 }
@@ -278,10 +370,10 @@ pub fn docs(
             out.push('\n');
         }
     }
-    let _ = writeln!(out, "## Remarks on conforming rows\n");
+    let _ = writeln!(out, "## Remarks on the other rows\n");
     for run in runs {
-        for r in run.iter().filter(|r| r.conforms()) {
-            if let Some(x) = a.get(&r.implementation, &r.scenario) {
+        for r in run.iter().filter(|r| r.verdict != Verdict::Diverges) {
+            if let Some(x) = a.get(r) {
                 let _ = writeln!(
                     out,
                     "- **{} in {}**: {}",
@@ -306,9 +398,10 @@ pub fn docs(
         if let Some(first) = run.first() {
             let _ = writeln!(
                 out,
-                "**{}** (API: {}):\n",
+                "**{}** (API used: {}; surfaces found: {}):\n",
                 first.implementation,
-                first.api.join(", ")
+                first.api.join(", "),
+                first.surfaces.join(", ")
             );
         }
         for n in notes {

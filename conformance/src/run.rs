@@ -13,7 +13,8 @@ use webmcp_model::{Variant, World};
 use crate::form::{derive, BrowserForm};
 use crate::judge::{allowed, judge, Difference};
 use crate::observation::{from_reports, BrowserRun, Observation};
-use crate::page::{add_pages, add_polyfill, Impl};
+use crate::page::{add_pages, add_polyfill, Api, Impl};
+use crate::verdict::{Judged, Verdict};
 
 /// A page is finished when it has been quiet this long.
 pub const QUIET: Duration = Duration::from_millis(1200);
@@ -21,6 +22,8 @@ pub const QUIET: Duration = Duration::from_millis(1200);
 pub struct Config {
     pub chromium: PathBuf,
     pub imp: Impl,
+    /// Which API the pages call: the draft's, or (explicitly) a testing interface.
+    pub api: Api,
     /// The polyfill's `dist/index.iife.js` (for `Impl::Polyfill`).
     pub polyfill: Option<PathBuf>,
     pub page_timeout: Duration,
@@ -54,22 +57,59 @@ impl From<Difference> for DiffRow {
     }
 }
 
+/// One statement of the browser form, and whether the run started it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct StatementRun {
+    pub doc: String,
+    pub index: usize,
+    /// The statement in a few words (`executeTool t1 as exec`).
+    pub statement: String,
+    pub ran: bool,
+    /// Whether it runs in every outcome the model allows without the scenario's
+    /// interventions (an observation that skipped it does not show the behaviour).
+    pub required: bool,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct ScenarioResult {
     pub scenario: String,
     pub implementation: String,
-    pub timed_out: bool,
+    /// The browser's version line (`Chromium 156.0.8078.114 built on ...`).
+    pub browser: String,
+    /// The API the run was told to use (`draft` or `testing`).
+    pub api_requested: &'static str,
+    /// The API the pages used, as they reported it (`none`: not there).
     pub api: Vec<String>,
+    /// Every surface the pages found, used or not.
+    pub surfaces: Vec<String>,
+    pub timed_out: bool,
+    /// Wall time of the page run, in milliseconds.
+    pub wall_ms: u64,
+    pub statements: Vec<StatementRun>,
+    /// Document -> when its interventions landed.
+    pub intervened: BTreeMap<String, String>,
     pub observation: Observation,
     /// Behaviour outside the draft (not judged).
     pub outside_draft: Vec<String>,
     pub seed: VariantVerdict,
     pub proposed: VariantVerdict,
+    pub verdict: Verdict,
 }
 
 impl ScenarioResult {
+    /// The browser's major version (`156`), if its version line names one.
+    pub fn browser_major(&self) -> Option<&str> {
+        let rest = self.browser.split_whitespace().nth(1)?;
+        rest.split('.').next().filter(|m| !m.is_empty())
+    }
+
+    /// Allowed by the intended behaviour or by the draft as written, with everything the
+    /// observation depends on run.
     pub fn conforms(&self) -> bool {
-        !self.timed_out && (self.seed.allowed || self.proposed.allowed)
+        matches!(
+            self.verdict,
+            Verdict::Conforms { .. } | Verdict::ConformsOnlyUnderSeed { .. }
+        )
     }
 }
 
@@ -110,6 +150,32 @@ pub fn verdict(form: &BrowserForm, observation: &Observation, variant: Variant) 
     }
 }
 
+/// A statement of a browser form in a few words.
+pub fn describe_statement(st: &serde_json::Value) -> String {
+    let label = st["label"]
+        .as_str()
+        .map(|l| format!(" as {l}"))
+        .unwrap_or_default();
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or("?").to_string();
+    if let Some(t) = st.get("registerTool") {
+        format!("registerTool {}{label}", text(&t["name"]))
+    } else if st.get("getTools").is_some() {
+        format!("getTools{label}")
+    } else if let Some(t) = st.get("executeTool") {
+        format!("executeTool {}{label}", text(&t["name"]))
+    } else if let Some(c) = st.get("abort") {
+        format!("abort {}", text(c))
+    } else if let Some(c) = st.get("await") {
+        format!("await {}", text(c))
+    } else if st.get("awaitToolchange").is_some() {
+        "await toolchange".into()
+    } else if let Some(n) = st.get("removeIframe") {
+        format!("remove iframe {}", text(n))
+    } else {
+        st.to_string()
+    }
+}
+
 /// Runs every form in the configured implementation and judges it.
 pub fn run(
     config: &Config,
@@ -119,7 +185,11 @@ pub fn run(
     let mut chromium = Chromium::new(&config.chromium);
     let polyfill = match config.imp {
         Impl::Chromium => {
-            chromium = chromium.with_flag("--enable-blink-features=WebMCP,WebMCPTesting");
+            let features = match config.api {
+                Api::Draft => "--enable-blink-features=WebMCP",
+                Api::Testing => "--enable-blink-features=WebMCP,WebMCPTesting",
+            };
+            chromium = chromium.with_flag(features);
             None
         }
         Impl::Polyfill => {
@@ -136,6 +206,7 @@ pub fn run(
         }
     };
     let imp = config.imp;
+    let browser = chromium.version().unwrap_or_default();
     let outcomes = run_pages_until(
         &chromium,
         |origins| {
@@ -145,7 +216,7 @@ pub fn run(
             }
             let visits = forms
                 .iter()
-                .map(|f| add_pages(&mut site, f, origins, imp, &f.scenario))
+                .map(|f| add_pages(&mut site, f, origins, imp, config.api, &f.scenario))
                 .collect();
             (site, visits)
         },
@@ -156,20 +227,42 @@ pub fn run(
     .map_err(|e| format!("{}: {e}", config.chromium.display()))?;
     let mut results = Vec::new();
     for (form, outcome) in forms.iter().zip(outcomes) {
+        let page = from_reports(form, &outcome.reports);
+        let seed = verdict(form, &page.observation, Variant::SEED);
+        let proposed = verdict(form, &page.observation, Variant::proposed());
+        let judged = Judged {
+            form,
+            run: &page,
+            timed_out: outcome.timed_out(),
+            page_timeout: config.page_timeout,
+            seed: &seed,
+            proposed: &proposed,
+        };
+        let (verdict, statements) = judged.classify();
         let BrowserRun {
             observation,
             api,
+            surfaces,
+            intervened,
             notes,
-        } = from_reports(form, &outcome.reports);
+            ..
+        } = page;
         let result = ScenarioResult {
             scenario: form.scenario.clone(),
             implementation: imp.name().into(),
-            timed_out: outcome.timed_out(),
+            browser: browser.clone(),
+            api_requested: config.api.name(),
             api: api.into_iter().collect(),
-            seed: verdict(form, &observation, Variant::SEED),
-            proposed: verdict(form, &observation, Variant::proposed()),
+            surfaces: surfaces.into_iter().collect(),
+            timed_out: outcome.timed_out(),
+            wall_ms: u64::try_from(outcome.elapsed.as_millis()).unwrap_or(u64::MAX),
+            statements,
+            intervened,
+            seed,
+            proposed,
             observation,
             outside_draft: notes.into_iter().collect(),
+            verdict,
         };
         progress(&result);
         results.push(result);

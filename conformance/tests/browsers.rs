@@ -37,6 +37,7 @@ fn run_impl(
     let config = Config {
         chromium,
         imp,
+        api: webmcp_conformance::page::Api::Draft,
         polyfill: Some(root().join("browser/js/node_modules/webmcp-polyfill-5/dist/index.iife.js")),
         page_timeout: Duration::from_secs(15),
     };

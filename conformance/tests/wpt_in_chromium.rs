@@ -111,6 +111,7 @@ fn emitted_tests_pass_exactly_where_chromium_is_allowed_by_seed() {
         &Config {
             chromium: webmcp_browser::chromium_for_tests(),
             imp: Impl::Chromium,
+            api: webmcp_conformance::page::Api::Draft,
             polyfill: None,
             page_timeout: Duration::from_secs(20),
         },
