@@ -74,3 +74,67 @@ fn emit_wpt_writes_one_test_per_browser_form() {
     assert!(t.contains("/resources/testharness.js") && t.contains("const ALLOWED = [{"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn chromium_comes_from_the_flag_then_webmcp_chromium_then_chromium() {
+    let run = |env: &[(&str, &str)]| {
+        let mut cmd = bin();
+        cmd.args(["conformance", "--scenario", "register-and-discover"])
+            .env_remove("WEBMCP_CHROMIUM")
+            .env_remove("CHROMIUM");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (out.status.code(), stderr(&out))
+    };
+    let (code, err) = run(&[("CHROMIUM", "/nonexistent/from-chromium")]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("no Chromium at /nonexistent/from-chromium (from $CHROMIUM"),
+        "{err}"
+    );
+    let (code, err) = run(&[
+        ("CHROMIUM", "/nonexistent/from-chromium"),
+        ("WEBMCP_CHROMIUM", "/nonexistent/from-webmcp"),
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("/nonexistent/from-webmcp (from $WEBMCP_CHROMIUM"), "{err}");
+}
+
+#[test]
+fn a_scenario_file_is_read_as_untrusted_input() {
+    let dir = std::env::temp_dir().join(format!("webmcp-cli-conf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, "{\"name\": ").unwrap();
+    let out = bin()
+        .args(["conformance", "--scenario-file"])
+        .arg(&broken)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("broken.json"), "{}", stderr(&out));
+    // A scenario the browser cannot run says why, naming the scenario in the file.
+    let tabs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/execution-across-tabs.json"
+    ))
+    .unwrap()
+    .replace("\"execution-across-tabs\"", "\"my-tabs\"");
+    let mine = dir.join("mine.json");
+    std::fs::write(&mine, tabs).unwrap();
+    let out = bin()
+        .args(["conformance", "--scenario-file"])
+        .arg(&mine)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("scenario \"my-tabs\" has no browser form: several tabs"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

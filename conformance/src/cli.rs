@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::page::{Api, Impl};
-use crate::verdict::Verdict;
 use crate::report::{self, Analyses};
 use crate::run::{forms, run, Config, ScenarioResult};
+use crate::verdict::Verdict;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ImplArg {

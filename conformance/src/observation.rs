@@ -259,7 +259,12 @@ mod tests {
         let reports = vec![
             report("top", 3, "script", json!("finished")),
             report("top", 0, "script", json!("running")),
-            report("top", 1, "invoke t1 #1", json!("input={} signal=live/live when=later")),
+            report(
+                "top",
+                1,
+                "invoke t1 #1",
+                json!("input={} signal=live/live when=later"),
+            ),
             report(
                 "top",
                 2,

@@ -124,10 +124,7 @@ pub fn counts(results: &[ScenarioResult], a: &Analyses) -> String {
             if *name == "diverges" {
                 let unexplained = results
                     .iter()
-                    .filter(|r| {
-                        r.verdict == Verdict::Diverges
-                            && a.get(r).is_none()
-                    })
+                    .filter(|r| r.verdict == Verdict::Diverges && a.get(r).is_none())
                     .count();
                 format!("{n} {name} ({unexplained} unexplained)")
             } else {
@@ -314,12 +311,7 @@ pub fn docs(
     }
     for run in runs {
         let Some(first) = run.first() else { continue };
-        let _ = writeln!(
-            out,
-            "\n### {}: {}\n",
-            first.implementation,
-            counts(run, a)
-        );
+        let _ = writeln!(out, "\n### {}: {}\n", first.implementation, counts(run, a));
         let _ = writeln!(
             out,
             "| scenario | observation | allowed by seed | allowed by proposed | verdict | run |"

@@ -174,10 +174,7 @@ impl Judged<'_> {
             .collect();
         if !unsupported.is_empty() {
             return Verdict::NotImplemented {
-                what: format!(
-                    "the API used cannot express {}",
-                    unsupported.join("; ")
-                ),
+                what: format!("the API used cannot express {}", unsupported.join("; ")),
             };
         }
         if !self.seed.complete || !self.proposed.complete {
@@ -246,4 +243,199 @@ fn disagreeing_fixes(world: &World, observation: &crate::observation::Observatio
         })
         .map(|fix| fix.name.to_string())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::form::derive;
+    use crate::judge::allowed;
+    use crate::observation::Observation;
+    use crate::run::verdict;
+
+    fn form(name: &str) -> BrowserForm {
+        let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        derive(&serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()).unwrap()
+    }
+
+    fn every_statement(form: &BrowserForm) -> std::collections::BTreeSet<(String, usize)> {
+        form.docs
+            .iter()
+            .flat_map(|d| (0..d.statements.len()).map(move |i| (d.name.clone(), i)))
+            .collect()
+    }
+
+    /// Classifies `observation` as if every statement in `ran` started.
+    fn classify(
+        form: &BrowserForm,
+        observation: Observation,
+        ran: std::collections::BTreeSet<(String, usize)>,
+        intervened: &[(&str, &str)],
+    ) -> (Verdict, Vec<StatementRun>) {
+        let run = BrowserRun {
+            observation,
+            api: ["document.modelContext".to_string()].into(),
+            ran,
+            intervened: intervened
+                .iter()
+                .map(|(d, w)| (d.to_string(), w.to_string()))
+                .collect(),
+            ..BrowserRun::default()
+        };
+        let seed = verdict(form, &run.observation, Variant::SEED);
+        let proposed = verdict(form, &run.observation, Variant::proposed());
+        Judged {
+            form,
+            run: &run,
+            timed_out: false,
+            page_timeout: Duration::from_secs(15),
+            seed: &seed,
+            proposed: &proposed,
+        }
+        .classify()
+    }
+
+    fn some_allowed(
+        form: &BrowserForm,
+        variant: Variant,
+        pick: impl Fn(&Observation) -> bool,
+    ) -> Observation {
+        let world = World::compile(&form.judged).unwrap();
+        allowed(&world, variant)
+            .observations
+            .into_iter()
+            .find(pick)
+            .expect("the model allows such an observation")
+    }
+
+    #[test]
+    fn an_allowed_observation_of_a_run_that_skipped_a_required_statement_is_inconclusive() {
+        // Chromium 148's shape of this: the child waited for a toolchange that never came,
+        // the fallback removed it, and the parent's empty observation is allowed.
+        let f = form("caller-unloaded-mid-execution");
+        let o = some_allowed(&f, Variant::proposed(), |o| {
+            o.get("top: iframe frame").is_some_and(|v| v == "removed")
+        });
+        let only_top: std::collections::BTreeSet<_> = [("top".to_string(), 0)].into();
+        let (v, statements) = classify(
+            &f,
+            o.clone(),
+            only_top,
+            &[("top", "by the fallback timer, no tool body invoked")],
+        );
+        let Verdict::Inconclusive { reason } = v else {
+            panic!("{v:?}")
+        };
+        assert!(
+            reason.contains("child#3 (executeTool t1 as exec) did not run"),
+            "{reason}"
+        );
+        assert!(statements.iter().filter(|s| s.required && !s.ran).count() >= 3);
+        // The same observation with every statement run conforms.
+        let (v, _) = classify(
+            &f,
+            o,
+            every_statement(&f),
+            &[("top", "after a tool body was invoked")],
+        );
+        assert!(matches!(v, Verdict::Conforms { .. }), "{v:?}");
+    }
+
+    #[test]
+    fn interventions_by_the_fallback_timer_leave_a_body_scenario_inconclusive() {
+        let f = form("target-unloaded-mid-execution");
+        let o = some_allowed(&f, Variant::proposed(), |_| true);
+        let (v, _) = classify(
+            &f,
+            o.clone(),
+            every_statement(&f),
+            &[("top", "by the fallback timer, no tool body invoked")],
+        );
+        assert!(
+            matches!(&v, Verdict::Inconclusive { reason } if reason.contains("fallback")),
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn what_only_the_draft_as_written_allows_names_the_fix_that_rules_it_out() {
+        let f = form("object-input-double-negative");
+        let world = World::compile(&f.judged).unwrap();
+        let intended = allowed(&world, Variant::proposed()).observations;
+        let o = some_allowed(&f, Variant::SEED, |o| !intended.contains(o));
+        let (v, _) = classify(&f, o, every_statement(&f), &[]);
+        let Verdict::ConformsOnlyUnderSeed { fixes } = v else {
+            panic!("{v:?}")
+        };
+        assert!(fixes.contains(&"object-check".to_string()), "{fixes:?}");
+    }
+
+    #[test]
+    fn no_api_is_not_implemented_and_an_unsupported_call_too() {
+        let f = form("register-and-discover");
+        let o = some_allowed(&f, Variant::proposed(), |_| true);
+        let run = BrowserRun {
+            observation: o.clone(),
+            api: ["none".to_string()].into(),
+            surfaces: ["navigator.modelContext (registerTool)".to_string()].into(),
+            ..BrowserRun::default()
+        };
+        let seed = verdict(&f, &run.observation, Variant::SEED);
+        let proposed = verdict(&f, &run.observation, Variant::proposed());
+        let judged = Judged {
+            form: &f,
+            run: &run,
+            timed_out: false,
+            page_timeout: Duration::from_secs(15),
+            seed: &seed,
+            proposed: &proposed,
+        };
+        let (v, _) = judged.classify();
+        assert!(
+            matches!(&v, Verdict::NotImplemented { what } if what.contains("navigator.modelContext")),
+            "{v:?}"
+        );
+        let mut unsupported = o;
+        let call = unsupported
+            .keys()
+            .find(|k| k.contains(": call "))
+            .unwrap()
+            .clone();
+        unsupported.insert(call, "unsupported getTools fromOrigins".into());
+        let (v, _) = classify(&f, unsupported, every_statement(&f), &[]);
+        assert!(matches!(v, Verdict::NotImplemented { .. }), "{v:?}");
+    }
+
+    #[test]
+    fn a_timed_out_run_is_inconclusive_whatever_it_observed() {
+        let f = form("register-and-discover");
+        let o = some_allowed(&f, Variant::proposed(), |_| true);
+        let run = BrowserRun {
+            observation: o,
+            api: ["document.modelContext".to_string()].into(),
+            ran: every_statement(&f),
+            ..BrowserRun::default()
+        };
+        let seed = verdict(&f, &run.observation, Variant::SEED);
+        let proposed = verdict(&f, &run.observation, Variant::proposed());
+        let (v, _) = Judged {
+            form: &f,
+            run: &run,
+            timed_out: true,
+            page_timeout: Duration::from_secs(15),
+            seed: &seed,
+            proposed: &proposed,
+        }
+        .classify();
+        assert!(matches!(v, Verdict::Inconclusive { .. }), "{v:?}");
+    }
+
+    #[test]
+    fn an_observation_nobody_allows_diverges() {
+        let f = form("register-and-discover");
+        let mut o = some_allowed(&f, Variant::proposed(), |_| true);
+        o.insert("top: script".into(), "threw at 0".into());
+        let (v, _) = classify(&f, o, every_statement(&f), &[]);
+        assert_eq!(v, Verdict::Diverges);
+    }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use webmcp_conformance::page::Impl;
 use webmcp_conformance::run::{forms, run, Config};
+use webmcp_conformance::verdict::Verdict;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -58,10 +59,35 @@ fn chromium_registers_and_discovers_as_the_draft_allows() {
     );
     let discover = &results[0];
     assert!(!discover.timed_out);
+    // Debian's Chromium differs between machines: a build without the draft's
+    // document.modelContext (148) is not-implemented under the default --api draft, and says
+    // what it has instead; it is never judged through another API in silence.
+    if !discover
+        .surfaces
+        .iter()
+        .any(|s| s.starts_with("document.modelContext"))
+    {
+        for r in &results {
+            assert!(
+                matches!(&r.verdict, Verdict::NotImplemented { what } if what.contains("found:")),
+                "{r:?}"
+            );
+        }
+        return;
+    }
     assert_eq!(discover.observation["top: script"], "finished");
     assert!(
         discover.seed.allowed && discover.proposed.allowed,
         "{discover:?}"
+    );
+    // It ran every statement with the draft's API, so the allowed observation conforms.
+    assert_eq!(discover.api, vec!["document.modelContext".to_string()]);
+    assert!(discover.statements.iter().all(|s| s.ran), "{discover:?}");
+    assert_eq!(
+        discover.verdict,
+        Verdict::Conforms {
+            draft_as_written: true
+        }
     );
     // Chromium runs the tool although the caller aborted first: outside every allowed
     // observation. Builds differ in what else they do: 148 rejects with UnknownError rather
