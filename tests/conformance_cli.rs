@@ -99,7 +99,10 @@ fn chromium_comes_from_the_flag_then_webmcp_chromium_then_chromium() {
         ("WEBMCP_CHROMIUM", "/nonexistent/from-webmcp"),
     ]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("/nonexistent/from-webmcp (from $WEBMCP_CHROMIUM"), "{err}");
+    assert!(
+        err.contains("/nonexistent/from-webmcp (from $WEBMCP_CHROMIUM"),
+        "{err}"
+    );
 }
 
 #[test]

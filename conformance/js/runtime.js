@@ -204,8 +204,27 @@
     return holder.__webmcpInsideExecute > 0;
   }
 
+  // A scripted body (docs/scenarios.md, "Tool bodies"): an async function whose
+  // statements run in order; falling off the end fulfils with undefined.
+  async function runBody(script, signal) {
+    for (const st of script) {
+      if (st.abort !== undefined) {
+        controllers[st.abort].abort();
+        send('controller ' + st.abort, 'aborted');
+      } else if (st.awaitAbort) {
+        if (!signal) await new Promise(() => {});
+        if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      } else if ('return' in st) {
+        return js(st.return);
+      } else if (st.throw) {
+        throw new Error('tool failed');
+      }
+    }
+    return undefined;
+  }
+
   let invocations = 0;
-  function body(toolName) {
+  function body(toolName, script) {
     return (input, options) => {
       const n = invocations++;
       const signal = options && options.signal;
@@ -219,6 +238,7 @@
       send(key, value(atCall));
       if (signal) signal.addEventListener('abort', () => send(key, value('aborted')));
       announceInvocation();
+      if (script) return runBody(script, signal);
       const settle = () => {
         if (F.body === 'reject') throw new Error('tool failed');
         if (F.body === 'fulfil-unserializable') return undefined;
@@ -278,7 +298,7 @@
       send('ran', pc);
       if (st.registerTool) {
         const t = st.registerTool;
-        const tool = { name: t.name, description: t.description, execute: body(t.name) };
+        const tool = { name: t.name, description: t.description, execute: body(t.name, t.body) };
         if (t.title !== undefined) tool.title = t.title;
         if (t.inputSchema !== undefined) tool.inputSchema = js(t.inputSchema);
         if (t.annotations !== undefined) tool.annotations = t.annotations;

@@ -77,13 +77,13 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
     if sc.scripts.values().flatten().any(|op| op.on.is_some()) {
         return Err("a ModelContext kept from another document (not scripted yet)".into());
     }
-    if sc
-        .scripts
-        .values()
-        .flatten()
-        .any(|op| op.register_tool.as_ref().is_some_and(|t| t.body.is_some()))
-    {
-        return Err("scripted tool bodies (not scripted yet)".into());
+    if sc.scripts.values().flatten().any(|op| {
+        op.register_tool
+            .as_ref()
+            .and_then(|t| t.body.as_ref())
+            .is_some_and(|body| body.iter().any(|b| b.execute_tool.is_some()))
+    }) {
+        return Err("a tool body that executes a tool (not scripted yet)".into());
     }
     if sc.environment.observe > 0 {
         return Err("browser-agent observations (no page API)".into());

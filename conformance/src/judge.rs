@@ -69,6 +69,31 @@ pub fn required_coverage(world: &World, variant: Variant) -> Coverage {
     }
 }
 
+/// Whether some outcome the model allows under `variant` invokes a tool body, or why none
+/// does.
+pub fn reaches_body(world: &World, variant: Variant) -> Result<(), String> {
+    let executes = world.docs.iter().any(|d| {
+        d.script
+            .iter()
+            .any(|op| matches!(op, webmcp_model::world::Op::Execute(_)))
+    });
+    if !executes {
+        return Err("no statement executes a tool: registration and discovery only".into());
+    }
+    let mut invoked = false;
+    let (_, complete) = explore_quiescent(world, variant, |s| invoked |= !s.bodies.is_empty());
+    match (invoked, complete) {
+        (true, _) => Ok(()),
+        (false, true) => Err(format!(
+            "every execution is rejected before a body runs, in every outcome {} allows",
+            variant.name()
+        )),
+        (false, false) => Err(format!(
+            "no body in the {STATE_LIMIT} states explored (incomplete)"
+        )),
+    }
+}
+
 /// The statements each document's script has started in `s` (a statement that threw
 /// started; a script waiting at an await has started it).
 pub fn statements_started(world: &World, s: &State) -> BTreeSet<(String, usize)> {
@@ -200,6 +225,27 @@ mod tests {
         assert_eq!(diffs.len(), 1);
         assert_eq!(diffs[0].key, "top: script");
         assert_eq!(diffs[0].observed.as_deref(), Some("threw at 0"));
+    }
+
+    #[test]
+    fn every_execution_scenario_with_a_browser_form_reaches_a_body_or_says_why_not() {
+        for name in [
+            "parent-executes-cross-origin-tool",
+            "abort-cross-document-while-body-runs",
+            "remove-cross-origin-target-while-body-waits",
+            "tool-returns-object",
+            "undefined-input",
+        ] {
+            assert_eq!(
+                reaches_body(&world(name), Variant::proposed()),
+                Ok(()),
+                "{name}"
+            );
+        }
+        let why = reaches_body(&world("primitive-inputs"), Variant::proposed()).unwrap_err();
+        assert!(why.contains("rejected before a body runs"), "{why}");
+        let why = reaches_body(&world("register-and-discover"), Variant::proposed()).unwrap_err();
+        assert!(why.contains("no statement executes a tool"), "{why}");
     }
 
     fn random_walk_observation(w: &World, variant: Variant, choices: &[usize]) -> Observation {

@@ -334,6 +334,41 @@ pub fn docs(
             );
         }
     }
+    let _ = writeln!(out, "\n## Which runs reach a tool body\n");
+    let _ = writeln!(
+        out,
+        "Whether some outcome the model allows (`proposed`) invokes a tool body, or why none does, and whether each implementation's run invoked one that its observation shows (an invocation inside an iframe the run removed is not visible).\n"
+    );
+    let _ = writeln!(out, "| scenario | model | chromium | polyfill |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for r in runs.first().into_iter().flatten() {
+        let model = match &r.model_reaches_body {
+            Ok(()) => "yes".to_string(),
+            Err(why) => format!("no: {why}"),
+        };
+        let cells: Vec<String> = runs
+            .iter()
+            .map(|run| {
+                run.iter()
+                    .find(|x| x.scenario == r.scenario)
+                    .map_or("—", |x| {
+                        if x.observation.keys().any(|k| k.contains(": invoke ")) {
+                            "yes"
+                        } else {
+                            "no"
+                        }
+                    })
+                    .to_string()
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            r.scenario,
+            cell(&model),
+            cells.join(" | ")
+        );
+    }
     let _ = writeln!(out, "\n## Divergences\n");
     for run in runs {
         for r in run.iter().filter(|r| r.verdict == Verdict::Diverges) {

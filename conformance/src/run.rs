@@ -11,7 +11,7 @@ use webmcp_model::scenario::Scenario;
 use webmcp_model::{Variant, World};
 
 use crate::form::{derive, BrowserForm};
-use crate::judge::{allowed, judge, Difference};
+use crate::judge::{allowed, judge, reaches_body, Difference};
 use crate::observation::{from_reports, BrowserRun, Observation};
 use crate::page::{add_pages, add_polyfill, Api, Impl};
 use crate::verdict::{Judged, Verdict};
@@ -94,6 +94,8 @@ pub struct ScenarioResult {
     pub seed: VariantVerdict,
     pub proposed: VariantVerdict,
     pub verdict: Verdict,
+    /// Whether some outcome `proposed` allows invokes a tool body, or why none does.
+    pub model_reaches_body: Result<(), String>,
 }
 
 impl ScenarioResult {
@@ -263,6 +265,10 @@ pub fn run(
             observation,
             outside_draft: notes.into_iter().collect(),
             verdict,
+            model_reaches_body: reaches_body(
+                &World::compile(&form.judged).expect("derive compiled it"),
+                Variant::proposed(),
+            ),
         };
         progress(&result);
         results.push(result);
