@@ -49,6 +49,10 @@ pub struct Args {
     /// Write each browser form as a testharness.js test into DIR and exit (no browser).
     #[arg(long, value_name = "DIR")]
     pub emit_wpt: Option<PathBuf>,
+    /// The variant the emitted tests assert: proposed (the draft with every fix of
+    /// docs/variants.md), seed (the text as written), seed+FIX+... or proposed-FIX-...
+    #[arg(long, value_name = "VARIANT", default_value = "proposed")]
+    pub wpt_variant: String,
     /// Run both implementations and write the conformance document (docs/conformance.md).
     #[arg(long, value_name = "FILE")]
     pub write_docs: Option<PathBuf>,
@@ -76,8 +80,9 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), Str
         }
     }
     if let Some(dir) = &args.emit_wpt {
-        let written =
-            crate::wpt::emit(dir, &forms).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
+        let written = crate::wpt::emit(dir, &forms, variant)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
         return Ok((0, format!("wrote {written} tests to {}\n", dir.display())));
     }
     if !args.chromium.exists() {
