@@ -74,7 +74,10 @@ fn emit_wpt_writes_one_test_per_browser_form() {
     assert!(dir.join("cross-origin-exposed.https.sub.html").exists());
     let t = std::fs::read_to_string(dir.join("abort-before-dispatch.https.html")).unwrap();
     assert!(t.contains("/resources/testharness.js") && t.contains("const ALLOWED = [\n"));
-    assert!(t.contains("(the draft with the proposed fixes)"), "proposed by default");
+    assert!(
+        t.contains("(the draft with the proposed fixes)"),
+        "proposed by default"
+    );
     let out = bin()
         .args(["conformance", "--scenario", "object-input-double-negative"])
         .args(["--wpt-variant", "seed", "--emit-wpt"])
@@ -85,11 +88,21 @@ fn emit_wpt_writes_one_test_per_browser_form() {
     let t = std::fs::read_to_string(dir.join("object-input-double-negative.https.html")).unwrap();
     assert!(t.contains("\"rejected UnknownError\", \"executeTool() promise for exec in top"));
     let out = bin()
-        .args(["conformance", "--all", "--wpt-variant", "sead", "--emit-wpt"])
+        .args([
+            "conformance",
+            "--all",
+            "--wpt-variant",
+            "sead",
+            "--emit-wpt",
+        ])
         .arg(&dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown variant \"sead\""), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown variant \"sead\""),
+        "{}",
+        stderr(&out)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
