@@ -67,11 +67,43 @@ fn emit_wpt_writes_one_test_per_browser_form() {
     let tests: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".https.sub.html"))
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".html"))
         .collect();
     assert!(tests.len() >= 20, "{} tests", tests.len());
-    let t = std::fs::read_to_string(dir.join("abort-before-dispatch.https.sub.html")).unwrap();
-    assert!(t.contains("/resources/testharness.js") && t.contains("const ALLOWED = [{"));
+    assert!(dir.join("resources/webmcp-runtime.js").exists());
+    assert!(dir.join("cross-origin-exposed.https.sub.html").exists());
+    let t = std::fs::read_to_string(dir.join("abort-before-dispatch.https.html")).unwrap();
+    assert!(t.contains("/resources/testharness.js") && t.contains("const ALLOWED = [\n"));
+    assert!(
+        t.contains("(the draft with the proposed fixes)"),
+        "proposed by default"
+    );
+    let out = bin()
+        .args(["conformance", "--scenario", "object-input-double-negative"])
+        .args(["--wpt-variant", "seed", "--emit-wpt"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let t = std::fs::read_to_string(dir.join("object-input-double-negative.https.html")).unwrap();
+    assert!(t.contains("\"rejected UnknownError\", \"executeTool() promise for exec in top"));
+    let out = bin()
+        .args([
+            "conformance",
+            "--all",
+            "--wpt-variant",
+            "sead",
+            "--emit-wpt",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("unknown variant \"sead\""),
+        "{}",
+        stderr(&out)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -66,6 +66,10 @@ pub struct Args {
     /// Write each browser form as a testharness.js test into DIR and exit (no browser).
     #[arg(long, value_name = "DIR")]
     pub emit_wpt: Option<PathBuf>,
+    /// The variant the emitted tests assert: proposed (the draft with every fix of
+    /// docs/variants.md), seed (the text as written), seed+FIX+... or proposed-FIX-...
+    #[arg(long, value_name = "VARIANT", default_value = "proposed")]
+    pub wpt_variant: String,
     /// Run both implementations and write the conformance document (docs/conformance.md).
     #[arg(long, value_name = "FILE")]
     pub write_docs: Option<PathBuf>,
@@ -115,6 +119,8 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), Str
         }
         (None, None) => scenarios.to_vec(),
     };
+    // A bad --wpt-variant is a usage error before any browser runs.
+    let wpt_variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
     let (forms, skipped) = forms(&selected)?;
     if args.scenario.is_some() || args.scenario_file.is_some() {
         if let Some((name, why)) = skipped.iter().next() {
@@ -122,8 +128,8 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), Str
         }
     }
     if let Some(dir) = &args.emit_wpt {
-        let written =
-            crate::wpt::emit(dir, &forms).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let written = crate::wpt::emit(dir, &forms, wpt_variant)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
         return Ok((0, format!("wrote {written} tests to {}\n", dir.display())));
     }
     let chromium = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
@@ -181,19 +187,74 @@ fn write_docs(
         .version()
         .unwrap_or_default();
     let analyses = Analyses::embedded();
-    let text = report::docs(
+    let mut text = report::docs(
         &version,
         &polyfill_version(&args.polyfill),
         &runs,
         skipped,
         &analyses,
     );
+    // The emitted web-platform tests, run with WPT's own testharness.js against the
+    // polyfill, before the divergences.
+    let wpt = wpt_section(args, chromium, forms)?;
+    let at = text.find("\n## Divergences").unwrap_or(text.len());
+    text.insert_str(at, &format!("\n{wpt}"));
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     let all: Vec<ScenarioResult> = runs.into_iter().flatten().collect();
     Ok((
         exit_code(&all, &analyses),
         format!("wrote {}\n", path.display()),
     ))
+}
+
+/// The section of docs/conformance.md on the emitted tests in Chromium with the polyfill.
+fn wpt_section(
+    args: &Args,
+    chromium: &Path,
+    forms: &[crate::form::BrowserForm],
+) -> Result<String, String> {
+    let harness_path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
+    let harness = std::fs::read_to_string(harness_path).map_err(|e| {
+        format!(
+            "{}: {e} (run `npm ci` in browser/js)",
+            harness_path.display()
+        )
+    })?;
+    let iife = std::fs::read(&args.polyfill).map_err(|e| {
+        format!(
+            "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
+            args.polyfill.display()
+        )
+    })?;
+    let variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
+    eprintln!("emitted web-platform tests, polyfill:");
+    let outcomes = crate::wpt::chromium::run(
+        &webmcp_browser::Chromium::new(chromium),
+        &harness,
+        Some(&iife),
+        forms,
+        variant,
+        Duration::from_secs(70),
+    )?;
+    let harness_version = package_version(&harness_path.parent().and_then(Path::parent));
+    Ok(crate::wpt::chromium::docs_section(
+        &format!(
+            "`@mcp-b/webmcp-polyfill@{}`",
+            polyfill_version(&args.polyfill)
+        ),
+        &harness_version,
+        variant,
+        &outcomes,
+    ))
+}
+
+/// The `version` in `dir`'s package.json.
+fn package_version(dir: &Option<&Path>) -> String {
+    dir.map(|d| d.join("package.json"))
+        .and_then(|m| std::fs::read_to_string(m).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["version"].as_str().map(str::to_string))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// The `version` of the package.json two levels above `dist/index.iife.js`.

@@ -154,8 +154,10 @@ pub fn verdict(form: &BrowserForm, observation: &Observation, variant: Variant) 
 
 /// A statement of a browser form in a few words.
 pub fn describe_statement(st: &serde_json::Value) -> String {
+    // A label the scenario gave (`as`), not the model's default `DOC#INDEX`.
     let label = st["label"]
         .as_str()
+        .filter(|l| !l.contains('#'))
         .map(|l| format!(" as {l}"))
         .unwrap_or_default();
     let text = |v: &serde_json::Value| v.as_str().unwrap_or("?").to_string();
