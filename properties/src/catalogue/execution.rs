@@ -102,7 +102,7 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
         name: "completed-result-delivered",
         kind: Kind::AtTermination,
         about: &["imperative-execute-steps#9.fulfilled.5", "execute-tool#15.10.2", "execute-tool#15.10.4", "unload-cleanup#2.3.2"],
-        claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with that value's serialization, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3)",
+        claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with that value's serialization, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3), or the body's own signal was aborted while it ran (whose result no-result-after-tool-aborted forbids delivering)",
         holds: completed_result_delivered,
         witness: Witness::State {
             claim: "a tool body fulfils with a serializable value",
@@ -114,9 +114,18 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
 fn completed_result_delivered(m: &WebMcpModel, s: &State) -> bool {
     let w = m.world.as_ref();
     execute_promises(w, s).all(|(c, p)| {
-        let Some(result) = s.bodies.get(&c).and_then(|b| b.result) else {
+        let Some(body) = s.bodies.get(&c) else {
             return true;
         };
+        let Some(result) = body.result else {
+            return true;
+        };
+        // A body that returns after its signal was aborted (by the caller's abort, or by its
+        // own document's unload under abort-local-on-unload) answers a cancellation: its
+        // result must not be delivered (no-result-after-tool-aborted).
+        if body.saw_abort_while_running {
+            return true;
+        }
         let aborted = w
             .execute_op(c)
             .signal
