@@ -12,7 +12,6 @@ mod catalog;
 mod exit_codes;
 mod findings_cmd;
 mod legacy_cmd;
-mod legacy_conformance;
 mod mutants_cmd;
 mod output;
 mod progress;
@@ -84,7 +83,7 @@ enum Command {
     /// Run the legacy scenarios against @mcp-b/webmcp-polyfill 2.3.2 in headless Chromium and
     /// judge each observation by the legacy model.
     #[command(after_help = exit_codes::CONFORMANCE)]
-    LegacyConformance(legacy_conformance::LegacyConformanceArgs),
+    LegacyConformance(webmcp_conformance::legacy::LegacyConformanceArgs),
     /// Generate every scenario within a bound (or a seeded sample) and check each one: per
     /// property, how many violate it and the smallest that does.
     #[command(after_help = sweep_cmd::EXIT)]
@@ -423,7 +422,15 @@ fn main() -> ExitCode {
             .and_then(|w| mutants_cmd::mutants(&a, w)),
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
         Command::Properties(a) => scenario_sources().and_then(|s| findings_cmd::properties(&a, &s)),
-        Command::LegacyConformance(a) => legacy_conformance::run(&a).map_err(UsageError),
+        Command::LegacyConformance(a) => {
+            legacy_cmd::worlds(a.all || a.scenarios.is_empty(), &a.scenarios, &[])
+                .and_then(|worlds| webmcp_conformance::legacy::main(&a, worlds))
+                .map(|(code, text)| {
+                    out!("{text}");
+                    ExitCode::from(code)
+                })
+                .map_err(UsageError)
+        }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
             .map(|(code, text)| {

@@ -1,10 +1,13 @@
 //! Conformance: run scenarios' browser forms in real implementations
 //! (Chromium's own, and a JavaScript polyfill) and judge what the pages
-//! observed against every observation the model allows.
+//! observed against every observation the model allows; the draft's profile
+//! (`cli`, `run`, ...) and the legacy proposal's (`legacy`) share the browser
+//! runner, the verdicts (`verdict`) and the report format (`report`).
 
 pub mod cli;
 pub mod form;
 pub mod judge;
+pub mod legacy;
 pub mod observation;
 pub mod page;
 pub mod report;

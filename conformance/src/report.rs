@@ -115,6 +115,18 @@ pub fn skipped_statements(r: &ScenarioResult) -> Vec<String> {
         .collect()
 }
 
+/// "N conforms, N conforms-only-under-seed, ..." over any verdicts (both profiles).
+pub fn count_verdicts<'a>(verdicts: impl Iterator<Item = &'a Verdict> + Clone) -> String {
+    Verdict::NAMES
+        .iter()
+        .map(|name| {
+            let n = verdicts.clone().filter(|v| v.name() == *name).count();
+            format!("{n} {name}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// "N conforms, N conforms-only-under-seed, ..." over `results`.
 pub fn counts(results: &[ScenarioResult], a: &Analyses) -> String {
     Verdict::NAMES

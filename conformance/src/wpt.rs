@@ -562,8 +562,14 @@ mod tests {
         ), "{proposed}");
         assert!(proposed.contains("assert_equals(observed[\"top: invoke t1\"], \"input={\\\"q\\\":1} signal=live/live when=later\""), "{proposed}");
         // And that the statements the observation depends on ran.
-        assert!(proposed.contains("\"top#3\",\"executeTool t1 as exec\""), "{proposed}");
-        assert!(proposed.contains("assert_webmcp_ran(REQUIRED, false);"), "{proposed}");
+        assert!(
+            proposed.contains("\"top#3\",\"executeTool t1 as exec\""),
+            "{proposed}"
+        );
+        assert!(
+            proposed.contains("assert_webmcp_ran(REQUIRED, false);"),
+            "{proposed}"
+        );
         assert!(proposed.contains("(the draft with the proposed fixes)"));
         let seed = test_file(&f, Variant::SEED);
         assert!(seed.contains(

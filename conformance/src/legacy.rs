@@ -1,11 +1,11 @@
 //! `webmcp-check legacy-conformance`: run each legacy scenario against the legacy polyfill
 //! (`@mcp-b/webmcp-polyfill` 2.3.2, its IIFE build) in headless Chromium without the WebMCP
 //! flag, and judge the observation by the legacy model: it conforms when the model allows
-//! that observation in some interleaving.
+//! that observation in some interleaving. The verdicts and their counts are the draft
+//! profile's (`crate::verdict`, `crate::report::count_verdicts`).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
@@ -16,34 +16,37 @@ use webmcp_model::legacy::variant::ALTERNATIVES;
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
 use webmcp_properties::legacy::{check_legacy, LegacyOptions};
 
+use crate::report::count_verdicts;
+use crate::verdict::Verdict;
+
 /// Where `npm ci` in browser/js puts the polyfill (browser/js/package.json aliases 2.3.2).
 pub const DEFAULT_POLYFILL: &str =
     "browser/js/node_modules/webmcp-polyfill-legacy/dist/index.iife.js";
-const DRIVER_JS: &str = include_str!("legacy_driver.js");
+const DRIVER_JS: &str = include_str!("../js/legacy_driver.js");
 
 #[derive(clap::Args)]
 pub struct LegacyConformanceArgs {
     /// Run every embedded legacy scenario that has a browser schedule (the default).
     #[arg(long)]
-    all: bool,
+    pub all: bool,
     /// Run these legacy scenarios (repeatable).
     #[arg(long = "scenario", value_name = "NAME")]
-    scenarios: Vec<String>,
+    pub scenarios: Vec<String>,
     /// The legacy variant that judges: chosen[+ALTERNATIVE...].
     #[arg(long, default_value = "chosen")]
-    variant: String,
+    pub variant: String,
     /// The polyfill's IIFE build (installed by `npm ci` in browser/js, never fetched here).
     #[arg(long, value_name = "FILE", default_value = DEFAULT_POLYFILL)]
-    polyfill: PathBuf,
-    /// The Chromium binary.
-    #[arg(long, value_name = "PATH", env = webmcp_browser::CHROMIUM_ENV, default_value = webmcp_browser::DEFAULT_CHROMIUM)]
-    chromium: PathBuf,
+    pub polyfill: PathBuf,
+    /// The Chromium binary [default: $WEBMCP_CHROMIUM, else $CHROMIUM, else /usr/bin/chromium].
+    #[arg(long, value_name = "PATH")]
+    pub chromium: Option<PathBuf>,
     /// Seconds each page may take (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=600))]
-    page_timeout: u64,
+    pub page_timeout: u64,
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value_t = ConformanceFormat::Human)]
-    format: ConformanceFormat,
+    pub format: ConformanceFormat,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -66,26 +69,25 @@ pub struct Row {
     pub allowed_by: Vec<&'static str>,
     pub model_observations: usize,
     pub note: String,
+    /// The verdict, as the draft profile's conformance names it.
+    pub verdict: Verdict,
 }
 
-pub fn run(args: &LegacyConformanceArgs) -> Result<ExitCode, String> {
+/// Runs the command on `worlds` (the CLI resolves `--all` and `--scenario`): Ok((exit code,
+/// what to print)) or Err(usage message, exit 2). Exit codes as the draft profile's: 1 when
+/// an observation diverges, else 3 when a run was inconclusive, else 0.
+pub fn main(
+    args: &LegacyConformanceArgs,
+    worlds: Vec<LegacyWorld>,
+) -> Result<(u8, String), String> {
     let variant = LegacyVariant::parse(&args.variant)?;
-    let worlds =
-        crate::legacy_cmd::worlds(args.all || args.scenarios.is_empty(), &args.scenarios, &[])?;
     let polyfill = std::fs::read(&args.polyfill).map_err(|e| {
         format!(
             "{}: {e} (install it with `npm ci` in browser/js)",
             args.polyfill.display()
         )
     })?;
-    let chromium_path = args.chromium.clone();
-    if !chromium_path.exists() {
-        return Err(format!(
-            "no Chromium at {} (pass --chromium PATH or set {})",
-            chromium_path.display(),
-            webmcp_browser::CHROMIUM_ENV
-        ));
-    }
+    let chromium_path = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
     let chromium = Chromium::new(&chromium_path);
     let runnable: Vec<&LegacyWorld> = worlds.iter().filter(|w| w.browser.is_some()).collect();
     let outcomes = run_pages(
@@ -106,29 +108,35 @@ pub fn run(args: &LegacyConformanceArgs) -> Result<ExitCode, String> {
         })
         .collect();
     let version = chromium.version().unwrap_or_default();
-    match args.format {
-        ConformanceFormat::Human => out!("{}", human(&rows, &version, variant)),
-        ConformanceFormat::Markdown => out!("{}", markdown(&rows, &version, variant)),
-        ConformanceFormat::Json => outln!(
-            "{}",
+    let text = match args.format {
+        ConformanceFormat::Human => human(&rows, &version, variant),
+        ConformanceFormat::Markdown => markdown(&rows, &version, variant),
+        ConformanceFormat::Json => format!(
+            "{}\n",
             serde_json::to_string_pretty(&to_json(&rows, &version, variant)).expect("JSON")
         ),
-    }
-    Ok(exit_code(&rows))
+    };
+    Ok((exit_code(&rows), text))
 }
 
-/// 1 when an observation is not allowed, else 3 when a scenario could not be judged.
-pub fn exit_code(rows: &[Row]) -> ExitCode {
-    if rows.iter().any(|r| r.allowed == Some(false)) {
-        ExitCode::from(1)
-    } else if rows
-        .iter()
-        .any(|r| r.allowed.is_none() && !r.note.starts_with("no browser"))
-    {
-        ExitCode::from(3)
+/// 1 when an observation diverges, else 3 when a run was inconclusive (a scenario without
+/// a browser schedule is not run, not inconclusive).
+pub fn exit_code(rows: &[Row]) -> u8 {
+    let any = |name: &str| judged(rows).any(|v| v.name() == name);
+    if any("diverges") {
+        1
+    } else if any("inconclusive") {
+        3
     } else {
-        ExitCode::SUCCESS
+        0
     }
+}
+
+/// Rows that ran (a scenario without a browser schedule has no verdict to count).
+fn judged(rows: &[Row]) -> impl Iterator<Item = &Verdict> + Clone {
+    rows.iter()
+        .filter(|r| !r.note.starts_with("no browser"))
+        .map(|r| &r.verdict)
 }
 
 fn site(worlds: &[&LegacyWorld], polyfill: Vec<u8>) -> (Site, Vec<Visit>) {
@@ -182,35 +190,55 @@ pub fn judge(w: &LegacyWorld, variant: LegacyVariant, done: Option<Option<Value>
         allowed_by: Vec::new(),
         model_observations: allowed_set.len(),
         note: String::new(),
+        verdict: Verdict::Inconclusive {
+            reason: String::new(),
+        },
+    };
+    let inconclusive = |row: &mut Row| {
+        row.verdict = Verdict::Inconclusive {
+            reason: row.note.clone(),
+        };
     };
     let value = match done {
         None => {
             row.note = "no browser schedule (not run)".into();
+            inconclusive(&mut row);
             return row;
         }
         Some(None) => {
             row.note = "page timed out".into();
+            inconclusive(&mut row);
             return row;
         }
         Some(Some(v)) => v,
     };
     if let Some(e) = value.get("error") {
         row.note = format!("page error: {e}");
+        inconclusive(&mut row);
         return row;
     }
     if value["native"] == true || value["polyfill"] != true {
         row.note = "the page did not run on the polyfill (native modelContext present?)".into();
+        inconclusive(&mut row);
         return row;
     }
     let observed = match parse_observation(&value["observation"]) {
         Some(o) => o,
         None => {
             row.note = "malformed observation".into();
+            inconclusive(&mut row);
             return row;
         }
     };
     let allowed = allowed_set.contains(&observed);
     row.allowed = Some(allowed);
+    row.verdict = if allowed {
+        Verdict::Conforms {
+            draft_as_written: true,
+        }
+    } else {
+        Verdict::Diverges
+    };
     if !allowed {
         row.differences = nearest_differences(&observed, &allowed_set);
         row.allowed_by = ALTERNATIVES
@@ -261,11 +289,11 @@ fn differences_text(r: &Row) -> String {
         .join("; ")
 }
 
-fn verdict(r: &Row) -> &str {
-    match r.allowed {
-        Some(true) => "conforms",
-        Some(false) => "DIVERGES",
-        None => &r.note,
+fn verdict(r: &Row) -> String {
+    match &r.verdict {
+        _ if r.note.starts_with("no browser") => r.note.clone(),
+        Verdict::Inconclusive { reason } => format!("inconclusive: {reason}"),
+        v => v.name().to_string(),
     }
 }
 
@@ -284,11 +312,13 @@ pub fn human(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
         }
         out.push('\n');
     }
-    let diverging = rows.iter().filter(|r| r.allowed == Some(false)).count();
-    let conforming = rows.iter().filter(|r| r.allowed == Some(true)).count();
+    let not_run = rows.len() - judged(rows).count();
     out.push_str(&format!(
-        "{conforming} conform, {diverging} diverge, {} not judged\n",
-        rows.len() - conforming - diverging
+        "{} run{}: {}; {not_run} scenario{} without a browser schedule\n",
+        judged(rows).count(),
+        if judged(rows).count() == 1 { "" } else { "s" },
+        count_verdicts(judged(rows)),
+        if not_run == 1 { "" } else { "s" }
     ));
     out
 }
@@ -319,6 +349,7 @@ pub fn to_json(rows: &[Row], version: &str, variant: LegacyVariant) -> Value {
         "variant": variant.name(),
         "scenarios": rows.iter().map(|r| json!({
             "scenario": r.scenario,
+            "verdict": r.verdict,
             "allowed": r.allowed,
             "note": r.note,
             "model_observations": r.model_observations,
@@ -334,7 +365,11 @@ mod tests {
     use super::*;
 
     fn world(name: &str) -> LegacyWorld {
-        crate::legacy_cmd::named(name).unwrap()
+        let path = format!(
+            "{}/../scenarios/legacy/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        LegacyWorld::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
     }
 
     fn report(o: &Observation) -> Option<Option<Value>> {
@@ -386,6 +421,34 @@ mod tests {
             assert_eq!(row.allowed, None);
             assert!(row.note.contains(note), "{}", row.note);
         }
+    }
+
+    #[test]
+    fn verdicts_and_exit_codes_are_the_draft_profiles() {
+        let w = world("provide-replaces");
+        let (all, _) = observations(&w, LegacyVariant::CHOSEN);
+        let conforms = judge(
+            &w,
+            LegacyVariant::CHOSEN,
+            report(all.iter().next().unwrap()),
+        );
+        let not_run = judge(&w, LegacyVariant::CHOSEN, None);
+        let timed_out = judge(&w, LegacyVariant::CHOSEN, Some(None));
+        let mut other = all.iter().next().unwrap().clone();
+        other.insert("l1".into(), "nothing the model allows".into());
+        let diverges = judge(&w, LegacyVariant::CHOSEN, report(&other));
+        assert_eq!(conforms.verdict.name(), "conforms");
+        assert_eq!(timed_out.verdict.name(), "inconclusive");
+        assert_eq!(diverges.verdict, Verdict::Diverges);
+        // A scenario without a browser schedule is not run: it neither fails nor passes.
+        assert_eq!(exit_code(&[conforms.clone(), not_run.clone()]), 0);
+        assert_eq!(exit_code(&[conforms.clone(), timed_out.clone()]), 3);
+        assert_eq!(exit_code(&[timed_out, diverges]), 1);
+        let text = human(&[conforms, not_run], "Chromium", LegacyVariant::CHOSEN);
+        assert!(
+            text.contains("1 run: 1 conforms, 0 conforms-only-under-seed, 0 diverges"),
+            "{text}"
+        );
     }
 
     #[test]
