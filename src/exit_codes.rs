@@ -33,10 +33,26 @@ Exit codes: 0 the trace replays on the model (every state and its verdict), 1 th
 replay (the first divergence is printed), 2 the file is unreadable, malformed or too large.";
 
 pub const CONFORMANCE: &str = "\
-Exit codes: 0 every observation conforms or its divergence is explained, 1 an unexplained
-divergence, 2 bad usage or a missing browser or polyfill.
+Verdicts: conforms, conforms-only-under-seed, diverges, inconclusive (a statement the
+observation depends on did not run, a timeout, an incomplete model), not-implemented.
 
-Environment: WEBMCP_CHROMIUM names the Chromium binary when --chromium is not given.";
+Exit codes: 0 every run conforms (or conforms only under seed), or diverges or is not
+implemented as conformance/analysis.json explains for its build; 1 an unexplained divergence;
+2 bad usage or a missing browser or polyfill; 3 otherwise, when a run was inconclusive or not
+implemented without an explanation.
+
+Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --chromium is not
+given; else Debian's /usr/bin/chromium.";
+
+pub const LEGACY_CONFORMANCE: &str = "\
+Verdicts: conforms, diverges, inconclusive (the page timed out, failed or did not run on the
+polyfill); a scenario without a browser schedule is not run.
+
+Exit codes: 0 every run conforms, 1 a run diverges, 2 bad usage or a missing browser or
+polyfill, 3 otherwise, when a run was inconclusive.
+
+Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --chromium is not
+given; else Debian's /usr/bin/chromium.";
 
 pub const MUTANTS: &str = "\
 Exit codes: 0 the mutation score is at least --min-score, 1 it is below, 2 bad usage.";

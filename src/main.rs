@@ -82,7 +82,7 @@ enum Command {
     Mutants(mutants_cmd::MutantsArgs),
     /// Run the legacy scenarios against @mcp-b/webmcp-polyfill 2.3.2 in headless Chromium and
     /// judge each observation by the legacy model.
-    #[command(after_help = exit_codes::CONFORMANCE)]
+    #[command(after_help = exit_codes::LEGACY_CONFORMANCE)]
     LegacyConformance(webmcp_conformance::legacy::LegacyConformanceArgs),
     /// Generate every scenario within a bound (or a seeded sample) and check each one: per
     /// property, how many violate it and the smallest that does.
