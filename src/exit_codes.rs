@@ -44,6 +44,11 @@ implemented without an explanation.
 Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --chromium is not
 given; else Debian's /usr/bin/chromium.";
 
+pub const VALIDATE: &str = "\
+Exit codes: 0 the model allows the log under seed or proposed, 1 it allows it under neither,
+2 bad usage or an unreadable or malformed log, 3 a search stopped at --max-states, or the log
+asks for what the model cannot express (one page at a time, at most the model's limits).";
+
 pub const LEGACY_CONFORMANCE: &str = "\
 Verdicts: conforms, diverges, inconclusive (the page timed out, failed or did not run on the
 polyfill); a scenario without a browser schedule is not run.

@@ -80,6 +80,10 @@ enum Command {
     /// Plant one bug at a time in the proposed model and report which property catches it.
     #[command(after_help = exit_codes::MUTANTS)]
     Mutants(mutants_cmd::MutantsArgs),
+    /// Judge a recorded run (a log, docs/trace-validation.md) against the model: allowed under
+    /// seed, under proposed, or not, and where the model can follow it no further.
+    #[command(after_help = exit_codes::VALIDATE)]
+    Validate(webmcp_conformance::trace::cli::Args),
     /// Run the legacy scenarios against @mcp-b/webmcp-polyfill 2.3.2 in headless Chromium and
     /// judge each observation by the legacy model.
     #[command(after_help = exit_codes::LEGACY_CONFORMANCE)]
@@ -432,6 +436,17 @@ fn main() -> ExitCode {
                 .map_err(UsageError)
         }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
+        Command::Validate(a) => match webmcp_conformance::trace::cli::main(&a) {
+            Ok((code, text)) => {
+                out!("{text}");
+                Ok(ExitCode::from(code))
+            }
+            Err((2, line)) => Err(UsageError(line)),
+            Err((code, line)) => {
+                eprintln!("webmcp-check: {line}");
+                Ok(ExitCode::from(code))
+            }
+        },
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
             .map(|(code, text)| {
                 out!("{text}");

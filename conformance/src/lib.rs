@@ -12,5 +12,6 @@ pub mod observation;
 pub mod page;
 pub mod report;
 pub mod run;
+pub mod trace;
 pub mod verdict;
 pub mod wpt;

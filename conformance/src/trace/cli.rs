@@ -1,0 +1,68 @@
+//! `webmcp-check validate LOG`: the command behind the CLI's thin wrapper.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use super::log::MAX_LOG_BYTES;
+use super::validate::DEFAULT_MAX_STATES;
+use super::{validate, Refusal};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// The recorded log (JSON Lines, docs/trace-validation.md).
+    #[arg(value_name = "LOG")]
+    pub log: PathBuf,
+    /// How to print the verdict.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// Also write the scenario the log implies to FILE (the scenario format).
+    #[arg(long, value_name = "FILE")]
+    pub emit_scenario: Option<PathBuf>,
+    /// The most (state, log position) pairs one search visits, per variant (1 to 100,000,000).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STATES as u64, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub max_states: u64,
+}
+
+/// Ok((exit code, output)) or Err((exit code, one line)): 2 for an unreadable or malformed
+/// log, 3 for one the model cannot express.
+pub fn main(args: &Args) -> Result<(u8, String), (u8, String)> {
+    let text = read(&args.log).map_err(|e| (2, format!("{}: {e}", args.log.display())))?;
+    let report = validate(&text, args.max_states as usize).map_err(|r| {
+        let code = match r {
+            Refusal::Malformed(_) => 2,
+            Refusal::NotJudged(_) => 3,
+        };
+        (code, format!("{}: {r}", args.log.display()))
+    })?;
+    if let Some(path) = &args.emit_scenario {
+        let text = serde_json::to_string_pretty(&report.scenario).expect("JSON values serialize");
+        std::fs::write(path, text + "\n").map_err(|e| (2, format!("{}: {e}", path.display())))?;
+    }
+    let out = match args.format {
+        Format::Human => report.human(&text),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report.json()).expect("JSON values serialize")
+        ),
+    };
+    Ok((report.exit_code(), out))
+}
+
+/// The file, read only up to the size limit.
+fn read(path: &std::path::Path) -> Result<String, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_LOG_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() > MAX_LOG_BYTES {
+        return Err(format!("the log is larger than {MAX_LOG_BYTES} bytes"));
+    }
+    String::from_utf8(bytes).map_err(|_| "the log is not UTF-8".to_string())
+}

@@ -1,0 +1,496 @@
+//! Reading a recorded log (`docs/trace-validation.md`, format version 1). The log is
+//! untrusted: every line is checked, and the first problem is reported with its line.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The largest log read, in bytes.
+pub const MAX_LOG_BYTES: usize = 64 << 20;
+/// The most events a log may have.
+pub const MAX_EVENTS: usize = 1_000_000;
+/// The longest line, in bytes.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// The format version this reader understands.
+pub const VERSION: u64 = 1;
+
+/// Why a log cannot be read: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogError {
+    /// 1-based line; 0 for the log as a whole.
+    pub line: usize,
+    pub what: String,
+}
+
+impl fmt::Display for LogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}", self.what)
+        } else {
+            write!(f, "line {}: {}", self.line, self.what)
+        }
+    }
+}
+
+impl std::error::Error for LogError {}
+
+fn at(line: usize, what: impl Into<String>) -> LogError {
+    LogError {
+        line,
+        what: what.into(),
+    }
+}
+
+/// How a promise settled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Fulfilled,
+    Rejected,
+}
+
+/// The API method a `call` event names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum Method {
+    #[serde(rename = "registerTool")]
+    RegisterTool,
+    #[serde(rename = "getTools")]
+    GetTools,
+    #[serde(rename = "executeTool")]
+    ExecuteTool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FrameAction {
+    Insert,
+    Remove,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum By {
+    Script,
+    Environment,
+}
+
+/// One event, without its common fields.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Event {
+    Document {
+        url: String,
+        parent: Option<String>,
+        frame: Option<String>,
+        #[serde(default)]
+        allow: Option<String>,
+        #[serde(rename = "originKeyed")]
+        origin_keyed: bool,
+    },
+    Call {
+        call: String,
+        method: Method,
+        args: Value,
+    },
+    Settle {
+        call: String,
+        outcome: Outcome,
+        #[serde(default, deserialize_with = "present")]
+        value: Option<Value>,
+        #[serde(default)]
+        error: Option<String>,
+    },
+    Invoke {
+        invocation: String,
+        tool: String,
+        input: Option<String>,
+        signal: String,
+    },
+    BodySettle {
+        invocation: String,
+        outcome: Outcome,
+        #[serde(default, deserialize_with = "present")]
+        value: Option<Value>,
+    },
+    Event {
+        #[serde(rename = "type")]
+        ty: String,
+    },
+    Abort {
+        controller: String,
+    },
+    Frame {
+        action: FrameAction,
+        frame: String,
+        by: By,
+    },
+}
+
+/// A field that is there, `null` included (absent: `None`, by `default`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// An event with its place in the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub seq: usize,
+    pub doc: String,
+    pub dseq: usize,
+    /// The line it was read from (1-based).
+    pub line: usize,
+    pub event: Event,
+}
+
+/// A log that passed every check of this module.
+#[derive(Clone, Debug)]
+pub struct Log {
+    pub entries: Vec<Entry>,
+}
+
+impl Log {
+    /// The entries of `doc`, in its own order.
+    pub fn of<'a>(&'a self, doc: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
+        self.entries.iter().filter(move |e| e.doc == doc)
+    }
+
+    /// Every document, in the order of their `document` events.
+    pub fn documents(&self) -> Vec<&Entry> {
+        self.entries
+            .iter()
+            .filter(|e| matches!(e.event, Event::Document { .. }))
+            .collect()
+    }
+}
+
+/// Reads a log: the header, then one event per line, checking the order of `seq` and `dseq`,
+/// that each document's first event is its `document` event, and that every call,
+/// invocation and document an event names appeared before it.
+pub fn parse(text: &str) -> Result<Log, LogError> {
+    if text.len() > MAX_LOG_BYTES {
+        return Err(at(
+            0,
+            format!(
+                "the log is {} bytes, more than the limit of {MAX_LOG_BYTES}",
+                text.len()
+            ),
+        ));
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let (_, header) = lines
+        .next()
+        .ok_or_else(|| at(0, "the log is empty; its first line must be the header"))?;
+    let header: Value =
+        serde_json::from_str(header).map_err(|e| at(1, format!("the header is not JSON: {e}")))?;
+    if header["format"] != "webmcp-log" {
+        return Err(at(
+            1,
+            "the header must be {\"format\": \"webmcp-log\", \"version\": 1}",
+        ));
+    }
+    if header["version"].as_u64() != Some(VERSION) {
+        return Err(at(
+            1,
+            format!(
+                "format version {} is not one this reader knows (it reads version {VERSION})",
+                header["version"]
+            ),
+        ));
+    }
+    let mut entries = Vec::new();
+    let mut next_dseq: BTreeMap<String, usize> = BTreeMap::new();
+    let mut calls: BTreeMap<String, String> = BTreeMap::new();
+    let mut settled: BTreeSet<String> = BTreeSet::new();
+    let mut invocations: BTreeMap<String, String> = BTreeMap::new();
+    let mut body_settled: BTreeSet<String> = BTreeSet::new();
+    for (line, raw) in lines {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(at(
+                line,
+                format!("the line is longer than {MAX_LINE_BYTES} bytes"),
+            ));
+        }
+        if entries.len() >= MAX_EVENTS {
+            return Err(at(
+                line,
+                format!("the log has more than {MAX_EVENTS} events"),
+            ));
+        }
+        let mut v: Value = serde_json::from_str(raw).map_err(|e| {
+            at(
+                line,
+                format!("not a JSON object ({e}); a truncated log ends mid-line"),
+            )
+        })?;
+        let Some(obj) = v.as_object_mut() else {
+            return Err(at(line, "an event must be a JSON object"));
+        };
+        let mut field = |name: &str| obj.remove(name);
+        let seq = field("seq")
+            .and_then(|s| s.as_u64())
+            .ok_or_else(|| at(line, "the event has no integer \"seq\""))?;
+        let doc = match field("doc") {
+            Some(Value::String(d)) if !d.is_empty() && d.len() <= 200 => d,
+            _ => {
+                return Err(at(
+                    line,
+                    "the event has no \"doc\" (a non-empty string of at most 200 bytes)",
+                ))
+            }
+        };
+        let dseq = field("dseq")
+            .and_then(|s| s.as_u64())
+            .ok_or_else(|| at(line, "the event has no integer \"dseq\""))?;
+        if seq != entries.len() as u64 {
+            return Err(at(
+                line,
+                format!(
+                    "\"seq\" is {seq} where {} was expected (events out of order, or some missing)",
+                    entries.len()
+                ),
+            ));
+        }
+        let event: Event = serde_json::from_value(v).map_err(|e| at(line, e.to_string()))?;
+        let expected = next_dseq.get(&doc).copied();
+        match (&event, expected) {
+            (Event::Document { .. }, None) => {}
+            (Event::Document { .. }, Some(_)) => {
+                return Err(at(
+                    line,
+                    format!("document \"{doc}\" has a second \"document\" event"),
+                ))
+            }
+            (_, None) => {
+                return Err(at(
+                    line,
+                    format!("document \"{doc}\" has events before its \"document\" event"),
+                ))
+            }
+            _ => {}
+        }
+        let want = expected.unwrap_or(0) as u64;
+        if dseq != want {
+            return Err(at(
+                line,
+                format!(
+                    "\"dseq\" of document \"{doc}\" is {dseq} where {want} was expected (its events out of order, or some missing)"
+                ),
+            ));
+        }
+        next_dseq.insert(doc.clone(), want as usize + 1);
+        check_references(
+            line,
+            &doc,
+            &event,
+            &next_dseq,
+            &mut calls,
+            &mut settled,
+            &mut invocations,
+            &mut body_settled,
+        )?;
+        entries.push(Entry {
+            seq: seq as usize,
+            doc,
+            dseq: dseq as usize,
+            line,
+            event,
+        });
+    }
+    if entries.is_empty() {
+        return Err(at(0, "the log has a header and no events"));
+    }
+    Ok(Log { entries })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_references(
+    line: usize,
+    doc: &str,
+    event: &Event,
+    docs: &BTreeMap<String, usize>,
+    calls: &mut BTreeMap<String, String>,
+    settled: &mut BTreeSet<String>,
+    invocations: &mut BTreeMap<String, String>,
+    body_settled: &mut BTreeSet<String>,
+) -> Result<(), LogError> {
+    match event {
+        Event::Document { parent, frame, .. } => {
+            if let Some(p) = parent {
+                if !docs.contains_key(p) {
+                    return Err(at(
+                        line,
+                        format!("the parent \"{p}\" has not appeared in the log yet"),
+                    ));
+                }
+                if frame.is_none() {
+                    return Err(at(line, "a document with a parent needs its \"frame\""));
+                }
+            }
+        }
+        Event::Call { call, .. } => {
+            if calls.insert(call.clone(), doc.to_string()).is_some() {
+                return Err(at(line, format!("call \"{call}\" appears twice")));
+            }
+        }
+        Event::Settle {
+            call,
+            outcome,
+            value,
+            error,
+        } => {
+            if calls.get(call).map(String::as_str) != Some(doc) {
+                return Err(at(
+                    line,
+                    format!(
+                        "call \"{call}\" settles, but no earlier event of this document made it"
+                    ),
+                ));
+            }
+            if !settled.insert(call.clone()) {
+                return Err(at(line, format!("call \"{call}\" settles twice")));
+            }
+            match outcome {
+                Outcome::Rejected if error.is_none() => {
+                    return Err(at(line, "a rejection needs its \"error\" name"))
+                }
+                Outcome::Fulfilled if value.is_none() => {
+                    return Err(at(
+                        line,
+                        "a fulfilment needs its \"value\" (null for undefined)",
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Event::Invoke { invocation, .. } => {
+            if invocations
+                .insert(invocation.clone(), doc.to_string())
+                .is_some()
+            {
+                return Err(at(
+                    line,
+                    format!("invocation \"{invocation}\" appears twice"),
+                ));
+            }
+        }
+        Event::BodySettle { invocation, .. } => {
+            if invocations.get(invocation).map(String::as_str) != Some(doc) {
+                return Err(at(
+                    line,
+                    format!("invocation \"{invocation}\" settles, but no earlier event of this document invoked it"),
+                ));
+            }
+            if !body_settled.insert(invocation.clone()) {
+                return Err(at(
+                    line,
+                    format!("invocation \"{invocation}\" settles twice"),
+                ));
+            }
+        }
+        Event::Event { .. } | Event::Abort { .. } | Event::Frame { .. } => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "{\"format\": \"webmcp-log\", \"version\": 1}\n";
+
+    fn log(lines: &[&str]) -> String {
+        let mut out = HEADER.to_string();
+        for l in lines {
+            out.push_str(l);
+            out.push('\n');
+        }
+        out
+    }
+
+    const DOC: &str = r#"{"seq": 0, "doc": "d0", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}"#;
+
+    #[test]
+    fn a_small_log_reads() {
+        let l = parse(&log(&[
+            DOC,
+            r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {}}"#,
+            r#"{"seq": 2, "doc": "d0", "dseq": 2, "kind": "settle", "call": "c0", "outcome": "fulfilled", "value": []}"#,
+        ]))
+        .unwrap();
+        assert_eq!(l.entries.len(), 3);
+        assert_eq!(l.documents().len(), 1);
+    }
+
+    #[test]
+    fn bad_logs_name_their_line() {
+        let cases: Vec<(String, &str)> = vec![
+            (String::new(), "empty"),
+            ("{\"format\": \"other\"}\n".into(), "header"),
+            (
+                "{\"format\": \"webmcp-log\", \"version\": 2}\n".into(),
+                "version 2",
+            ),
+            (log(&[&DOC[..DOC.len() - 10]]), "line 2: not a JSON object"),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 5, "doc": "d0", "dseq": 1, "kind": "event", "type": "toolchange"}"#,
+                ]),
+                "line 3: \"seq\" is 5",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 3, "kind": "event", "type": "toolchange"}"#,
+                ]),
+                "\"dseq\" of document \"d0\" is 3",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "teleport"}"#,
+                ]),
+                "unknown variant `teleport`",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "settle", "call": "c9", "outcome": "fulfilled", "value": null}"#,
+                ]),
+                "no earlier event of this document made it",
+            ),
+            (
+                log(&[
+                    r#"{"seq": 0, "doc": "d1", "dseq": 0, "kind": "event", "type": "toolchange"}"#,
+                ]),
+                "before its \"document\" event",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {}, "extra": 1}"#,
+                ]),
+                "unknown field `extra`",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse(&text).unwrap_err().to_string();
+            assert!(e.contains(want), "{want:?} not in {e:?}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+
+    #[test]
+    fn a_huge_log_is_refused_before_it_is_read() {
+        let huge = "x".repeat(MAX_LOG_BYTES + 1);
+        let e = parse(&huge).unwrap_err();
+        assert_eq!(e.line, 0);
+        assert!(e.what.contains("more than the limit"));
+    }
+}

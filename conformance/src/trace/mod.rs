@@ -1,0 +1,267 @@
+//! Trace validation (`webmcp-check validate LOG`, `docs/trace-validation.md`): read a
+//! recorded log, derive the scenario it implies, and search the model under `seed` and
+//! `proposed` for a path that produces the whole log.
+
+pub mod cli;
+pub mod derive;
+pub mod log;
+pub mod validate;
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+use webmcp_model::{Variant, World};
+
+pub use validate::{Judgement, Stuck};
+
+/// What `validate` found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub events: usize,
+    pub documents: usize,
+    /// The derived scenario (`--emit-scenario`).
+    pub scenario: Value,
+    pub outside: Vec<String>,
+    pub seed: Judgement,
+    pub proposed: Judgement,
+}
+
+/// Why a log was not judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The log is malformed: exit 2.
+    Malformed(log::LogError),
+    /// The log is well formed but asks for what the model cannot express: exit 3.
+    NotJudged(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Malformed(e) => write!(f, "{e}"),
+            Refusal::NotJudged(why) => write!(f, "not judged: {why}"),
+        }
+    }
+}
+
+/// Validates the log `text` under `seed` and `proposed`.
+pub fn validate(text: &str, max_states: usize) -> Result<Report, Refusal> {
+    let log = log::parse(text).map_err(Refusal::Malformed)?;
+    let derived = derive::derive(&log).map_err(Refusal::NotJudged)?;
+    let world = World::from_json(&derived.scenario.to_string()).map_err(|e| {
+        Refusal::NotJudged(format!(
+            "the scenario the log implies does not compile: {e}"
+        ))
+    })?;
+    let judge = |v| validate::judge(&log, &derived, &world, v, max_states);
+    Ok(Report {
+        events: log.entries.len(),
+        documents: log.documents().len(),
+        scenario: derived.scenario.clone(),
+        outside: derived.outside.clone(),
+        seed: judge(Variant::SEED),
+        proposed: judge(Variant::proposed()),
+    })
+}
+
+impl Report {
+    /// 0 allowed under seed or proposed, 1 allowed under neither, 3 a search stopped at its
+    /// bound without finding a path.
+    pub fn exit_code(&self) -> u8 {
+        let allowed = |j: &Judgement| matches!(j, Judgement::Allowed { .. });
+        let incomplete = |j: &Judgement| matches!(j, Judgement::Incomplete { .. });
+        if allowed(&self.seed) || allowed(&self.proposed) {
+            0
+        } else if incomplete(&self.seed) || incomplete(&self.proposed) {
+            3
+        } else {
+            1
+        }
+    }
+
+    pub fn verdict(&self) -> &'static str {
+        match (&self.seed, &self.proposed) {
+            (Judgement::Allowed { .. }, Judgement::Allowed { .. }) => {
+                "allowed under seed and proposed"
+            }
+            (Judgement::Allowed { .. }, _) => "allowed under seed only",
+            (_, Judgement::Allowed { .. }) => "allowed under proposed only",
+            _ if self.exit_code() == 3 => "undecided",
+            _ => "not allowed",
+        }
+    }
+
+    pub fn human(&self, log_text: &str) -> String {
+        let lines: Vec<&str> = log_text.lines().collect();
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} event{} in {} document{}: {}",
+            self.events,
+            if self.events == 1 { "" } else { "s" },
+            self.documents,
+            if self.documents == 1 { "" } else { "s" },
+            self.verdict()
+        );
+        for (name, j) in [("seed", &self.seed), ("proposed", &self.proposed)] {
+            let _ = match j {
+                Judgement::Allowed { states } => {
+                    writeln!(out, "  {name}: allowed ({states} states searched)")
+                }
+                Judgement::Incomplete {
+                    states,
+                    matched,
+                    judged,
+                } => writeln!(
+                    out,
+                    "  {name}: undecided: the search stopped at {states} states (--max-states), having followed {matched} of the {judged} judged events"
+                ),
+                Judgement::NotAllowed(stuck) => {
+                    let _ = writeln!(
+                        out,
+                        "  {name}: not allowed: the model follows {} of the {} judged events ({} states searched)",
+                        stuck.matched, stuck.judged, stuck.states
+                    );
+                    if let Some(seq) = stuck.first_unmatched {
+                        let text = lines.get(seq + 1).copied().unwrap_or("");
+                        let _ = writeln!(out, "    first event it cannot produce: line {}: {text}", seq + 2);
+                    }
+                    if stuck.instead.is_empty() {
+                        writeln!(out, "    instead, nothing more can happen")
+                    } else {
+                        writeln!(out, "    what it could do instead: {}", stuck.instead.join("; "))
+                    }
+                }
+            };
+        }
+        for o in &self.outside {
+            let _ = writeln!(out, "  not judged: {o}");
+        }
+        out
+    }
+
+    pub fn json(&self) -> Value {
+        let j = |j: &Judgement| match j {
+            Judgement::Allowed { states } => json!({"verdict": "allowed", "states": states}),
+            Judgement::Incomplete {
+                states,
+                matched,
+                judged,
+            } => {
+                json!({"verdict": "undecided", "states": states, "matched": matched, "judged": judged})
+            }
+            Judgement::NotAllowed(s) => json!({
+                "verdict": "not allowed", "states": s.states, "matched": s.matched, "judged": s.judged,
+                "first_unmatched_seq": s.first_unmatched, "instead": s.instead,
+            }),
+        };
+        json!({
+            "events": self.events,
+            "documents": self.documents,
+            "verdict": self.verdict(),
+            "seed": j(&self.seed),
+            "proposed": j(&self.proposed),
+            "not_judged": self.outside,
+            "scenario": self.scenario,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page that registers t1, waits for the toolchange, lists and executes it, with
+    /// `result` as the execution's value. The toolchange comes before the registration
+    /// settles: both are queued on the page's event loop, the notification first
+    /// (register-tool#21.1, #21.2).
+    fn log(result: &str) -> String {
+        let lines = [
+            r#"{"format": "webmcp-log", "version": 1}"#.to_string(),
+            r#"{"seq": 0, "doc": "top", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}"#.into(),
+            r#"{"seq": 1, "doc": "top", "dseq": 1, "kind": "call", "call": "r", "method": "registerTool", "args": {"name": "t1", "description": "a test tool"}}"#.into(),
+            r#"{"seq": 2, "doc": "top", "dseq": 2, "kind": "event", "type": "toolchange"}"#.into(),
+            r#"{"seq": 3, "doc": "top", "dseq": 3, "kind": "call", "call": "l", "method": "getTools", "args": {}}"#.into(),
+            r#"{"seq": 4, "doc": "top", "dseq": 4, "kind": "settle", "call": "r", "outcome": "fulfilled", "value": null}"#.into(),
+            r#"{"seq": 5, "doc": "top", "dseq": 5, "kind": "settle", "call": "l", "outcome": "fulfilled", "value": [{"name": "t1", "origin": "https://a.example", "window": "top"}]}"#.into(),
+            r#"{"seq": 6, "doc": "top", "dseq": 6, "kind": "call", "call": "x", "method": "executeTool", "args": {"tool": {"name": "t1", "origin": "https://a.example", "window": "top", "list": "l"}, "input": {}}}"#.into(),
+            r#"{"seq": 7, "doc": "top", "dseq": 7, "kind": "invoke", "invocation": "i", "tool": "t1", "input": "{}", "signal": "live"}"#.into(),
+            r#"{"seq": 8, "doc": "top", "dseq": 8, "kind": "body-settle", "invocation": "i", "outcome": "fulfilled", "value": "done"}"#.into(),
+            format!(r#"{{"seq": 9, "doc": "top", "dseq": 9, "kind": "settle", "call": "x", "outcome": "fulfilled", "value": {}}}"#, serde_json::to_string(result).unwrap()),
+        ];
+        lines.join("\n") + "\n"
+    }
+
+    #[test]
+    fn a_run_the_intended_text_allows_is_allowed_under_proposed_only() {
+        let r = validate(&log("\"done\""), 100_000).unwrap();
+        // The draft as written rejects an object input (the double negative of
+        // imperative-execute-steps#3), so it never invokes the tool.
+        assert!(matches!(r.proposed, Judgement::Allowed { .. }), "{r:?}");
+        let Judgement::NotAllowed(stuck) = &r.seed else {
+            panic!("{r:?}")
+        };
+        assert_eq!(stuck.first_unmatched, Some(7), "{stuck:?}");
+        assert_eq!(r.exit_code(), 0);
+        assert_eq!(r.verdict(), "allowed under proposed only");
+        // The derived script waits where the page went on after an event.
+        let script = &r.scenario["scripts"]["d0"];
+        assert_eq!(script[1], serde_json::json!({"awaitToolchange": true}));
+        assert_eq!(script[3], serde_json::json!({"await": "c1"}));
+        assert_eq!(
+            r.scenario["scripts"]["d0"][0]["registerTool"]["body"],
+            serde_json::json!([{"return": "done"}])
+        );
+    }
+
+    #[test]
+    fn a_result_that_is_not_serialized_is_not_allowed_and_says_where() {
+        // Chromium 156 passes a string result through unserialized.
+        let text = log("done");
+        let r = validate(&text, 100_000).unwrap();
+        let Judgement::NotAllowed(stuck) = &r.proposed else {
+            panic!("{r:?}")
+        };
+        assert_eq!(stuck.first_unmatched, Some(9));
+        assert_eq!((stuck.matched, stuck.judged), (8, 9));
+        assert!(
+            stuck.instead.iter().any(|i| i == "top: settle x"),
+            "{stuck:?}"
+        );
+        assert_eq!(r.exit_code(), 1);
+        let human = r.human(&text);
+        assert!(human.contains("line 11:"), "{human}");
+    }
+
+    #[test]
+    fn a_log_the_model_cannot_express_is_not_judged_and_a_broken_one_is_malformed() {
+        let two_pages = log("\"done\"").replace(
+            r#"{"seq": 1, "doc": "top", "dseq": 1,"#,
+            r#"{"seq": 1, "doc": "other", "dseq": 0, "kind": "document", "url": "https://b.example/", "parent": null, "frame": null, "originKeyed": true}
+{"seq": 2, "doc": "top", "dseq": 1,"#,
+        );
+        // (The renumbering is not done: the log is malformed before it is judged.)
+        assert!(matches!(
+            validate(&two_pages, 1000),
+            Err(Refusal::Malformed(_))
+        ));
+        let only_two_tops = [
+            r#"{"format": "webmcp-log", "version": 1}"#,
+            r#"{"seq": 0, "doc": "a", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}"#,
+            r#"{"seq": 1, "doc": "b", "dseq": 0, "kind": "document", "url": "https://b.example/", "parent": null, "frame": null, "originKeyed": true}"#,
+        ]
+        .join("\n");
+        let e = validate(&only_two_tops, 1000).unwrap_err();
+        assert!(
+            matches!(&e, Refusal::NotJudged(why) if why.contains("2 top-level documents")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_search_stopped_by_its_bound_is_undecided() {
+        let r = validate(&log("\"done\""), 3).unwrap();
+        assert!(matches!(r.proposed, Judgement::Incomplete { .. }), "{r:?}");
+        assert_eq!(r.exit_code(), 3);
+    }
+}

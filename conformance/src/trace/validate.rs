@@ -1,0 +1,413 @@
+//! Whether the model allows a logged run: a search of the model's states constrained by the
+//! log. Every transition's observable effects (a call made or settled, a tool body invoked or
+//! settled, a `toolchange`, an abort, an iframe removed) must be the next events of their
+//! documents' logs; steps with no observable effect are free. The log is allowed when some
+//! path consumes all of it. Only per-document order is judged, and the events one task
+//! produces in one document are matched as a set (the log's order within one task is not
+//! evidence the model can check).
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use serde_json::Value as Json;
+use webmcp_model::state::{State, Status, Value};
+use webmcp_model::world::CallId;
+use webmcp_model::{Variant, WebMcpModel, World};
+
+use super::derive::Derived;
+use super::log::{Entry, Event, Log};
+
+/// The most (state, position) pairs one search visits.
+pub const DEFAULT_MAX_STATES: usize = 2_000_000;
+
+/// One observable effect of a model transition, in the document that logs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Observed {
+    Call(CallId),
+    Settle(CallId),
+    Invoke(CallId),
+    BodySettle(CallId),
+    Toolchange,
+    Abort(String),
+    Remove(String),
+}
+
+/// The verdict of one variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    /// Some path of the model produces the whole log.
+    Allowed { states: usize },
+    /// No path does: how far the best one got.
+    NotAllowed(Stuck),
+    /// The search stopped at its bound before deciding.
+    Incomplete {
+        states: usize,
+        matched: usize,
+        judged: usize,
+    },
+}
+
+/// Where the model can follow the log no further.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    pub states: usize,
+    /// Events of the log the best path produced...
+    pub matched: usize,
+    /// ...of the events judged (all but `document` events and those not judged).
+    pub judged: usize,
+    /// The first event (lowest `seq`) the best path cannot produce next.
+    pub first_unmatched: Option<usize>,
+    /// What the model could do instead at that point (observable effects, described).
+    pub instead: Vec<String>,
+}
+
+/// The per-document sequences the search consumes: every event but `document` events and
+/// those `derived` left out of the judgement, and `toolchange` events beyond what the model
+/// counts.
+struct Expected<'a> {
+    /// Scenario document index -> its events.
+    per_doc: Vec<Vec<&'a Entry>>,
+    total: usize,
+    /// Invocation id -> the tool its `invoke` event names.
+    invoked: BTreeMap<&'a str, &'a str>,
+}
+
+fn expected<'a>(log: &'a Log, derived: &'a Derived, world: &World) -> Expected<'a> {
+    let mut per_doc = vec![Vec::new(); world.docs.len()];
+    let cap = webmcp_model::state::TOOLCHANGES_COUNTED as usize;
+    for (log_doc, name) in &derived.docs {
+        let d = world.doc_named(name).expect("derived names compile");
+        let mut toolchanges = 0;
+        for e in log.of(log_doc) {
+            let keep = match &e.event {
+                Event::Document { .. } => false,
+                Event::Frame { action, by, .. } => {
+                    *action == super::log::FrameAction::Remove
+                        && matches!(by, super::log::By::Script | super::log::By::Environment)
+                }
+                Event::Event { ty } if ty == "toolchange" => {
+                    toolchanges += 1;
+                    toolchanges <= cap
+                }
+                Event::Event { .. } => false,
+                _ => true,
+            };
+            if keep {
+                per_doc[d.index()].push(e);
+            }
+        }
+    }
+    let total = per_doc.iter().map(Vec::len).sum();
+    let invoked = log
+        .entries
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Invoke {
+                invocation, tool, ..
+            } => Some((invocation.as_str(), tool.as_str())),
+            _ => None,
+        })
+        .collect();
+    Expected {
+        per_doc,
+        total,
+        invoked,
+    }
+}
+
+/// The observable effects of `s` -> `next`, per scenario document.
+fn effects(w: &World, s: &State, next: &State) -> BTreeMap<usize, Vec<Observed>> {
+    let mut out: BTreeMap<usize, Vec<Observed>> = BTreeMap::new();
+    for (i, call) in w.calls.iter().enumerate() {
+        let (before, after) = (&s.promises[i].status, &next.promises[i].status);
+        if before == after {
+            continue;
+        }
+        let c = CallId::nth(i);
+        let doc = call.script.index();
+        if *before == Status::NotCalled {
+            out.entry(doc).or_default().push(Observed::Call(c));
+        }
+        if matches!(after, Status::Fulfilled(_) | Status::Rejected(_)) {
+            out.entry(doc).or_default().push(Observed::Settle(c));
+        }
+    }
+    for (uuid, body) in next.bodies.iter() {
+        match s.bodies.get(uuid) {
+            None => {
+                out.entry(body.target.index())
+                    .or_default()
+                    .push(Observed::Invoke(*uuid));
+                if body.settled {
+                    out.entry(body.target.index())
+                        .or_default()
+                        .push(Observed::BodySettle(*uuid));
+                }
+            }
+            Some(old) if !old.settled && body.settled => out
+                .entry(body.target.index())
+                .or_default()
+                .push(Observed::BodySettle(*uuid)),
+            Some(_) => {}
+        }
+    }
+    for (d, ds) in next.docs.iter().enumerate() {
+        for _ in s.docs[d].toolchanges..ds.toolchanges {
+            out.entry(d).or_default().push(Observed::Toolchange);
+        }
+    }
+    for (c, ctrl) in w.controllers.iter().enumerate() {
+        if !s.controllers[c].aborted && next.controllers[c].aborted {
+            out.entry(ctrl.owner.index())
+                .or_default()
+                .push(Observed::Abort(ctrl.name.clone()));
+        }
+    }
+    for (n, nav) in w.navs.iter().enumerate() {
+        if let Some(container) = nav.container {
+            if s.navs[n].attached && !next.navs[n].attached {
+                out.entry(container.index())
+                    .or_default()
+                    .push(Observed::Remove(nav.name.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Whether log event `e` is what `o` produced in state `next`.
+fn matches(
+    exp: &Expected,
+    w: &World,
+    variant: Variant,
+    derived: &Derived,
+    next: &State,
+    o: &Observed,
+    e: &Entry,
+) -> bool {
+    let label = |c: CallId| w.calls[c.index()].label.as_str();
+    let logged_label = |call: &str| derived.calls.get(call).map(String::as_str);
+    match (o, &e.event) {
+        (Observed::Call(c), Event::Call { call, .. }) => logged_label(call) == Some(label(*c)),
+        (
+            Observed::Settle(c),
+            Event::Settle {
+                call,
+                outcome,
+                value,
+                error,
+            },
+        ) => {
+            logged_label(call) == Some(label(*c))
+                && match &next.promises[c.index()].status {
+                    Status::Fulfilled(v) => {
+                        *outcome == super::log::Outcome::Fulfilled
+                            && value.as_ref().is_some_and(|x| same_value(w, derived, v, x))
+                    }
+                    Status::Rejected(r) => {
+                        *outcome == super::log::Outcome::Rejected
+                            && error.as_deref() == Some(r.name())
+                    }
+                    _ => false,
+                }
+        }
+        (
+            Observed::Invoke(uuid),
+            Event::Invoke {
+                tool,
+                input,
+                signal,
+                ..
+            },
+        ) => {
+            let body = next.bodies.get(uuid).expect("invoked");
+            let name = w.str(w.register_op(body.registered_by).name);
+            let model_input = w
+                .execute_op(*uuid)
+                .input_json(variant)
+                .ok()
+                .map(|id| canonical(w.str(id)));
+            let aborted = if body.signal_aborted {
+                "aborted"
+            } else {
+                "live"
+            };
+            name == tool && input.as_deref().map(canonical) == model_input && signal == aborted
+        }
+        (Observed::BodySettle(uuid), Event::BodySettle { invocation, .. }) => {
+            // The body was derived from the log's outcome; the tool must be the same.
+            let body = next.bodies.get(uuid).expect("invoked");
+            let name = w.str(w.register_op(body.registered_by).name);
+            exp.invoked
+                .get(invocation.as_str())
+                .is_some_and(|t| *t == name)
+        }
+        (Observed::Toolchange, Event::Event { ty }) => ty == "toolchange",
+        (Observed::Abort(name), Event::Abort { controller }) => {
+            derived.controllers.get(controller) == Some(name)
+        }
+        (Observed::Remove(nav), Event::Frame { frame, .. }) => {
+            derived.frames.get(&(e.doc.clone(), frame.clone())) == Some(nav)
+        }
+        _ => false,
+    }
+}
+
+fn canonical(text: &str) -> String {
+    serde_json::from_str::<Json>(text).map_or_else(|_| text.to_string(), |v| v.to_string())
+}
+
+fn same_value(w: &World, derived: &Derived, v: &Value, logged: &Json) -> bool {
+    match v {
+        Value::Undefined => logged.is_null(),
+        Value::Text(t) => logged.as_str() == Some(w.str(*t)),
+        Value::Tools(tools) => {
+            let Some(list) = logged.as_array() else {
+                return false;
+            };
+            list.len() == tools.len()
+                && tools.iter().zip(list).all(|(t, x)| {
+                    x["name"].as_str() == Some(w.str(t.name))
+                        && x["origin"].as_str() == Some(w.str(t.origin))
+                        && x["window"]
+                            .as_str()
+                            .and_then(|d| derived.docs.get(d))
+                            .is_some_and(|name| *name == w.docs[t.window.index()].name)
+                })
+        }
+    }
+}
+
+fn describe(w: &World, derived: &Derived, doc: usize, o: &Observed) -> String {
+    let log_call = |c: CallId| {
+        let label = &w.calls[c.index()].label;
+        derived
+            .calls
+            .iter()
+            .find(|(_, l)| *l == label)
+            .map_or(label.clone(), |(id, _)| id.clone())
+    };
+    let log_doc = derived
+        .docs
+        .iter()
+        .find(|(_, n)| **n == w.docs[doc].name)
+        .map_or(w.docs[doc].name.clone(), |(id, _)| id.clone());
+    let what = match o {
+        Observed::Call(c) => format!("call {}", log_call(*c)),
+        Observed::Settle(c) => format!("settle {}", log_call(*c)),
+        Observed::Invoke(c) => format!("invoke the tool for call {}", log_call(*c)),
+        Observed::BodySettle(c) => format!("settle the body run for call {}", log_call(*c)),
+        Observed::Toolchange => "fire toolchange".into(),
+        Observed::Abort(name) => format!("abort {name}"),
+        Observed::Remove(nav) => format!("remove iframe {nav}"),
+    };
+    format!("{log_doc}: {what}")
+}
+
+/// Searches the model of `world` under `variant` for a path that produces `log`.
+pub fn judge(
+    log: &Log,
+    derived: &Derived,
+    world: &World,
+    variant: Variant,
+    max_states: usize,
+) -> Judgement {
+    let exp = expected(log, derived, world);
+    let model = WebMcpModel::new(world.clone(), variant);
+    let init = (model.initial_state(), vec![0usize; world.docs.len()]);
+    let mut seen: HashSet<(State, Vec<usize>)> = HashSet::new();
+    let mut queue = VecDeque::new();
+    seen.insert(init.clone());
+    queue.push_back(init);
+    let mut best: Option<(usize, Vec<usize>)> = None;
+    // What the model could do at the best positions reached, that the log does not show.
+    let mut instead: Vec<String> = Vec::new();
+    let mut actions = Vec::new();
+    let mut incomplete = false;
+    while let Some((s, pos)) = queue.pop_front() {
+        let matched: usize = pos.iter().sum();
+        if matched == exp.total {
+            return Judgement::Allowed { states: seen.len() };
+        }
+        if best.as_ref().is_none_or(|(m, _)| matched > *m) {
+            best = Some((matched, pos.clone()));
+            instead.clear();
+        }
+        let at_best = best.as_ref().is_some_and(|(m, _)| *m == matched);
+        actions.clear();
+        model.enabled_actions(&s, &mut actions);
+        for &a in &actions {
+            let next = model.apply(&s, a, &mut ());
+            let Some(next_pos) = advance(world, variant, derived, &exp, &s, &next, &pos) else {
+                if at_best {
+                    for (doc, effects) in effects(world, &s, &next) {
+                        for o in effects {
+                            let text = describe(world, derived, doc, &o);
+                            if !instead.contains(&text) {
+                                instead.push(text);
+                            }
+                        }
+                    }
+                }
+                continue;
+            };
+            let node = (next, next_pos);
+            if seen.contains(&node) {
+                continue;
+            }
+            if seen.len() >= max_states {
+                incomplete = true;
+                continue;
+            }
+            seen.insert(node.clone());
+            queue.push_back(node);
+        }
+    }
+    let (matched, pos) = best.expect("the initial node");
+    if incomplete {
+        return Judgement::Incomplete {
+            states: seen.len(),
+            matched,
+            judged: exp.total,
+        };
+    }
+    let first_unmatched = pos
+        .iter()
+        .enumerate()
+        .filter_map(|(d, &p)| exp.per_doc[d].get(p).map(|e| e.seq))
+        .min();
+    Judgement::NotAllowed(Stuck {
+        states: seen.len(),
+        matched,
+        judged: exp.total,
+        first_unmatched,
+        instead,
+    })
+}
+
+/// The positions after `s` -> `next`, if its effects are the next events of their documents.
+fn advance(
+    w: &World,
+    variant: Variant,
+    derived: &Derived,
+    exp: &Expected,
+    s: &State,
+    next: &State,
+    pos: &[usize],
+) -> Option<Vec<usize>> {
+    let mut out = pos.to_vec();
+    for (doc, effects) in effects(w, s, next) {
+        let events = &exp.per_doc[doc];
+        let upcoming = events.get(pos[doc]..pos[doc] + effects.len())?;
+        // The effects of one task in one document, matched as a set.
+        let mut used = vec![false; upcoming.len()];
+        for o in &effects {
+            let slot = upcoming
+                .iter()
+                .enumerate()
+                .position(|(i, e)| !used[i] && matches(exp, w, variant, derived, next, o, e))?;
+            used[slot] = true;
+        }
+        out[doc] += effects.len();
+    }
+    Some(out)
+}
