@@ -389,12 +389,11 @@ pub fn test_file(form: &BrowserForm, variant: Variant) -> String {
         .docs
         .iter()
         .flat_map(|d| {
-            d.statements.iter().enumerate().filter_map(|(i, st)| {
-                coverage
-                    .statements
-                    .contains(&(d.name.clone(), i))
-                    .then(|| json!([format!("{}#{i}", d.name), describe_statement(st)]))
-            })
+            d.statements
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| coverage.statements.contains(&(d.name.clone(), *i)))
+                .map(|(i, st)| json!([format!("{}#{i}", d.name), describe_statement(st)]))
         })
         .collect();
     let _ = writeln!(

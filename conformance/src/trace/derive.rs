@@ -232,12 +232,16 @@ struct Bodies {
     environment_outcomes: Vec<&'static str>,
 }
 
+/// One invocation of a tool: how its body settled (if the log shows it), and whether it
+/// settled in the task that invoked it.
+type Invocation<'a> = (Option<&'a Event>, bool);
+
 /// Infers each tool's body from its invocations: a body that settled in the task that invoked
-/// it (nothing else of its document between) with the same value every time returns that
-/// value (or throws); a body that settled later is settled by the environment, which the
-/// model lets fulfil only with "done".
+/// it (nothing else of its document between) the same way every time returns that value (or
+/// throws); the others are settled by the environment, which the model lets fulfil only with
+/// "done" (or reject, or never settle).
 fn bodies(log: &Log) -> Result<Bodies, NotJudged> {
-    let mut by_tool: BTreeMap<(String, String), Vec<(Option<&Event>, bool)>> = BTreeMap::new();
+    let mut by_tool: BTreeMap<(String, String), Vec<Invocation>> = BTreeMap::new();
     let mut out = Bodies {
         scripted: BTreeMap::new(),
         environment_outcomes: Vec::new(),
@@ -269,44 +273,39 @@ fn bodies(log: &Log) -> Result<Bodies, NotJudged> {
                 _ => None,
             })
             .collect();
-        let all_at_once = settles.iter().all(|(_, at_once)| *at_once);
+        let every_at_once = settles.iter().all(|(_, at_once)| *at_once);
         let first = outcomes.first().copied();
-        let same = outcomes.iter().all(|o| Some(*o) == first);
-        match first {
-            None => {
-                // Never settled in the log: the environment may leave it so.
-                if !out.environment_outcomes.contains(&"fulfil") {
-                    out.environment_outcomes.push("fulfil");
-                }
-            }
-            Some(_) if !same => {
-                return Err(format!(
-                    "the invocations of tool \"{tool}\" in document \"{doc}\" settle differently; the model gives a tool one body"
-                ))
-            }
-            Some((outcome, value)) if all_at_once => {
+        if every_at_once && outcomes.iter().all(|o| Some(*o) == first) {
+            if let Some((outcome, value)) = first {
                 let body = match outcome {
                     Outcome::Rejected => json!([{"throw": true}]),
-                    Outcome::Fulfilled => json!([{"return": value.cloned().unwrap_or(Value::Null)}]),
+                    Outcome::Fulfilled => {
+                        json!([{"return": value.cloned().unwrap_or(Value::Null)}])
+                    }
                 };
                 out.scripted.insert((doc, tool), body);
+                continue;
             }
-            Some((Outcome::Rejected, _)) => {
-                if !out.environment_outcomes.contains(&"reject") {
-                    out.environment_outcomes.push("reject");
-                }
-            }
-            Some((Outcome::Fulfilled, value)) => {
-                if value != Some(&json!("done")) {
+        }
+        // The environment settles the rest: at any later moment, fulfilling with "done" or
+        // rejecting (or never).
+        for (outcome, value) in &outcomes {
+            let choice = match outcome {
+                Outcome::Rejected => "reject",
+                Outcome::Fulfilled if *value == Some(&json!("done")) => "fulfil",
+                Outcome::Fulfilled => {
                     return Err(format!(
-                        "tool \"{tool}\" in document \"{doc}\" settles after the task that invoked it, with {}; the model's bodies that settle later fulfil with \"done\" only",
+                        "tool \"{tool}\" in document \"{doc}\" fulfils with {} in a later task, or differently from one invocation to the next; the model's bodies that settle so fulfil with \"done\" only",
                         value.map_or("nothing".to_string(), |v| v.to_string())
-                    ));
+                    ))
                 }
-                if !out.environment_outcomes.contains(&"fulfil") {
-                    out.environment_outcomes.push("fulfil");
-                }
+            };
+            if !out.environment_outcomes.contains(&choice) {
+                out.environment_outcomes.push(choice);
             }
+        }
+        if outcomes.is_empty() && !out.environment_outcomes.contains(&"fulfil") {
+            out.environment_outcomes.push("fulfil");
         }
     }
     Ok(out)

@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod derive;
 pub mod log;
+pub mod synth;
 pub mod validate;
 
 use std::fmt::Write as _;
@@ -263,5 +264,92 @@ mod tests {
         let r = validate(&log("\"done\""), 3).unwrap();
         assert!(matches!(r.proposed, Judgement::Incomplete { .. }), "{r:?}");
         assert_eq!(r.exit_code(), 3);
+    }
+}
+
+#[cfg(test)]
+mod round_trip {
+    use super::*;
+    use proptest::prelude::*;
+    use webmcp_model::scenario::Scenario;
+    use webmcp_model::WebMcpModel;
+
+    fn scenario(name: &str) -> Scenario {
+        let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// A path of the model to quiescence, choosing among enabled actions by `choices`.
+    fn walk(world: &World, variant: Variant, choices: &[usize]) -> Vec<webmcp_model::State> {
+        let model = WebMcpModel::new(world.clone(), variant);
+        let mut path = vec![model.initial_state()];
+        let mut actions = Vec::new();
+        for i in 0.. {
+            let s = path.last().unwrap();
+            actions.clear();
+            model.enabled_actions(s, &mut actions);
+            if actions.is_empty() || i > 400 {
+                break;
+            }
+            let a = actions[choices[i % choices.len()] % actions.len()];
+            let next = model.apply(s, a, &mut ());
+            path.push(next);
+        }
+        path
+    }
+
+    const SCENARIOS: [&str; 14] = [
+        "caller-unloaded-mid-execution",
+        "register-then-abort",
+        "reregister-different-schema",
+        "cross-origin-exposed",
+        "tool-throws",
+        "abort-cross-document-before-body",
+        "register-and-discover",
+        "abort-racing-settlement",
+        "two-concurrent-executions",
+        "target-unloaded-mid-execution",
+        "parent-executes-cross-origin-tool",
+        "tool-returns-object",
+        "duplicate-name-race",
+        "unregister-between-gettools-and-execute",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, rng_seed: proptest::test_runner::RngSeed::Fixed(18), ..ProptestConfig::default() })]
+        /// The log of any run of the model is allowed by that model.
+        #[test]
+        fn the_log_of_a_model_run_is_allowed(
+            choices in proptest::collection::vec(0usize..16, 1..40),
+            which in 0usize..SCENARIOS.len(),
+            proposed in any::<bool>(),
+        ) {
+            let sc = scenario(SCENARIOS[which]);
+            let world = World::compile(&sc).unwrap();
+            let variant = if proposed { Variant::proposed() } else { Variant::SEED };
+            let path = walk(&world, variant, &choices);
+            let log = synth::log_of_path(&sc, &world, variant, &path).unwrap();
+            let report = validate(&log, 200_000).unwrap_or_else(|e| panic!("{e}\n{log}"));
+            let j = if proposed { &report.proposed } else { &report.seed };
+            prop_assert!(matches!(j, Judgement::Allowed { .. }), "{}: {j:?}\n{log}", SCENARIOS[which]);
+        }
+    }
+
+    #[test]
+    fn a_changed_settlement_is_not_allowed() {
+        let sc = scenario("register-and-discover");
+        let world = World::compile(&sc).unwrap();
+        let path = walk(&world, Variant::SEED, &[0]);
+        let log = synth::log_of_path(&sc, &world, Variant::SEED, &path).unwrap();
+        assert!(validate(&log, 100_000).unwrap().exit_code() == 0, "{log}");
+        // The list names a tool the page never registered.
+        let forged = log.replacen(
+            "\"name\":\"t1\",\"origin\"",
+            "\"name\":\"t9\",\"origin\"",
+            1,
+        );
+        assert_ne!(forged, log);
+        let r = validate(&forged, 100_000).unwrap();
+        assert_eq!(r.exit_code(), 1, "{forged}");
     }
 }

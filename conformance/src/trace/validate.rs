@@ -115,7 +115,7 @@ fn expected<'a>(log: &'a Log, derived: &'a Derived, world: &World) -> Expected<'
 }
 
 /// The observable effects of `s` -> `next`, per scenario document.
-fn effects(w: &World, s: &State, next: &State) -> BTreeMap<usize, Vec<Observed>> {
+pub fn effects(w: &World, s: &State, next: &State) -> BTreeMap<usize, Vec<Observed>> {
     let mut out: BTreeMap<usize, Vec<Observed>> = BTreeMap::new();
     for (i, call) in w.calls.iter().enumerate() {
         let (before, after) = (&s.promises[i].status, &next.promises[i].status);
@@ -297,8 +297,17 @@ fn describe(w: &World, derived: &Derived, doc: usize, o: &Observed) -> String {
         Observed::Invoke(c) => format!("invoke the tool for call {}", log_call(*c)),
         Observed::BodySettle(c) => format!("settle the body run for call {}", log_call(*c)),
         Observed::Toolchange => "fire toolchange".into(),
-        Observed::Abort(name) => format!("abort {name}"),
-        Observed::Remove(nav) => format!("remove iframe {nav}"),
+        Observed::Abort(name) => {
+            let id = derived.controllers.iter().find(|(_, n)| *n == name);
+            format!("abort {}", id.map_or(name.as_str(), |(id, _)| id.as_str()))
+        }
+        Observed::Remove(nav) => {
+            let id = derived.frames.iter().find(|(_, n)| *n == nav);
+            format!(
+                "remove iframe {}",
+                id.map_or(nav.as_str(), |((_, f), _)| f.as_str())
+            )
+        }
     };
     format!("{log_doc}: {what}")
 }
