@@ -277,7 +277,7 @@ fn same_value(w: &World, derived: &Derived, v: &Value, logged: &Json) -> bool {
     }
 }
 
-fn describe(w: &World, derived: &Derived, doc: usize, o: &Observed) -> String {
+fn describe(w: &World, derived: &Derived, next: &State, doc: usize, o: &Observed) -> String {
     let log_call = |c: CallId| {
         let label = &w.calls[c.index()].label;
         derived
@@ -293,7 +293,19 @@ fn describe(w: &World, derived: &Derived, doc: usize, o: &Observed) -> String {
         .map_or(w.docs[doc].name.clone(), |(id, _)| id.clone());
     let what = match o {
         Observed::Call(c) => format!("call {}", log_call(*c)),
-        Observed::Settle(c) => format!("settle {}", log_call(*c)),
+        Observed::Settle(c) => match &next.promises[c.index()].status {
+            Status::Fulfilled(v) => format!(
+                "settle {} fulfilled with {}",
+                log_call(*c),
+                match v {
+                    Value::Undefined => "undefined".to_string(),
+                    Value::Text(t) => Json::from(w.str(*t)).to_string(),
+                    Value::Tools(tools) => format!("a list of {} tools", tools.len()),
+                }
+            ),
+            Status::Rejected(r) => format!("settle {} rejected with {}", log_call(*c), r.name()),
+            _ => format!("settle {}", log_call(*c)),
+        },
         Observed::Invoke(c) => format!("invoke the tool for call {}", log_call(*c)),
         Observed::BodySettle(c) => format!("settle the body run for call {}", log_call(*c)),
         Observed::Toolchange => "fire toolchange".into(),
@@ -350,7 +362,7 @@ pub fn judge(
                 if at_best {
                     for (doc, effects) in effects(world, &s, &next) {
                         for o in effects {
-                            let text = describe(world, derived, doc, &o);
+                            let text = describe(world, derived, &next, doc, &o);
                             if !instead.contains(&text) {
                                 instead.push(text);
                             }

@@ -1,0 +1,118 @@
+//! `webmcp-check validate LOG`: verdicts and exit codes from the command line, and bad logs
+//! (truncated, reordered, unknown events, huge) refused in one line with exit 2.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("webmcp-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(name: &str, text: &str) -> String {
+    let p = dir().join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// A page that registers t1 and sees the toolchange and the registration settle.
+const LOG: &str = r#"{"format": "webmcp-log", "version": 1}
+{"seq": 0, "doc": "top", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}
+{"seq": 1, "doc": "top", "dseq": 1, "kind": "call", "call": "r", "method": "registerTool", "args": {"name": "t1", "description": "a test tool"}}
+{"seq": 2, "doc": "top", "dseq": 2, "kind": "event", "type": "toolchange"}
+{"seq": 3, "doc": "top", "dseq": 3, "kind": "settle", "call": "r", "outcome": "fulfilled", "value": null}
+"#;
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn an_allowed_log_exits_0_and_its_scenario_checks() {
+    let log = write("ok.log", LOG);
+    let scenario = dir().join("derived.json");
+    let out = run(&["validate", &log, "--emit-scenario", scenario.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("allowed under seed and proposed"), "{text}");
+    // The derived scenario is one the checker reads.
+    let check = run(&["check", "--scenario-file", scenario.to_str().unwrap(), "-q"]);
+    assert!(matches!(check.status.code(), Some(0 | 1)), "{}", stderr(&check));
+    let json = run(&["validate", &log, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["proposed"]["verdict"], "allowed");
+}
+
+#[test]
+fn a_log_the_model_does_not_allow_exits_1_naming_the_line() {
+    // The registration rejects, which no interleaving of the draft does here.
+    let bad = LOG.replace(
+        r#""outcome": "fulfilled", "value": null}"#,
+        r#""outcome": "rejected", "error": "InvalidStateError"}"#,
+    );
+    let out = run(&["validate", &write("bad.log", &bad)]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("not allowed"), "{text}");
+    assert!(text.contains("first event it cannot produce: line 5"), "{text}");
+    assert!(text.contains("top: settle r fulfilled with undefined"), "{text}");
+}
+
+#[test]
+fn bad_logs_get_one_line_and_exit_2() {
+    let lines: Vec<&str> = LOG.lines().collect();
+    let reordered = [lines[0], lines[1], lines[3], lines[2], lines[4]].join("\n");
+    let cases = [
+        ("truncated.log", LOG[..LOG.len() - 30].to_string(), "line 5"),
+        ("reordered.log", reordered, "\"seq\" is 2 where 1 was expected"),
+        (
+            "unknown.log",
+            LOG.replace("\"kind\": \"event\"", "\"kind\": \"telepathy\""),
+            "unknown variant `telepathy`",
+        ),
+        ("empty.log", String::new(), "empty"),
+        ("binary.log", "\u{0}\u{1}garbage".into(), "header"),
+    ];
+    for (name, text, want) in cases {
+        let out = run(&["validate", &write(name, &text)]);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{name}: {}", stderr(&out));
+        assert!(stderr(&out).contains(want), "{name}: {}", stderr(&out));
+    }
+    let missing = run(&["validate", "/nonexistent/run.log"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn a_huge_log_is_refused_without_reading_it_all() {
+    let path = dir().join("huge.log");
+    let f = std::fs::File::create(&path).unwrap();
+    f.set_len(65 << 20).unwrap();
+    let out = run(&["validate", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("larger than"), "{}", stderr(&out));
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn a_log_beyond_the_model_is_not_judged_with_exit_3() {
+    let two_pages = r#"{"format": "webmcp-log", "version": 1}
+{"seq": 0, "doc": "a", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}
+{"seq": 1, "doc": "b", "dseq": 0, "kind": "document", "url": "https://b.example/", "parent": null, "frame": null, "originKeyed": true}
+"#;
+    let out = run(&["validate", &write("two.log", two_pages)]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("not judged: the log has 2 top-level documents"), "{}", stderr(&out));
+    // A search bound that stops the search is named, never a pass.
+    let out = run(&["validate", &write("ok2.log", LOG), "--max-states", "2"]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--max-states"));
+}
