@@ -39,13 +39,22 @@ fn stderr(o: &Output) -> String {
 fn an_allowed_log_exits_0_and_its_scenario_checks() {
     let log = write("ok.log", LOG);
     let scenario = dir().join("derived.json");
-    let out = run(&["validate", &log, "--emit-scenario", scenario.to_str().unwrap()]);
+    let out = run(&[
+        "validate",
+        &log,
+        "--emit-scenario",
+        scenario.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("allowed under seed and proposed"), "{text}");
     // The derived scenario is one the checker reads.
     let check = run(&["check", "--scenario-file", scenario.to_str().unwrap(), "-q"]);
-    assert!(matches!(check.status.code(), Some(0 | 1)), "{}", stderr(&check));
+    assert!(
+        matches!(check.status.code(), Some(0 | 1)),
+        "{}",
+        stderr(&check)
+    );
     let json = run(&["validate", &log, "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(v["proposed"]["verdict"], "allowed");
@@ -62,8 +71,14 @@ fn a_log_the_model_does_not_allow_exits_1_naming_the_line() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("not allowed"), "{text}");
-    assert!(text.contains("first event it cannot produce: line 5"), "{text}");
-    assert!(text.contains("top: settle r fulfilled with undefined"), "{text}");
+    assert!(
+        text.contains("first event it cannot produce: line 5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("top: settle r fulfilled with undefined"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -72,7 +87,11 @@ fn bad_logs_get_one_line_and_exit_2() {
     let reordered = [lines[0], lines[1], lines[3], lines[2], lines[4]].join("\n");
     let cases = [
         ("truncated.log", LOG[..LOG.len() - 30].to_string(), "line 5"),
-        ("reordered.log", reordered, "\"seq\" is 2 where 1 was expected"),
+        (
+            "reordered.log",
+            reordered,
+            "\"seq\" is 2 where 1 was expected",
+        ),
         (
             "unknown.log",
             LOG.replace("\"kind\": \"event\"", "\"kind\": \"telepathy\""),
@@ -110,9 +129,34 @@ fn a_log_beyond_the_model_is_not_judged_with_exit_3() {
 "#;
     let out = run(&["validate", &write("two.log", two_pages)]);
     assert_eq!(out.status.code(), Some(3));
-    assert!(stderr(&out).contains("not judged: the log has 2 top-level documents"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not judged: the log has 2 top-level documents"),
+        "{}",
+        stderr(&out)
+    );
     // A search bound that stops the search is named, never a pass.
     let out = run(&["validate", &write("ok2.log", LOG), "--max-states", "2"]);
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("--max-states"));
+}
+
+#[test]
+fn the_documented_example_says_what_the_document_says() {
+    let log = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/trace-example.log");
+    let out = run(&["validate", log]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/trace-validation.md"
+    ))
+    .unwrap();
+    for line in text.lines().filter(|l| !l.contains("first event")) {
+        assert!(doc.contains(line), "docs/trace-validation.md lacks: {line}");
+    }
 }

@@ -226,7 +226,10 @@ mod tests {
         assert_eq!(stuck.first_unmatched, Some(9));
         assert_eq!((stuck.matched, stuck.judged), (8, 9));
         assert!(
-            stuck.instead.iter().any(|i| i == r#"top: settle x fulfilled with "\"done\"""#),
+            stuck
+                .instead
+                .iter()
+                .any(|i| i == r#"top: settle x fulfilled with "\"done\"""#),
             "{stuck:?}"
         );
         assert_eq!(r.exit_code(), 1);
