@@ -173,7 +173,7 @@
     try { text = stringify(v); } catch (e) {
       return { $js: e && e.name === 'TypeError' ? 'circular' : 'to-json-throws' };
     }
-    if (text === undefined) return { $js: typeof v === 'function' ? 'function' : 'to-json-undefined' };
+    if (text === undefined) return { $js: 'to-json-undefined' };
     const value = parse(text);
     if (v !== null && typeof v === 'object' && (value === null || typeof value !== 'object')) {
       return { $js: 'to-json-primitive' };
