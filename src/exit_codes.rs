@@ -49,6 +49,19 @@ Exit codes: 0 the model allows the log under seed or proposed, 1 it allows it un
 2 bad usage or an unreadable or malformed log, 3 a search stopped at --max-states, or the log
 asks for what the model cannot express (one page at a time, at most the model's limits).";
 
+pub const RECORD: &str = "\
+Serving: every file of --dir on both origins (http://127.0.0.1:P1, the page's, and
+http://localhost:P2) at the same path; in text files {{first-origin}} and {{second-origin}}
+become those origins' URLs; FILE.headers holds `Name: value` lines sent with FILE.
+
+Exit codes: 0 the log is written and the pages went quiet; 2 bad usage or input (a missing,
+oversized or unreadable directory or page, a missing browser or polyfill, an unwritable log);
+3 the log is written but incomplete (the pages did not go quiet within --page-timeout,
+reported nothing, or reported more events than the recorder keeps).
+
+Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --chromium is not
+given; else Debian's /usr/bin/chromium.";
+
 pub const LEGACY_CONFORMANCE: &str = "\
 Verdicts: conforms, diverges, inconclusive (the page timed out, failed or did not run on the
 polyfill); a scenario without a browser schedule is not run.

@@ -67,6 +67,11 @@ enum Command {
     /// what the pages observe against the model, under seed and proposed.
     #[command(after_help = exit_codes::CONFORMANCE)]
     Conformance(webmcp_conformance::cli::Args),
+    /// Serve a directory of pages on two loopback origins with a recorder in every HTML
+    /// document, open one page in headless Chromium and write what the pages did with the
+    /// WebMCP API as a log (docs/trace-validation.md).
+    #[command(after_help = exit_codes::RECORD)]
+    Record(webmcp_conformance::record::Args),
     /// Regenerate traces/corpus/: one minimised trace per finding of the seed variant.
     #[command(after_help = exit_codes::WRITE)]
     Corpus(CorpusArgs),
@@ -447,6 +452,12 @@ fn main() -> ExitCode {
                 Ok(ExitCode::from(code))
             }
         },
+        Command::Record(a) => webmcp_conformance::record::main(&a)
+            .map(|(code, text)| {
+                out!("{text}");
+                ExitCode::from(code)
+            })
+            .map_err(UsageError),
         Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
             .map(|(code, text)| {
                 out!("{text}");

@@ -132,6 +132,35 @@ fn bad_flag_values_are_one_line_usage_errors() {
         &["mutants", "--bound", "0"],
         &["conformance", "--all", "--page-timeout", "0"],
         &["legacy-conformance", "--page-timeout", "0"],
+        &[
+            "record",
+            "--dir",
+            "/nonexistent/site",
+            "--page",
+            "a.html",
+            "-o",
+            "/tmp/x.jsonl",
+        ],
+        &[
+            "record",
+            "--dir",
+            "conformance/tests/fixtures/record",
+            "--page",
+            "none.html",
+            "-o",
+            "/tmp/x.jsonl",
+        ],
+        &[
+            "record",
+            "--dir",
+            ".",
+            "--page",
+            "a.html",
+            "--page-timeout",
+            "0",
+            "-o",
+            "/tmp/x.jsonl",
+        ],
         &["check", "--all", "--revision", "pr999"],
         &["check", "--all", "--variant", "seed@"],
         &[
@@ -187,6 +216,7 @@ fn every_command_lists_its_exit_codes_in_help() {
         "properties",
         "mutants",
         "legacy-conformance",
+        "record",
     ] {
         let out = bin().args([cmd, "--help"]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{cmd}");

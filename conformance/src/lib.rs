@@ -10,6 +10,7 @@ pub mod judge;
 pub mod legacy;
 pub mod observation;
 pub mod page;
+pub mod record;
 pub mod report;
 pub mod run;
 pub mod trace;

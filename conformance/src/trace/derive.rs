@@ -135,6 +135,10 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
                     ));
                     None
                 }
+                Event::Note { text } => {
+                    d.outside.push(format!("line {}: a note: {text}", x.line));
+                    None
+                }
                 Event::Document { .. } | Event::Invoke { .. } | Event::BodySettle { .. } => None,
             };
             if let Some(st) = statement {

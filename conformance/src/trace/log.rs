@@ -113,6 +113,8 @@ pub enum Event {
         outcome: Outcome,
         #[serde(default, deserialize_with = "present")]
         value: Option<Value>,
+        #[serde(default)]
+        error: Option<String>,
     },
     Event {
         #[serde(rename = "type")]
@@ -125,6 +127,10 @@ pub enum Event {
         action: FrameAction,
         frame: String,
         by: By,
+    },
+    /// Something outside the draft or the recorder's reach; not judged.
+    Note {
+        text: String,
     },
 }
 
@@ -393,7 +399,7 @@ fn check_references(
                 ));
             }
         }
-        Event::Event { .. } | Event::Abort { .. } | Event::Frame { .. } => {}
+        Event::Event { .. } | Event::Abort { .. } | Event::Frame { .. } | Event::Note { .. } => {}
     }
     Ok(())
 }

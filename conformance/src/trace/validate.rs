@@ -88,7 +88,7 @@ fn expected<'a>(log: &'a Log, derived: &'a Derived, world: &World) -> Expected<'
                     toolchanges += 1;
                     toolchanges <= cap
                 }
-                Event::Event { .. } => false,
+                Event::Event { .. } | Event::Note { .. } => false,
                 _ => true,
             };
             if keep {

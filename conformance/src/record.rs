@@ -1,0 +1,624 @@
+//! `webmcp-check record`: serve a directory of pages on the two loopback origins with
+//! `js/recorder.js` injected at the start of every HTML document, open one page in headless
+//! Chromium, and write what the recorder reported as a log (docs/trace-validation.md).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use webmcp_browser::{
+    run_pages_until, Chromium, Completion, Origin, Origins, Resource, Site, Visit,
+};
+
+use crate::cli::ImplArg;
+use crate::page::{add_polyfill, POLYFILL_PATH};
+
+pub const RECORDER_JS: &str = include_str!("../js/recorder.js");
+
+/// The run name the recorder's reports carry, and so its endpoint.
+const RUN: &str = "record";
+const ENDPOINT: &str = "/__report?run=record";
+/// A page is finished when nothing has been reported for this long.
+pub const QUIET: Duration = Duration::from_secs(2);
+
+/// Bounds on the served directory (every file is untrusted).
+pub const MAX_FILES: usize = 10_000;
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+pub const MAX_TOTAL_BYTES: u64 = 256 << 20;
+/// Bounds on what the pages report.
+pub const MAX_EVENTS: usize = 200_000;
+const MAX_HEADER_LINES: usize = 64;
+
+/// Text files in which `{{first-origin}}` and `{{second-origin}}` are replaced.
+const TEXT_EXTENSIONS: &[&str] = &["html", "htm", "js", "mjs", "css", "json", "txt", "svg"];
+
+#[derive(Clone, Debug, clap::Args)]
+pub struct Args {
+    /// The directory whose files are served, on both origins, at the same paths.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The page to open, relative to DIR (served on the first origin), e.g. index.html.
+    #[arg(long, value_name = "PATH")]
+    pub page: String,
+    /// Which implementation the pages use.
+    #[arg(long = "impl", value_enum, default_value = "chromium")]
+    pub imp: ImplArg,
+    /// The Chromium binary [default: $WEBMCP_CHROMIUM, else $CHROMIUM, else /usr/bin/chromium].
+    #[arg(long, value_name = "PATH")]
+    pub chromium: Option<PathBuf>,
+    /// The polyfill's IIFE build (installed by `npm ci` in browser/js).
+    #[arg(
+        long,
+        default_value = "browser/js/node_modules/webmcp-polyfill-5/dist/index.iife.js"
+    )]
+    pub polyfill: PathBuf,
+    /// Seconds the pages may take to go quiet (1 to 600).
+    #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub page_timeout: u64,
+    /// Where to write the log.
+    #[arg(short = 'o', long = "output", value_name = "LOG")]
+    pub output: PathBuf,
+}
+
+/// What one recording produced.
+#[derive(Debug)]
+pub struct Recording {
+    pub collected: Collected,
+    /// Reports posted to the endpoint that are not the recorder's (a page's own).
+    pub others: Vec<Value>,
+    /// Whether the pages went quiet within the timeout.
+    pub quiet: bool,
+}
+
+/// Serves `args.dir`, opens `args.page` and collects what the recorder reports.
+pub fn record(args: &Args) -> Result<Recording, String> {
+    let files = read_dir(&args.dir)?;
+    let (page_file, query) = match args.page.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (args.page.as_str(), None),
+    };
+    let page_path = format!("/{}", page_file.trim_start_matches('/'));
+    if !files.iter().any(|f| f.path == page_path) {
+        return Err(format!(
+            "{}: no such file in {}",
+            args.page,
+            args.dir.display()
+        ));
+    }
+    let chromium_path = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
+    let mut chromium = Chromium::new(&chromium_path);
+    let polyfill = match args.imp {
+        ImplArg::Chromium => {
+            chromium = chromium.with_flag("--enable-blink-features=WebMCP");
+            None
+        }
+        ImplArg::Polyfill => Some(std::fs::read(&args.polyfill).map_err(|e| {
+            format!(
+                "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
+                args.polyfill.display()
+            )
+        })?),
+    };
+    let visit_path = match query {
+        Some(q) => format!("{page_path}?{q}"),
+        None => page_path,
+    };
+    let outcomes = run_pages_until(
+        &chromium,
+        |origins| {
+            let mut site = site(&files, origins, polyfill.is_some());
+            if let Some(iife) = &polyfill {
+                add_polyfill(&mut site, iife);
+            }
+            let visit = Visit {
+                run: RUN.into(),
+                origin: Origin::Primary,
+                path: visit_path.clone(),
+            };
+            (site, vec![visit])
+        },
+        Completion::Quiet(QUIET),
+        Duration::from_secs(args.page_timeout),
+        |_| {},
+    )
+    .map_err(|e| format!("{}: {e}", chromium_path.display()))?;
+    let outcome = outcomes.into_iter().next().expect("one visit");
+    let (mine, others): (Vec<Value>, Vec<Value>) = outcome
+        .reports
+        .into_iter()
+        .map(|r| r.value)
+        .partition(|v| v.get("webmcpRecorder").is_some());
+    Ok(Recording {
+        collected: collect(&mine),
+        others,
+        quiet: outcome.done.is_some(),
+    })
+}
+
+/// Runs the command: Ok((exit code, what to print)) or Err(one line, exit 2).
+///
+/// Exit codes: 0 the log is written and the pages went quiet; 3 the log is written but
+/// incomplete (the pages did not go quiet within --page-timeout, reported nothing, or
+/// reported more than [`MAX_EVENTS`] events).
+pub fn main(args: &Args) -> Result<(u8, String), String> {
+    let Recording {
+        collected, quiet, ..
+    } = record(args)?;
+    std::fs::write(&args.output, write_log(&collected.events))
+        .map_err(|e| format!("{}: {e}", args.output.display()))?;
+    let docs = collected
+        .events
+        .iter()
+        .filter(|e| e["kind"] == "document")
+        .count();
+    let mut text = format!(
+        "recorded {} events from {docs} documents to {}\n",
+        collected.events.len(),
+        args.output.display()
+    );
+    if collected.malformed > 0 {
+        text.push_str(&format!(
+            "ignored {} malformed reports or events\n",
+            collected.malformed
+        ));
+    }
+    let mut code = 0;
+    if !quiet {
+        text.push_str(&format!(
+            "incomplete: the pages did not go quiet within {} s\n",
+            args.page_timeout
+        ));
+        code = 3;
+    }
+    if collected.truncated {
+        text.push_str(&format!(
+            "incomplete: only the first {MAX_EVENTS} events are kept\n"
+        ));
+        code = 3;
+    }
+    if collected.events.is_empty() {
+        text.push_str("incomplete: no document reported (is the recorder's page HTML?)\n");
+        code = 3;
+    }
+    Ok((code, text))
+}
+
+/// One file of the served directory: its URL path and bytes.
+#[derive(Clone, Debug)]
+pub struct File {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The files under `dir` (symbolic links are not followed), within the bounds.
+pub fn read_dir(dir: &Path) -> Result<Vec<File>, String> {
+    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    let mut out = Vec::new();
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("{}: {e}", d.display()))?;
+            let path = entry.path();
+            let meta =
+                std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if meta.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if !meta.is_file() {
+                continue;
+            }
+            if out.len() >= MAX_FILES {
+                return Err(format!("{}: more than {MAX_FILES} files", dir.display()));
+            }
+            if meta.len() > MAX_FILE_BYTES {
+                return Err(format!(
+                    "{}: larger than {MAX_FILE_BYTES} bytes",
+                    path.display()
+                ));
+            }
+            total += meta.len();
+            if total > MAX_TOTAL_BYTES {
+                return Err(format!(
+                    "{}: more than {MAX_TOTAL_BYTES} bytes in all",
+                    dir.display()
+                ));
+            }
+            let rel = path.strip_prefix(dir).expect("under dir");
+            let Some(rel) = rel.to_str() else {
+                return Err(format!("{}: not a UTF-8 file name", path.display()));
+            };
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            out.push(File {
+                path: format!("/{}", rel.replace('\\', "/")),
+                bytes,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or("", |(_, e)| e)
+}
+
+fn content_type(path: &str) -> &'static str {
+    match extension(path).to_ascii_lowercase().as_str() {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "txt" => "text/plain; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "wasm" => "application/wasm",
+        _ => "application/octet-stream",
+    }
+}
+
+/// `FILE.headers` (as in web-platform-tests): `Name: value` lines sent with FILE.
+fn headers_of(files: &[File], path: &str) -> Vec<(String, String)> {
+    let name = format!("{path}.headers");
+    let Some(f) = files.iter().find(|f| f.path == name) else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&f.bytes)
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .filter(|(n, v)| {
+            !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !v.contains(['\r', '\n'])
+                && !n.eq_ignore_ascii_case("content-length")
+                && !n.eq_ignore_ascii_case("connection")
+        })
+        .take(MAX_HEADER_LINES)
+        .collect()
+}
+
+/// The site: every file on both origins (`.headers` files are not served), origin
+/// placeholders replaced, and the recorder injected into HTML documents.
+pub fn site(files: &[File], origins: &Origins, polyfill: bool) -> Site {
+    let mut site = Site::new();
+    for f in files {
+        if f.path.ends_with(".headers") {
+            continue;
+        }
+        let ext = extension(&f.path).to_ascii_lowercase();
+        let mut body = f.bytes.clone();
+        if TEXT_EXTENSIONS.contains(&ext.as_str()) {
+            if let Ok(text) = String::from_utf8(body.clone()) {
+                let mut text = text
+                    .replace("{{first-origin}}", &origins.primary)
+                    .replace("{{second-origin}}", &origins.secondary);
+                if ext == "html" || ext == "htm" {
+                    text = inject(&text, polyfill);
+                }
+                body = text.into_bytes();
+            }
+        }
+        let resource = Resource {
+            content_type: content_type(&f.path).into(),
+            headers: headers_of(files, &f.path),
+            body,
+        };
+        site.add_everywhere(&f.path, resource);
+    }
+    site
+}
+
+/// The scripts put at the start of every HTML document: the polyfill (if any), then the
+/// recorder.
+pub fn scripts(polyfill: bool) -> String {
+    let mut out = String::new();
+    if polyfill {
+        out.push_str(&format!("<script src=\"{POLYFILL_PATH}\"></script>"));
+    }
+    out.push_str(&format!(
+        "<script data-endpoint=\"{ENDPOINT}\">\n{RECORDER_JS}</script>"
+    ));
+    out
+}
+
+/// `html` with [`scripts`] inserted after its doctype (before it, a script would put the
+/// document in quirks mode), or at its start.
+pub fn inject(html: &str, polyfill: bool) -> String {
+    let body = html.strip_prefix('\u{feff}').unwrap_or(html);
+    let trimmed = body.trim_start();
+    let lead = body.len() - trimmed.len();
+    let at = if trimmed
+        .get(..9)
+        .is_some_and(|s| s.eq_ignore_ascii_case("<!doctype"))
+    {
+        trimmed.find('>').map_or(0, |i| lead + i + 1)
+    } else {
+        0
+    };
+    format!("{}{}{}", &body[..at], scripts(polyfill), &body[at..])
+}
+
+/// What the pages reported, in log order.
+#[derive(Debug, Default, PartialEq)]
+pub struct Collected {
+    pub events: Vec<Value>,
+    pub malformed: usize,
+    pub truncated: bool,
+}
+
+/// The events of the recorder's reports (`{"webmcpRecorder": 1, "events": [...]}`), in
+/// arrival order except that each document's events are put in its `dseq` order (a
+/// document's last reports can overtake each other when it goes away), with document ids
+/// renamed `d0`, `d1`, … in order of appearance.
+pub fn collect(reports: &[Value]) -> Collected {
+    let mut out = Collected::default();
+    for report in reports {
+        let Some(events) = report
+            .get("events")
+            .and_then(Value::as_array)
+            .filter(|_| report.get("webmcpRecorder") == Some(&Value::from(1)))
+        else {
+            out.malformed += 1;
+            continue;
+        };
+        for e in events {
+            let ok = e.get("doc").is_some_and(Value::is_string)
+                && e.get("dseq").is_some_and(Value::is_u64)
+                && e.get("kind").is_some_and(Value::is_string)
+                && e.get("seq").is_none();
+            if !ok {
+                out.malformed += 1;
+            } else if out.events.len() >= MAX_EVENTS {
+                out.truncated = true;
+            } else {
+                out.events.push(e.clone());
+            }
+        }
+    }
+    // Per document: its events into its own slots, in dseq order.
+    let mut slots: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, e) in out.events.iter().enumerate() {
+        slots
+            .entry(e["doc"].as_str().unwrap().to_string())
+            .or_default()
+            .push(i);
+    }
+    let mut ordered = out.events.clone();
+    for positions in slots.values() {
+        let mut mine: Vec<&Value> = positions.iter().map(|&i| &out.events[i]).collect();
+        mine.sort_by_key(|e| e["dseq"].as_u64());
+        for (&at, e) in positions.iter().zip(mine) {
+            ordered[at] = e.clone();
+        }
+    }
+    out.events = rename(ordered);
+    out
+}
+
+/// Renames the recorder's document ids (and the ids it derives from them, `DOC.cN`, …) to
+/// `d0`, `d1`, … in order of first appearance.
+fn rename(events: Vec<Value>) -> Vec<Value> {
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut doc = |old: &str| -> String {
+        let n = names.len();
+        names
+            .entry(old.to_string())
+            .or_insert_with(|| format!("d{n}"))
+            .clone()
+    };
+    let mut out = Vec::with_capacity(events.len());
+    for mut e in events {
+        let obj = e.as_object_mut().expect("checked");
+        rename_doc(obj.get_mut("doc"), &mut doc);
+        rename_doc(obj.get_mut("parent"), &mut doc);
+        for k in ["call", "invocation", "controller"] {
+            rename_derived(obj.get_mut(k), &mut doc);
+        }
+        if let Some(args) = obj.get_mut("args").and_then(Value::as_object_mut) {
+            rename_derived(args.get_mut("signal"), &mut doc);
+            if let Some(tool) = args.get_mut("tool").and_then(Value::as_object_mut) {
+                rename_doc(tool.get_mut("window"), &mut doc);
+                rename_derived(tool.get_mut("list"), &mut doc);
+            }
+        }
+        if obj.get("kind").and_then(Value::as_str) == Some("settle") {
+            if let Some(list) = obj.get_mut("value").and_then(Value::as_array_mut) {
+                for t in list {
+                    if let Some(t) = t.as_object_mut() {
+                        rename_doc(t.get_mut("window"), &mut doc);
+                    }
+                }
+            }
+        }
+        out.push(e);
+    }
+    out
+}
+
+fn rename_doc(v: Option<&mut Value>, doc: &mut impl FnMut(&str) -> String) {
+    if let Some(Value::String(s)) = v {
+        *s = doc(s);
+    }
+}
+
+fn rename_derived(v: Option<&mut Value>, doc: &mut impl FnMut(&str) -> String) {
+    if let Some(Value::String(s)) = v {
+        if let Some((d, rest)) = s.split_once('.') {
+            *s = format!("{}.{rest}", doc(d));
+        }
+    }
+}
+
+/// The log: the header line, then one line per event with `seq` (its position) added.
+pub fn write_log(events: &[Value]) -> String {
+    let mut out = String::from("{\"format\":\"webmcp-log\",\"version\":1}\n");
+    for (seq, e) in events.iter().enumerate() {
+        let mut line = Map::new();
+        line.insert("seq".into(), Value::from(seq));
+        if let Some(obj) = e.as_object() {
+            for (k, v) in obj {
+                if k != "seq" {
+                    line.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        out.push_str(&Value::Object(line).to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_log_is_a_header_then_events_numbered_in_order() {
+        let events = vec![
+            json!({"doc": "d0", "dseq": 0, "kind": "document", "url": "u", "parent": null}),
+            json!({"doc": "d0", "dseq": 1, "kind": "event", "type": "toolchange"}),
+        ];
+        let log = write_log(&events);
+        let lines: Vec<Value> = log
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0], json!({"format": "webmcp-log", "version": 1}));
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[1]["seq"], 0);
+        assert_eq!(lines[1]["kind"], "document");
+        assert_eq!(lines[1]["parent"], Value::Null);
+        assert_eq!(lines[2]["seq"], 1);
+        assert_eq!(lines[2]["type"], "toolchange");
+        assert!(log.ends_with('\n'));
+        assert_eq!(
+            write_log(&[]),
+            "{\"format\":\"webmcp-log\",\"version\":1}\n"
+        );
+    }
+
+    #[test]
+    fn collect_orders_each_document_by_dseq_and_renames_ids() {
+        let reports = vec![
+            json!({"webmcpRecorder": 1, "events": [
+                {"doc": "xa", "dseq": 0, "kind": "document", "parent": null},
+                {"doc": "xa", "dseq": 2, "kind": "settle", "call": "xa.c0",
+                 "value": [{"name": "t", "origin": "o", "window": "xb"}]},
+            ]}),
+            json!({"webmcpRecorder": 1, "events": [
+                {"doc": "xb", "dseq": 0, "kind": "document", "parent": "xa"},
+                {"doc": "xa", "dseq": 1, "kind": "call", "call": "xa.c0",
+                 "args": {"tool": {"window": "xb", "list": "xb.c4"}, "signal": "xa.a0"}},
+            ]}),
+            json!({"something": "else"}),
+            json!({"webmcpRecorder": 1, "events": [{"doc": "xa", "kind": "x"}, 5]}),
+        ];
+        let c = collect(&reports);
+        assert_eq!(c.malformed, 3);
+        assert!(!c.truncated);
+        let seen: Vec<(String, u64)> = c
+            .events
+            .iter()
+            .map(|e| {
+                (
+                    e["doc"].as_str().unwrap().into(),
+                    e["dseq"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("d0".into(), 0),
+                ("d0".into(), 1),
+                ("d1".into(), 0),
+                ("d0".into(), 2)
+            ]
+        );
+        assert_eq!(c.events[1]["call"], "d0.c0");
+        assert_eq!(c.events[1]["args"]["tool"]["window"], "d1");
+        assert_eq!(c.events[1]["args"]["tool"]["list"], "d1.c4");
+        assert_eq!(c.events[1]["args"]["signal"], "d0.a0");
+        assert_eq!(c.events[2]["parent"], "d0");
+        assert_eq!(c.events[3]["value"][0]["window"], "d1");
+    }
+
+    #[test]
+    fn injection_goes_after_the_doctype_or_first() {
+        let s = scripts(false);
+        assert!(s.starts_with("<script data-endpoint=\"/__report?run=record\">"));
+        assert_eq!(
+            RECORDER_JS.matches("</").count(),
+            0,
+            "closes the inline script"
+        );
+        let a = inject("<!DOCTYPE html>\n<p>x", false);
+        assert!(a.starts_with(&format!("<!DOCTYPE html>{s}\n<p>x")));
+        let b = inject("<p>x", true);
+        assert!(b.starts_with("<script src=\"/__impl/"));
+        assert!(b.ends_with(&format!("{s}<p>x")));
+        let c = inject("\u{feff}  <!doctype html><p>", false);
+        assert_eq!(c, format!("  <!doctype html>{s}<p>"));
+    }
+
+    #[test]
+    fn the_site_serves_files_on_both_origins_with_placeholders_and_headers() {
+        let files = vec![
+            File {
+                path: "/a.html".into(),
+                bytes: b"<!doctype html><iframe src=\"{{second-origin}}/b.html\">".to_vec(),
+            },
+            File {
+                path: "/a.html.headers".into(),
+                bytes: b"Origin-Agent-Cluster: ?0\nbad header\nBad Name: y\n".to_vec(),
+            },
+            File {
+                path: "/img.png".into(),
+                bytes: vec![0x89, b'{', b'{'],
+            },
+        ];
+        let origins = Origins {
+            primary: "http://127.0.0.1:1".into(),
+            secondary: "http://localhost:2".into(),
+        };
+        let site = site(&files, &origins, false);
+        for o in Origin::ALL {
+            let a = site.get(o, "/a.html").unwrap();
+            let text = String::from_utf8(a.body.clone()).unwrap();
+            assert!(text.contains("src=\"http://localhost:2/b.html\""));
+            assert!(text.contains("data-endpoint"));
+            assert_eq!(a.headers, [("Origin-Agent-Cluster".into(), "?0".into())]);
+            assert_eq!(a.content_type, "text/html; charset=utf-8");
+            assert!(site.get(o, "/a.html.headers").is_none());
+            assert_eq!(site.get(o, "/img.png").unwrap().body, files[2].bytes);
+        }
+    }
+
+    #[test]
+    fn a_missing_or_oversized_directory_is_one_error() {
+        let e = read_dir(Path::new("/nonexistent/webmcp")).unwrap_err();
+        assert!(e.starts_with("/nonexistent/webmcp: "), "{e}");
+        let dir = std::env::temp_dir().join(format!("webmcp-record-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/x.html"), "x").unwrap();
+        let files = read_dir(&dir).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, "/sub/x.html");
+        let big = std::fs::File::create(dir.join("big.bin")).unwrap();
+        big.set_len(MAX_FILE_BYTES + 1).unwrap();
+        let e = read_dir(&dir).unwrap_err();
+        assert!(e.contains("big.bin: larger than"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,230 @@
+//! The recorder in real Chromium: a fixture site of our own (tests/fixtures/record) is
+//! recorded and the log's events are checked. Ignored when Chromium is missing, unless
+//! WEBMCP_REQUIRE_BROWSER=1.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use webmcp_conformance::cli::ImplArg;
+use webmcp_conformance::record::{self, Args, Recording};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/record")
+}
+
+fn args(page: &str, output: PathBuf) -> Args {
+    Args {
+        dir: fixtures(),
+        page: page.into(),
+        imp: ImplArg::Chromium,
+        chromium: Some(webmcp_browser::chromium_for_tests()),
+        polyfill: PathBuf::new(),
+        page_timeout: 30,
+        output,
+    }
+}
+
+fn by_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["kind"] == kind).collect()
+}
+
+/// Whether this Chromium has the draft's document.modelContext (148 does not).
+fn has_draft_api(events: &[Value]) -> bool {
+    !events
+        .iter()
+        .any(|e| e["kind"] == "note" && e["text"].as_str().unwrap_or("").contains("absent"))
+}
+
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+fn records_a_page_and_its_cross_origin_frame() {
+    let out = std::env::temp_dir().join(format!("webmcp-record-{}.jsonl", std::process::id()));
+    let (code, text) = record::main(&args("index.html", out.clone())).unwrap();
+    let log = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    assert_eq!(code, 0, "{text}");
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0],
+        serde_json::json!({"format": "webmcp-log", "version": 1})
+    );
+    let events = &lines[1..];
+    // seq: 0, 1, 2, ...; dseq: 0, 1, 2, ... per document, the document event first.
+    let mut next: HashMap<&str, u64> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        assert_eq!(e["seq"], i as u64, "{e}");
+        let doc = e["doc"].as_str().unwrap();
+        let n = next.entry(doc).or_default();
+        assert_eq!(e["dseq"], *n, "{e}");
+        assert_eq!(*n == 0, e["kind"] == "document", "{e}");
+        *n += 1;
+    }
+    let docs = by_kind(events, "document");
+    assert_eq!(docs.len(), 2, "{log}");
+    let (top, child) = (docs[0], docs[1]);
+    assert_eq!(top["doc"], "d0");
+    assert_eq!(top["parent"], Value::Null);
+    assert_eq!(top["frame"], Value::Null);
+    assert!(top["url"].as_str().unwrap().contains("/index.html"));
+    assert_eq!(top["originKeyed"], true);
+    assert_eq!(child["parent"], "d0");
+    assert_eq!(child["frame"], "f0");
+    assert_eq!(child["allow"], "tools");
+    assert!(child["url"]
+        .as_str()
+        .unwrap()
+        .starts_with("http://localhost:"));
+    let frames: Vec<(&str, &str)> = by_kind(events, "frame")
+        .iter()
+        .map(|e| (e["action"].as_str().unwrap(), e["frame"].as_str().unwrap()))
+        .collect();
+    assert_eq!(frames, [("insert", "f0"), ("remove", "f0")], "{log}");
+    if !has_draft_api(events) {
+        return;
+    }
+    let calls = by_kind(events, "call");
+    let settles = by_kind(events, "settle");
+    // Every call settles once, after it.
+    for c in &calls {
+        let id = &c["call"];
+        let s: Vec<_> = settles.iter().filter(|s| &s["call"] == id).collect();
+        assert_eq!(s.len(), 1, "{c}\n{log}");
+        assert!(s[0]["seq"].as_u64() > c["seq"].as_u64());
+    }
+    let call = |method: &str, n: usize| -> &Value {
+        calls
+            .iter()
+            .filter(|c| c["method"] == method)
+            .nth(n)
+            .unwrap()
+    };
+    let settle_of =
+        |c: &Value| -> &Value { settles.iter().find(|s| s["call"] == c["call"]).unwrap() };
+    let echo = call("registerTool", 0);
+    assert_eq!(echo["doc"], "d0");
+    assert_eq!(
+        echo["args"],
+        serde_json::json!({
+            "name": "echo", "description": "echoes its input", "title": "Echo",
+            "inputSchema": {"type": "object", "properties": {"x": {"type": "number"}}},
+            "annotations": {"readOnlyHint": true},
+        })
+    );
+    assert_eq!(settle_of(echo)["outcome"], "fulfilled");
+    assert_eq!(settle_of(echo)["value"], Value::Null);
+    let doomed = call("registerTool", 1);
+    let controller = doomed["args"]["signal"].as_str().unwrap();
+    assert_eq!(controller, "d0.a0");
+    let aborts = by_kind(events, "abort");
+    assert_eq!(aborts.len(), 1);
+    assert_eq!(aborts[0]["controller"], controller);
+    let duplicate = call("registerTool", 2);
+    assert_eq!(settle_of(duplicate)["outcome"], "rejected");
+    assert_eq!(duplicate["args"]["description"], "a duplicate");
+    // The list holds the top's tools, in the top's window.
+    let list = call("getTools", 0);
+    assert_eq!(list["args"], serde_json::json!({}));
+    let tools = settle_of(list)["value"].as_array().unwrap();
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["name"] == "echo" && t["window"] == "d0"),
+        "{log}"
+    );
+    let exec = call("executeTool", 0);
+    assert_eq!(exec["args"]["tool"]["name"], "echo");
+    assert_eq!(exec["args"]["tool"]["window"], "d0");
+    assert_eq!(exec["args"]["tool"]["list"], list["call"]);
+    assert_eq!(exec["args"]["input"], serde_json::json!({"x": 1}));
+    assert_eq!(settle_of(exec)["value"], "echo {\"x\":1}");
+    let invokes = by_kind(events, "invoke");
+    let inv = invokes.iter().find(|i| i["tool"] == "echo").unwrap();
+    assert_eq!(inv["doc"], "d0");
+    assert_eq!(inv["input"], "{\"x\":1}");
+    assert_eq!(inv["signal"], "live");
+    let body = by_kind(events, "body-settle")
+        .into_iter()
+        .find(|b| b["invocation"] == inv["invocation"])
+        .unwrap();
+    assert_eq!(body["outcome"], "fulfilled");
+    assert_eq!(body["value"], "echo {\"x\":1}");
+    // The frame registers and lists in its own document.
+    let remote = calls
+        .iter()
+        .find(|c| c["method"] == "registerTool" && c["doc"] == child["doc"])
+        .unwrap();
+    assert_eq!(remote["args"]["name"], "remote");
+    assert!(remote["args"]["exposedTo"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("http://127.0.0.1:"));
+    // toolchange: the top's registrations and the abort fire it at the top.
+    let changes = by_kind(events, "event");
+    assert!(
+        changes
+            .iter()
+            .filter(|e| e["doc"] == "d0" && e["type"] == "toolchange")
+            .count()
+            >= 2,
+        "{log}"
+    );
+    // When the top found the frame's tool, the list names the frame's document.
+    let found = calls
+        .iter()
+        .filter(|c| c["method"] == "getTools" && !c["args"]["fromOrigins"].is_null())
+        .filter_map(|c| settle_of(c)["value"].as_array())
+        .flatten()
+        .find(|t| t["name"] == "remote");
+    if let Some(t) = found {
+        assert_eq!(t["window"], child["doc"]);
+        let exec = call("executeTool", 1);
+        assert_eq!(exec["args"]["tool"]["window"], child["doc"]);
+    }
+}
+
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+fn the_wrappers_are_transparent() {
+    let out = std::env::temp_dir().join(format!("webmcp-record-t-{}.jsonl", std::process::id()));
+    let Recording {
+        collected, others, ..
+    } = record::record(&args("transparent.html", out)).unwrap();
+    if !has_draft_api(&collected.events) {
+        return;
+    }
+    assert_eq!(others.len(), 1, "{others:?}");
+    let t = &others[0]["transparency"];
+    for key in [
+        "registerTool",
+        "getTools",
+        "executeTool",
+        "abort",
+        "missing-name",
+        "bad-this",
+        "execute-null",
+        "register",
+        "list",
+        "execute",
+    ] {
+        assert_eq!(t[key]["mine"], t[key]["theirs"], "{key}: {t:#}");
+    }
+    assert_eq!(t["register"]["mine"]["fulfilled"], "undefined");
+    assert_eq!(t["execute"]["mine"]["fulfilled"], "string");
+    let this = t["thisIn"].as_array().unwrap();
+    assert_eq!(this.len(), 2, "{t:#}");
+    assert_eq!(this[0], this[1]);
+    assert_eq!(t["messagesSeen"], 0);
+    assert_eq!(t["abortReturns"], "undefined");
+    // The calls were recorded all the same.
+    assert!(collected.events.iter().any(|e| e["kind"] == "call"));
+}
