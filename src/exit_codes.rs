@@ -41,6 +41,9 @@ implemented as conformance/analysis.json explains for its build; 1 an unexplaine
 2 bad usage or a missing browser or polyfill; 3 otherwise, when a run was inconclusive or not
 implemented without an explanation.
 
+With --wpt-dir: 1 a recorded trace is not allowed, 3 a trace was not judged or undecided or a
+file gave no testharness result, else 0 (testharness.js's results are reported, not judged).
+
 Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --chromium is not
 given; else Debian's /usr/bin/chromium.";
 

@@ -135,6 +135,9 @@ pub enum Completion {
     /// When it has posted at least one report and then nothing (no report, no
     /// done) for this long: for pages whose frames report independently.
     Quiet(Duration),
+    /// When it has posted to `/__done` and then no report for this long: for pages whose
+    /// reports (a recorder's) go on after the page says it is done.
+    DoneThenQuiet(Duration),
 }
 
 /// Starts the server, asks `build` for the site and the visits (it gets the
@@ -174,6 +177,9 @@ pub fn run_pages_until(
         let done = match completion {
             Completion::Done => server.wait_done(&visit.run, timeout),
             Completion::Quiet(quiet) => server.wait_quiet(&visit.run, quiet, timeout),
+            Completion::DoneThenQuiet(quiet) => {
+                server.wait_done_then_quiet(&visit.run, quiet, timeout)
+            }
         };
         drop(browser);
         let outcome = PageOutcome {

@@ -215,6 +215,40 @@ impl Server {
         }
     }
 
+    /// Waits for `run`'s done value, then until no report has arrived for `quiet`; None
+    /// when `timeout` passes first.
+    pub fn wait_done_then_quiet(
+        &self,
+        run: &str,
+        quiet: Duration,
+        timeout: Duration,
+    ) -> Option<Value> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = usize::MAX;
+        let mut last_change = Instant::now();
+        loop {
+            let done = {
+                let runs = self.shared.runs.lock().unwrap();
+                let n = runs.reports.get(run).map_or(0, Vec::len);
+                if n != seen {
+                    seen = n;
+                    last_change = Instant::now();
+                }
+                runs.done.get(run).cloned()
+            };
+            let now = Instant::now();
+            if let Some(v) = done {
+                if now.duration_since(last_change) >= quiet {
+                    return Some(v);
+                }
+            }
+            if now >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20).min(deadline - now));
+        }
+    }
+
     /// The reports posted for `run`, in arrival order.
     pub fn reports(&self, run: &str) -> Vec<Report> {
         let runs = self.shared.runs.lock().unwrap();

@@ -76,6 +76,10 @@ pub struct Args {
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// Run the WebMCP tests of a web-platform-tests checkout (DIR/webmcp/) instead, each with
+    /// its trace recorded: testharness.js's result and the model's judgement of the trace.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scenario", "scenario_file", "all", "emit_wpt", "write_docs"])]
+    pub wpt_dir: Option<PathBuf>,
 }
 
 impl Args {
@@ -133,6 +137,9 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), Str
         return Ok((0, format!("wrote {written} tests to {}\n", dir.display())));
     }
     let chromium = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
+    if let Some(dir) = &args.wpt_dir {
+        return wpt_dir(args, &chromium, dir);
+    }
     if let Some(path) = &args.write_docs {
         return write_docs(args, &chromium, path, &forms, &skipped);
     }
@@ -205,6 +212,47 @@ fn write_docs(
         exit_code(&all, &analyses),
         format!("wrote {}\n", path.display()),
     ))
+}
+
+/// `--wpt-dir DIR`.
+fn wpt_dir(args: &Args, chromium: &Path, dir: &Path) -> Result<(u8, String), String> {
+    let harness_path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
+    let harness = std::fs::read_to_string(harness_path).map_err(|e| {
+        format!(
+            "{}: {e} (run `npm ci` in browser/js)",
+            harness_path.display()
+        )
+    })?;
+    let mut browser = webmcp_browser::Chromium::new(chromium);
+    let polyfill = match args.imp {
+        ImplArg::Chromium => {
+            browser = browser.with_flag("--enable-blink-features=WebMCP");
+            None
+        }
+        ImplArg::Polyfill => Some(std::fs::read(&args.polyfill).map_err(|e| {
+            format!(
+                "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
+                args.polyfill.display()
+            )
+        })?),
+    };
+    let results = crate::wpt_dir::run(
+        dir,
+        &browser,
+        &harness,
+        polyfill.as_deref(),
+        Duration::from_secs(args.page_timeout),
+        crate::trace::validate::DEFAULT_MAX_STATES,
+    )?;
+    let text = match args.format {
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&crate::wpt_dir::json(&results))
+                .expect("JSON values serialize")
+        ),
+        _ => crate::wpt_dir::human(&results),
+    };
+    Ok((crate::wpt_dir::exit_code(&results), text))
 }
 
 /// The section of docs/conformance.md on the emitted tests in Chromium with the polyfill.

@@ -16,3 +16,4 @@ pub mod run;
 pub mod trace;
 pub mod verdict;
 pub mod wpt;
+pub mod wpt_dir;

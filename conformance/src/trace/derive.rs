@@ -63,6 +63,16 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
             tops.len()
         ));
     }
+    if !log
+        .entries
+        .iter()
+        .any(|e| matches!(e.event, Event::Call { .. }))
+    {
+        return Err(
+            "the log has no WebMCP call: nothing to judge (did the page find the API? see its notes)"
+                .into(),
+        );
+    }
     let mut nav = 0;
     let top = doc_spec(tops[0], &children, &mut d, &mut nav);
     // Calls get labels in log order, controllers names as they first appear.
