@@ -17,7 +17,7 @@ use webmcp_conformance::wpt_dir::{exit_code, run, TESTHARNESS_PATH};
 fn each_test_file_has_its_harness_result_and_its_trace_judged() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let harness = std::fs::read_to_string(root.join(TESTHARNESS_PATH)).unwrap();
-    let chromium = Chromium::new(&webmcp_browser::chromium_for_tests())
+    let chromium = Chromium::new(webmcp_browser::chromium_for_tests())
         .with_flag("--enable-blink-features=WebMCP");
     let results = run(
         &root.join("conformance/tests/fixtures/wpt"),
