@@ -4,7 +4,7 @@
 //! later task; the model's scripts wait in exactly those two ways). What the model cannot
 //! express is refused with the reason, never guessed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
@@ -24,6 +24,10 @@ pub struct Derived {
     pub frames: BTreeMap<(String, String), String>,
     /// Events left out of the judgement, with why.
     pub outside: Vec<String>,
+    /// Tool name -> the serializations of the values its bodies returned in a later task:
+    /// the model's environment fulfils such a body with "done", and an `executeTool` result
+    /// of `"\"done\""` from the model stands for any of these.
+    pub later_results: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// Why a log cannot be judged by the model.
@@ -44,6 +48,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         controllers: BTreeMap::new(),
         frames: BTreeMap::new(),
         outside: Vec::new(),
+        later_results: BTreeMap::new(),
     };
     let documents = log.documents();
     for (i, e) in documents.iter().enumerate() {
@@ -83,6 +88,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         }
     }
     let bodies = bodies(log)?;
+    d.later_results = bodies.later_results.clone();
     let mut scripts = Map::new();
     let mut removed_by_environment = Vec::new();
     for e in &documents {
@@ -244,6 +250,8 @@ struct Bodies {
     scripted: BTreeMap<(String, String), Value>,
     /// The outcomes the environment must be able to choose for bodies it settles.
     environment_outcomes: Vec<&'static str>,
+    /// Tool name -> the serializations of the values its environment-settled bodies returned.
+    later_results: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// One invocation of a tool: how its body settled (if the log shows it), and whether it
@@ -252,13 +260,15 @@ type Invocation<'a> = (Option<&'a Event>, bool);
 
 /// Infers each tool's body from its invocations: a body that settled in the task that invoked
 /// it (nothing else of its document between) the same way every time returns that value (or
-/// throws); the others are settled by the environment, which the model lets fulfil only with
-/// "done" (or reject, or never settle).
+/// throws); the others are settled by the environment at any later moment (or never), which
+/// the model fulfils with "done": the values they returned are kept, and the caller's result
+/// is judged against their serializations.
 fn bodies(log: &Log) -> Result<Bodies, NotJudged> {
     let mut by_tool: BTreeMap<(String, String), Vec<Invocation>> = BTreeMap::new();
     let mut out = Bodies {
         scripted: BTreeMap::new(),
         environment_outcomes: Vec::new(),
+        later_results: BTreeMap::new(),
     };
     for e in log.documents() {
         let events: Vec<&Entry> = log.of(&e.doc).collect();
@@ -304,14 +314,20 @@ fn bodies(log: &Log) -> Result<Bodies, NotJudged> {
         // The environment settles the rest: at any later moment, fulfilling with "done" or
         // rejecting (or never).
         for (outcome, value) in &outcomes {
-            let choice = match outcome {
-                Outcome::Rejected => "reject",
-                Outcome::Fulfilled if *value == Some(&json!("done")) => "fulfil",
-                Outcome::Fulfilled => {
-                    return Err(format!(
-                        "tool \"{tool}\" in document \"{doc}\" fulfils with {} in a later task, or differently from one invocation to the next; the model's bodies that settle so fulfil with \"done\" only",
-                        value.map_or("nothing".to_string(), |v| v.to_string())
-                    ))
+            let choice = match (outcome, value) {
+                (Outcome::Rejected, _) => "reject",
+                (Outcome::Fulfilled, Some(v)) if *v == &json!({"$js": "undefined"}) => {
+                    "fulfil-unserializable"
+                }
+                (Outcome::Fulfilled, v) => {
+                    // The model's later value is "done"; the caller's result stands for the
+                    // serialization of what this tool's body returned.
+                    let serialized = v.map_or_else(|| "null".to_string(), |v| v.to_string());
+                    out.later_results
+                        .entry(tool.clone())
+                        .or_default()
+                        .insert(serialized);
+                    "fulfil"
                 }
             };
             if !out.environment_outcomes.contains(&choice) {

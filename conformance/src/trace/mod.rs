@@ -262,6 +262,34 @@ mod tests {
         );
     }
 
+    /// The tool returns "found" in a later task (a note of its document comes between), and
+    /// the caller gets `result`.
+    fn later_log(result: &str) -> String {
+        log(result)
+            .replace(
+                r#"{"seq": 8, "doc": "top", "dseq": 8, "kind": "body-settle", "invocation": "i", "outcome": "fulfilled", "value": "done"}"#,
+                r#"{"seq": 8, "doc": "top", "dseq": 8, "kind": "note", "text": "the tool awaits a fetch"}
+{"seq": 9, "doc": "top", "dseq": 9, "kind": "body-settle", "invocation": "i", "outcome": "fulfilled", "value": "found"}"#,
+            )
+            .replace(r#"{"seq": 9, "doc": "top", "dseq": 9, "kind": "settle""#, r#"{"seq": 10, "doc": "top", "dseq": 10, "kind": "settle""#)
+    }
+
+    #[test]
+    fn a_value_returned_in_a_later_task_is_judged_by_its_serialization() {
+        let r = validate(&later_log("\"found\""), 100_000).unwrap();
+        assert!(matches!(r.proposed, Judgement::Allowed { .. }), "{r:?}");
+        // The body is the environment's, not a scripted one.
+        assert!(r.scenario["scripts"]["d0"][0]["registerTool"]
+            .get("body")
+            .is_none());
+        // Passed through unserialized, as Chromium 156 does: not allowed.
+        let r = validate(&later_log("found"), 100_000).unwrap();
+        assert!(matches!(r.proposed, Judgement::NotAllowed(_)), "{r:?}");
+        // Nor is a value no body returned.
+        let r = validate(&later_log("\"lost\""), 100_000).unwrap();
+        assert!(matches!(r.proposed, Judgement::NotAllowed(_)), "{r:?}");
+    }
+
     #[test]
     fn a_search_stopped_by_its_bound_is_undecided() {
         let r = validate(&log("\"done\""), 3).unwrap();
