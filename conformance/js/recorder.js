@@ -72,6 +72,7 @@
   // ---- Ids.
   let calls = 0, invocations = 0, controllers = 0, frames = 0;
   const frameIds = new WeakMap(); // iframe element -> frame id in this document
+  const frameDocs = new WeakMap(); // iframe element -> the doc id of its current document
   const frameId = (el) => {
     if (!frameIds.has(el)) frameIds.set(el, 'f' + frames++);
     return frameIds.get(el);
@@ -130,6 +131,16 @@
       let el = null;
       for (const f of document.querySelectorAll('iframe, frame')) {
         if (f.contentWindow === e.source) { el = f; break; }
+      }
+      // A second document in the same iframe: the iframe was navigated. Who navigated it
+      // (this page's script, the child's, the user) cannot be told, so the log says the
+      // environment did.
+      if (el) {
+        const before = frameDocs.get(el);
+        if (before !== undefined && before !== m.doc) {
+          log({ kind: 'frame', action: 'navigate', frame: frameId(el), by: 'environment' });
+        }
+        frameDocs.set(el, m.doc);
       }
       e.source.postMessage({
         [TAG]: 'welcome', parent: DOC, frame: el ? frameId(el) : null,

@@ -228,3 +228,50 @@ fn the_wrappers_are_transparent() {
     // The calls were recorded all the same.
     assert!(collected.events.iter().any(|e| e["kind"] == "call"));
 }
+
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+fn an_iframe_navigation_is_recorded_and_judged() {
+    let out = std::env::temp_dir().join(format!("webmcp-record-nav-{}.jsonl", std::process::id()));
+    let mut a = args("index.html", out.clone());
+    a.dir = fixtures().join("navigation");
+    let (code, text) = record::main(&a).unwrap();
+    let log = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    assert_eq!(code, 0, "{text}");
+    let events: Vec<Value> = log
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    if !has_draft_api(&events) {
+        return;
+    }
+    // The parent logs the navigation; the iframe's second document names the same frame.
+    let nav = by_kind(&events, "frame")
+        .into_iter()
+        .find(|e| e["action"] == "navigate")
+        .unwrap_or_else(|| panic!("{log}"));
+    let docs = by_kind(&events, "document");
+    assert_eq!(docs.len(), 3, "{log}");
+    assert_eq!(docs[1]["frame"], nav["frame"]);
+    assert_eq!(docs[2]["frame"], nav["frame"]);
+    assert_eq!(docs[2]["parent"], docs[1]["parent"]);
+    // The log is judged with the navigation in it: the derived scenario navigates the
+    // iframe, and the draft as written allows what Chromium did.
+    let report = webmcp_conformance::trace::validate(&log, 200_000).unwrap();
+    assert_eq!(
+        report.scenario["environment"]["navigate"],
+        serde_json::json!(["f0"])
+    );
+    assert!(
+        matches!(
+            report.seed,
+            webmcp_conformance::trace::Judgement::Allowed { .. }
+        ),
+        "{report:?}"
+    );
+}

@@ -28,6 +28,8 @@ pub struct Derived {
     /// the model's environment fulfils such a body with "done", and an `executeTool` result
     /// of `"\"done\""` from the model stands for any of these.
     pub later_results: BTreeMap<String, BTreeSet<String>>,
+    /// The scenario's `navigations`: an iframe's second document.
+    navigations: Vec<Value>,
 }
 
 /// Why a log cannot be judged by the model.
@@ -49,6 +51,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         frames: BTreeMap::new(),
         outside: Vec::new(),
         later_results: BTreeMap::new(),
+        navigations: Vec::new(),
     };
     let documents = log.documents();
     for (i, e) in documents.iter().enumerate() {
@@ -79,7 +82,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         );
     }
     let mut nav = 0;
-    let top = doc_spec(tops[0], &children, &mut d, &mut nav);
+    let top = doc_spec(tops[0], &children, &mut d, &mut nav)?;
     // Calls get labels in log order, controllers names as they first appear.
     for e in &log.entries {
         if let Event::Call { call, .. } = &e.event {
@@ -91,6 +94,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
     d.later_results = bodies.later_results.clone();
     let mut scripts = Map::new();
     let mut removed_by_environment = Vec::new();
+    let mut navigated_by_environment = Vec::new();
     for e in &documents {
         let mut script = Vec::new();
         let mut wait: Option<Wait> = None;
@@ -142,6 +146,20 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
                     }
                 }
                 Event::Frame {
+                    action: FrameAction::Navigate,
+                    frame,
+                    ..
+                } => {
+                    let Some(nav) = d.frames.get(&(e.doc.clone(), frame.clone())).cloned() else {
+                        return Err(format!(
+                            "line {}: frame \"{frame}\" was navigated, but no document of the log lives in it",
+                            x.line
+                        ));
+                    };
+                    navigated_by_environment.push(json!(nav));
+                    None
+                }
+                Event::Frame {
                     action: FrameAction::Insert,
                     ..
                 } => {
@@ -184,6 +202,9 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
     if !removed_by_environment.is_empty() {
         environment.insert("removeIframe".into(), Value::Array(removed_by_environment));
     }
+    if !navigated_by_environment.is_empty() {
+        environment.insert("navigate".into(), Value::Array(navigated_by_environment));
+    }
     let outcomes = bodies.environment_outcomes;
     if !outcomes.is_empty() {
         environment.insert("toolOutcomes".into(), json!(outcomes));
@@ -193,6 +214,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         "summary": "A run derived from a recorded log.",
         "description": "Derived by webmcp-check validate from a recorded log (docs/trace-validation.md).",
         "tabs": [{"tab": "main", "top": top}],
+        "navigations": d.navigations,
         "scripts": scripts,
         "environment": environment,
     });
@@ -204,7 +226,7 @@ fn doc_spec(
     children: &BTreeMap<Option<String>, Vec<&Entry>>,
     d: &mut Derived,
     nav: &mut usize,
-) -> Value {
+) -> Result<Value, NotJudged> {
     let Event::Document {
         url, origin_keyed, ..
     } = &e.event
@@ -213,14 +235,38 @@ fn doc_spec(
     };
     let mut iframes = Vec::new();
     for child in children.get(&Some(e.doc.clone())).into_iter().flatten() {
-        let Event::Document { frame, allow, .. } = &child.event else {
+        let Event::Document {
+            frame,
+            allow,
+            url: child_url,
+            ..
+        } = &child.event
+        else {
             continue;
         };
         let frame = frame.clone().unwrap_or_default();
+        if let Some(name) = d.frames.get(&(e.doc.clone(), frame.clone())).cloned() {
+            // A later document in the same iframe: the iframe was navigated to it.
+            if d.navigations.iter().any(|n| n["nav"] == name.as_str()) {
+                return Err(format!(
+                    "iframe \"{frame}\" of document \"{}\" holds more than two documents; the model navigates a navigable once",
+                    e.doc
+                ));
+            }
+            if children.contains_key(&Some(child.doc.clone())) {
+                return Err(format!(
+                    "document \"{}\", which a navigation brought, has iframes; the model's navigations bring documents without",
+                    child.doc
+                ));
+            }
+            d.navigations
+                .push(json!({"nav": name, "doc": d.docs[&child.doc], "url": child_url}));
+            continue;
+        }
         let name = format!("f{nav}");
         *nav += 1;
         d.frames.insert((e.doc.clone(), frame), name.clone());
-        let mut spec = doc_spec(child, children, d, nav);
+        let mut spec = doc_spec(child, children, d, nav)?;
         let obj = spec.as_object_mut().expect("an object");
         obj.insert("nav".into(), json!(name));
         if let Some(a) = allow {
@@ -228,12 +274,12 @@ fn doc_spec(
         }
         iframes.push(spec);
     }
-    json!({
+    Ok(json!({
         "doc": d.docs[&e.doc],
         "url": url,
         "originKeyed": origin_keyed,
         "iframes": iframes,
-    })
+    }))
 }
 
 fn controller_name(d: &mut Derived, id: &str) -> String {

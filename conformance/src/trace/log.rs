@@ -67,6 +67,7 @@ pub enum Method {
 pub enum FrameAction {
     Insert,
     Remove,
+    Navigate,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

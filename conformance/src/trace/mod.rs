@@ -374,6 +374,69 @@ mod round_trip {
         }
     }
 
+    /// An iframe that registers a tool, navigated at any moment to a document that registers
+    /// another; the parent waits for a toolchange and lists.
+    const NAVIGATION: &str = r#"{
+        "name": "navigated-iframe", "summary": "s", "description": "d",
+        "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/",
+            "iframes": [{"nav": "frame", "doc": "child", "url": "https://a.example/child"}]}}],
+        "navigations": [{"nav": "frame", "doc": "next", "url": "https://a.example/next"}],
+        "scripts": {
+            "child": [{"registerTool": {"name": "t1", "description": "one"}}],
+            "next": [{"registerTool": {"name": "t2", "description": "two"}}],
+            "top": [{"awaitToolchange": true}, {"as": "list", "getTools": {}}, {"await": "list"}]
+        },
+        "environment": {"navigate": ["frame"]}
+    }"#;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(19), ..ProptestConfig::default() })]
+        /// A run in which an iframe is navigated: the log has the iframe's second document,
+        /// and the derived scenario navigates it.
+        #[test]
+        fn the_log_of_a_run_with_a_navigation_is_allowed(
+            choices in proptest::collection::vec(0usize..16, 1..40),
+        ) {
+            let sc: Scenario = serde_json::from_str(NAVIGATION).unwrap();
+            let world = World::compile(&sc).unwrap();
+            let path = walk(&world, Variant::proposed(), &choices);
+            let log = synth::log_of_path(&sc, &world, Variant::proposed(), &path).unwrap();
+            let report = match validate(&log, 200_000) {
+                Err(Refusal::NotJudged(why)) if why.contains("no WebMCP call") => {
+                    prop_assume!(false);
+                    unreachable!()
+                }
+                other => other.unwrap_or_else(|e| panic!("{e}\n{log}")),
+            };
+            prop_assert!(matches!(report.proposed, Judgement::Allowed { .. }), "{:?}\n{log}", report.proposed);
+            if log.contains("\"action\":\"navigate\"") {
+                prop_assert_eq!(&report.scenario["environment"]["navigate"], &serde_json::json!(["f0"]));
+                prop_assert_eq!(report.scenario["navigations"].as_array().map(Vec::len), Some(1));
+            }
+        }
+    }
+
+    #[test]
+    fn some_walks_navigate_and_their_logs_are_allowed() {
+        let sc: Scenario = serde_json::from_str(NAVIGATION).unwrap();
+        let world = World::compile(&sc).unwrap();
+        let mut navigated = 0;
+        for first in 0..8 {
+            let path = walk(&world, Variant::SEED, &[first, 1, 0, 2]);
+            let log = synth::log_of_path(&sc, &world, Variant::SEED, &path).unwrap();
+            if !log.contains("\"action\":\"navigate\"") {
+                continue;
+            }
+            navigated += 1;
+            let r = validate(&log, 200_000).unwrap();
+            assert!(matches!(r.seed, Judgement::Allowed { .. }), "{r:?}\n{log}");
+        }
+        assert!(
+            navigated > 0,
+            "no walk navigated: the property above would be vacuous"
+        );
+    }
+
     #[test]
     fn a_changed_settlement_is_not_allowed() {
         let sc = scenario("register-and-discover");

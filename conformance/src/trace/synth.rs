@@ -64,6 +64,26 @@ pub fn log_of_path(
             for o in causal_order(world, s, next, effects) {
                 let event = event(sc, world, variant, next, &o, &removed_by_env)?;
                 push(&mut lines, doc, event);
+                if let Observed::Navigate(nav) = &o {
+                    // The document the navigation brought comes into being.
+                    let spec = sc
+                        .navigations
+                        .iter()
+                        .find(|n| &n.nav == nav)
+                        .ok_or("a navigation the scenario lacks")?;
+                    let new = world
+                        .doc_named(&spec.doc)
+                        .ok_or("a document the world lacks")?;
+                    push(
+                        &mut lines,
+                        new.index(),
+                        obj(json!({
+                            "kind": "document", "url": spec.url,
+                            "parent": world.docs[doc].name, "frame": nav,
+                            "allow": Value::Null, "originKeyed": world.docs[new.index()].origin_keyed,
+                        })),
+                    );
+                }
             }
         }
     }
@@ -81,7 +101,7 @@ fn causal_order(
     mut effects: Vec<Observed>,
 ) -> Vec<Observed> {
     let rank = |o: &Observed| match o {
-        Observed::Remove(_) => 0,
+        Observed::Remove(_) | Observed::Navigate(_) => 0,
         Observed::Toolchange => 1,
         Observed::Settle(c) if s.promises[c.index()].status != Status::NotCalled => 2,
         Observed::Invoke(_) => 3,
@@ -215,6 +235,10 @@ fn event(
         Observed::Remove(nav) => obj(json!({
             "kind": "frame", "action": "remove", "frame": nav,
             "by": if removed_by_env.contains(&nav.as_str()) { "environment" } else { "script" },
+        })),
+        // A recorder cannot tell who navigated an iframe.
+        Observed::Navigate(nav) => obj(json!({
+            "kind": "frame", "action": "navigate", "frame": nav, "by": "environment",
         })),
     })
 }

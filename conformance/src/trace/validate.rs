@@ -29,6 +29,7 @@ pub enum Observed {
     Toolchange,
     Abort(String),
     Remove(String),
+    Navigate(String),
 }
 
 /// The verdict of one variant.
@@ -80,10 +81,7 @@ fn expected<'a>(log: &'a Log, derived: &'a Derived, world: &World) -> Expected<'
         for e in log.of(log_doc) {
             let keep = match &e.event {
                 Event::Document { .. } => false,
-                Event::Frame { action, by, .. } => {
-                    *action == super::log::FrameAction::Remove
-                        && matches!(by, super::log::By::Script | super::log::By::Environment)
-                }
+                Event::Frame { action, .. } => *action != super::log::FrameAction::Insert,
                 Event::Event { ty } if ty == "toolchange" => {
                     toolchanges += 1;
                     toolchanges <= cap
@@ -168,6 +166,10 @@ pub fn effects(w: &World, s: &State, next: &State) -> BTreeMap<usize, Vec<Observ
                 out.entry(container.index())
                     .or_default()
                     .push(Observed::Remove(nav.name.clone()));
+            } else if next.navs[n].attached && s.navs[n].active != next.navs[n].active {
+                out.entry(container.index())
+                    .or_default()
+                    .push(Observed::Navigate(nav.name.clone()));
             }
         }
     }
@@ -248,9 +250,22 @@ fn matches(
         (Observed::Abort(name), Event::Abort { controller }) => {
             derived.controllers.get(controller) == Some(name)
         }
-        (Observed::Remove(nav), Event::Frame { frame, .. }) => {
-            derived.frames.get(&(e.doc.clone(), frame.clone())) == Some(nav)
-        }
+        (
+            Observed::Remove(nav),
+            Event::Frame {
+                frame,
+                action: super::log::FrameAction::Remove,
+                ..
+            },
+        )
+        | (
+            Observed::Navigate(nav),
+            Event::Frame {
+                frame,
+                action: super::log::FrameAction::Navigate,
+                ..
+            },
+        ) => derived.frames.get(&(e.doc.clone(), frame.clone())) == Some(nav),
         _ => false,
     }
 }
@@ -343,10 +358,15 @@ fn describe(w: &World, derived: &Derived, next: &State, doc: usize, o: &Observed
             let id = derived.controllers.iter().find(|(_, n)| *n == name);
             format!("abort {}", id.map_or(name.as_str(), |(id, _)| id.as_str()))
         }
-        Observed::Remove(nav) => {
+        Observed::Remove(nav) | Observed::Navigate(nav) => {
             let id = derived.frames.iter().find(|(_, n)| *n == nav);
+            let verb = if matches!(o, Observed::Remove(_)) {
+                "remove"
+            } else {
+                "navigate"
+            };
             format!(
-                "remove iframe {}",
+                "{verb} iframe {}",
                 id.map_or(nav.as_str(), |((_, f), _)| f.as_str())
             )
         }
