@@ -160,3 +160,53 @@ fn the_documented_example_says_what_the_document_says() {
         assert!(doc.contains(line), "docs/trace-validation.md lacks: {line}");
     }
 }
+
+/// A page that executes its tool `n` times in a row, each awaited; execution `bad` gets the
+/// tool's string result unserialized (as Chromium 156 passes it).
+fn long_log(n: usize, bad: Option<usize>) -> String {
+    let mut lines = vec![
+        r#"{"format": "webmcp-log", "version": 1}"#.to_string(),
+        r#"{"doc": "top", "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}"#.into(),
+        r#"{"doc": "top", "kind": "call", "call": "r", "method": "registerTool", "args": {"name": "t1", "description": "a test tool"}}"#.into(),
+        r#"{"doc": "top", "kind": "event", "type": "toolchange"}"#.into(),
+        r#"{"doc": "top", "kind": "call", "call": "l", "method": "getTools", "args": {}}"#.into(),
+        r#"{"doc": "top", "kind": "settle", "call": "r", "outcome": "fulfilled", "value": null}"#.into(),
+        r#"{"doc": "top", "kind": "settle", "call": "l", "outcome": "fulfilled", "value": [{"name": "t1", "origin": "https://a.example", "window": "top"}]}"#.into(),
+    ];
+    for i in 0..n {
+        let result = if Some(i) == bad {
+            "done"
+        } else {
+            "\\\"done\\\""
+        };
+        lines.push(format!(r#"{{"doc": "top", "kind": "call", "call": "x{i}", "method": "executeTool", "args": {{"tool": {{"name": "t1", "origin": "https://a.example", "window": "top", "list": "l"}}, "input": {{"i": {i}}}}}}}"#));
+        lines.push(format!(r#"{{"doc": "top", "kind": "invoke", "invocation": "i{i}", "tool": "t1", "input": "{{\"i\":{i}}}", "signal": "live"}}"#));
+        lines.push(format!(r#"{{"doc": "top", "kind": "body-settle", "invocation": "i{i}", "outcome": "fulfilled", "value": "done"}}"#));
+        lines.push(format!(r#"{{"doc": "top", "kind": "settle", "call": "x{i}", "outcome": "fulfilled", "value": "{result}"}}"#));
+    }
+    // seq and dseq: the event's position (one document).
+    let mut out = vec![lines[0].clone()];
+    for (s, l) in lines[1..].iter().enumerate() {
+        out.push(l.replacen('{', &format!("{{\"seq\": {s}, \"dseq\": {s}, "), 1));
+    }
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn a_log_longer_than_the_model_is_judged_on_its_longest_prefix() {
+    // 10,006 events: far beyond the model's 64 calls. The prefix within the limits is
+    // allowed (under proposed), so the whole is undecided, never a pass.
+    let out = run(&["validate", &write("long.log", &long_log(2500, None))]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("10006 events"), "{text}");
+    assert!(text.contains("judged: the first"), "{text}");
+    // An early divergence decides the whole log.
+    let out = run(&["validate", &write("long-bad.log", &long_log(2500, Some(3)))]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -20,6 +20,8 @@ pub use validate::{Judgement, Stuck};
 pub struct Report {
     pub events: usize,
     pub documents: usize,
+    /// When the log is beyond the model's size limits: the length of the prefix judged.
+    pub prefix: Option<usize>,
     /// The derived scenario (`--emit-scenario`).
     pub scenario: Value,
     pub outside: Vec<String>,
@@ -48,21 +50,61 @@ impl std::fmt::Display for Refusal {
 /// Validates the log `text` under `seed` and `proposed`.
 pub fn validate(text: &str, max_states: usize) -> Result<Report, Refusal> {
     let log = log::parse(text).map_err(Refusal::Malformed)?;
-    let derived = derive::derive(&log).map_err(Refusal::NotJudged)?;
-    let world = World::from_json(&derived.scenario.to_string()).map_err(|e| {
-        Refusal::NotJudged(format!(
-            "the scenario the log implies does not compile: {e}"
-        ))
-    })?;
-    let judge = |v| validate::judge(&log, &derived, &world, v, max_states);
+    let events = log.entries.len();
+    let (judged, derived, world) = match compile(&log) {
+        Ok((derived, world)) => (log, derived, world),
+        // Beyond the model's size limits: judge the longest prefix within them. A prefix
+        // the model cannot produce rules out the whole log; one it can leaves the rest
+        // undecided.
+        Err(why) if why.contains("limit") => {
+            let fits = |k: usize| compile(&prefix(&log, k)).is_ok();
+            let (mut lo, mut hi) = (0usize, events);
+            while lo + 1 < hi {
+                let mid = (lo + hi) / 2;
+                if fits(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            if lo == 0 || !fits(lo) {
+                return Err(Refusal::NotJudged(why));
+            }
+            let cut = prefix(&log, lo);
+            let (derived, world) = compile(&cut).map_err(Refusal::NotJudged)?;
+            (cut, derived, world)
+        }
+        Err(why) => return Err(Refusal::NotJudged(why)),
+    };
+    let judge = |v| validate::judge(&judged, &derived, &world, v, max_states);
     Ok(Report {
-        events: log.entries.len(),
-        documents: log.documents().len(),
+        events,
+        documents: log_documents(&judged),
+        prefix: (judged.entries.len() < events).then_some(judged.entries.len()),
         scenario: derived.scenario.clone(),
         outside: derived.outside.clone(),
         seed: judge(Variant::SEED),
         proposed: judge(Variant::proposed()),
     })
+}
+
+fn log_documents(log: &log::Log) -> usize {
+    log.documents().len()
+}
+
+/// The derived scenario of `log`, compiled.
+fn compile(log: &log::Log) -> Result<(derive::Derived, World), String> {
+    let derived = derive::derive(log)?;
+    let world = World::from_json(&derived.scenario.to_string())
+        .map_err(|e| format!("the scenario the log implies does not compile: {e}"))?;
+    Ok((derived, world))
+}
+
+/// The first `k` events of `log`.
+fn prefix(log: &log::Log, k: usize) -> log::Log {
+    log::Log {
+        entries: log.entries[..k].to_vec(),
+    }
 }
 
 impl Report {
@@ -72,7 +114,12 @@ impl Report {
         let allowed = |j: &Judgement| matches!(j, Judgement::Allowed { .. });
         let incomplete = |j: &Judgement| matches!(j, Judgement::Incomplete { .. });
         if allowed(&self.seed) || allowed(&self.proposed) {
-            0
+            // Only a prefix was judged: the rest is undecided.
+            if self.prefix.is_some() {
+                3
+            } else {
+                0
+            }
         } else if incomplete(&self.seed) || incomplete(&self.proposed) {
             3
         } else {
@@ -81,6 +128,9 @@ impl Report {
     }
 
     pub fn verdict(&self) -> &'static str {
+        if self.prefix.is_some() && self.exit_code() == 3 {
+            return "undecided (the judged prefix is allowed; the rest is beyond the model's limits)";
+        }
         match (&self.seed, &self.proposed) {
             (Judgement::Allowed { .. }, Judgement::Allowed { .. }) => {
                 "allowed under seed and proposed"
@@ -104,6 +154,12 @@ impl Report {
             if self.documents == 1 { "" } else { "s" },
             self.verdict()
         );
+        if let Some(k) = self.prefix {
+            let _ = writeln!(
+                out,
+                "  judged: the first {k} events (with more, the scenario the log implies exceeds the model's limits)"
+            );
+        }
         for (name, j) in [("seed", &self.seed), ("proposed", &self.proposed)] {
             let _ = match j {
                 Judgement::Allowed { states } => {
@@ -159,6 +215,7 @@ impl Report {
         json!({
             "events": self.events,
             "documents": self.documents,
+            "judged_prefix": self.prefix,
             "verdict": self.verdict(),
             "seed": j(&self.seed),
             "proposed": j(&self.proposed),
