@@ -380,6 +380,12 @@
     }
   }).observe(document, { childList: true, subtree: true });
 
+  // The earlier navigator.modelContext shape is the legacy proposal's (webmcp-check's
+  // legacy profile models it), not the draft's: its presence is noted, its calls are not
+  // recorded.
+  if (navigator.modelContext) {
+    note('navigator.modelContext is present (the earlier shape): its calls are not recorded');
+  }
   const mc = document.modelContext;
   if (!mc || typeof mc !== 'object') {
     note('document.modelContext is absent: nothing is recorded');
