@@ -214,28 +214,41 @@ fn write_docs(
     ))
 }
 
+/// WPT's testharness.js, as `npm ci` in browser/js installs it.
+fn testharness() -> Result<String, String> {
+    let path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
+    std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: {e} (run `npm ci` in browser/js)", path.display()))
+}
+
+/// The polyfill's IIFE build.
+pub fn read_polyfill(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| {
+        format!(
+            "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
+            path.display()
+        )
+    })
+}
+
+/// The browser a page of `imp` runs in, and the polyfill to load into it: Chromium with its
+/// own WebMCP, or without it and with the polyfill.
+pub fn implementation(
+    chromium: &Path,
+    imp: ImplArg,
+    polyfill: &Path,
+) -> Result<(webmcp_browser::Chromium, Option<Vec<u8>>), String> {
+    let browser = webmcp_browser::Chromium::new(chromium);
+    Ok(match imp {
+        ImplArg::Chromium => (browser.with_flag("--enable-blink-features=WebMCP"), None),
+        ImplArg::Polyfill => (browser, Some(read_polyfill(polyfill)?)),
+    })
+}
+
 /// `--wpt-dir DIR`.
 fn wpt_dir(args: &Args, chromium: &Path, dir: &Path) -> Result<(u8, String), String> {
-    let harness_path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
-    let harness = std::fs::read_to_string(harness_path).map_err(|e| {
-        format!(
-            "{}: {e} (run `npm ci` in browser/js)",
-            harness_path.display()
-        )
-    })?;
-    let mut browser = webmcp_browser::Chromium::new(chromium);
-    let polyfill = match args.imp {
-        ImplArg::Chromium => {
-            browser = browser.with_flag("--enable-blink-features=WebMCP");
-            None
-        }
-        ImplArg::Polyfill => Some(std::fs::read(&args.polyfill).map_err(|e| {
-            format!(
-                "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
-                args.polyfill.display()
-            )
-        })?),
-    };
+    let harness = testharness()?;
+    let (browser, polyfill) = implementation(chromium, args.imp, &args.polyfill)?;
     let results = crate::wpt_dir::run(
         dir,
         &browser,
@@ -261,19 +274,8 @@ fn wpt_section(
     chromium: &Path,
     forms: &[crate::form::BrowserForm],
 ) -> Result<String, String> {
-    let harness_path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
-    let harness = std::fs::read_to_string(harness_path).map_err(|e| {
-        format!(
-            "{}: {e} (run `npm ci` in browser/js)",
-            harness_path.display()
-        )
-    })?;
-    let iife = std::fs::read(&args.polyfill).map_err(|e| {
-        format!(
-            "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
-            args.polyfill.display()
-        )
-    })?;
+    let harness = testharness()?;
+    let iife = read_polyfill(&args.polyfill)?;
     let variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
     eprintln!("emitted web-platform tests, polyfill:");
     let outcomes = crate::wpt::chromium::run(
@@ -284,6 +286,7 @@ fn wpt_section(
         variant,
         Duration::from_secs(70),
     )?;
+    let harness_path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
     let harness_version = package_version(&harness_path.parent().and_then(Path::parent));
     Ok(crate::wpt::chromium::docs_section(
         &format!(

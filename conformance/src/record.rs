@@ -7,9 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use webmcp_browser::{
-    run_pages_until, Chromium, Completion, Origin, Origins, Resource, Site, Visit,
-};
+use webmcp_browser::{run_pages_until, Completion, Origin, Origins, Resource, Site, Visit};
 
 use crate::cli::ImplArg;
 use crate::page::{add_polyfill, POLYFILL_PATH};
@@ -87,19 +85,8 @@ pub fn record(args: &Args) -> Result<Recording, String> {
         ));
     }
     let chromium_path = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
-    let mut chromium = Chromium::new(&chromium_path);
-    let polyfill = match args.imp {
-        ImplArg::Chromium => {
-            chromium = chromium.with_flag("--enable-blink-features=WebMCP");
-            None
-        }
-        ImplArg::Polyfill => Some(std::fs::read(&args.polyfill).map_err(|e| {
-            format!(
-                "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
-                args.polyfill.display()
-            )
-        })?),
-    };
+    let (chromium, polyfill) =
+        crate::cli::implementation(&chromium_path, args.imp, &args.polyfill)?;
     let visit_path = match query {
         Some(q) => format!("{page_path}?{q}"),
         None => page_path,
