@@ -5,9 +5,9 @@ Exit codes: 0 success (every property held), 1 a property was violated or a trac
 diverged, 2 bad usage or input (one line on stderr), 3 incomplete (a bound stopped the work; never
 a pass). Each command's --help says what they mean for it.
 
-Environment: WEBMCP_CHROMIUM names the Chromium binary of the browser commands and tests (default
-/usr/bin/chromium); WEBMCP_REQUIRE_BROWSER=1 makes the browser tests fail, not skip, when Chromium
-or the polyfills are missing.";
+Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary of the browser commands
+and tests (default /usr/bin/chromium); WEBMCP_REQUIRE_BROWSER=1 makes the browser tests fail, not
+skip, when Chromium or the polyfills are missing.";
 
 pub const CHECK: &str = "\
 Exit codes:
