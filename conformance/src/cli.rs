@@ -196,7 +196,7 @@ fn write_docs(
     let analyses = Analyses::embedded();
     let mut text = report::docs(
         &version,
-        &polyfill_version(&args.polyfill),
+        &version_of(&args.polyfill),
         &runs,
         skipped,
         &analyses,
@@ -286,39 +286,18 @@ fn wpt_section(
         variant,
         Duration::from_secs(70),
     )?;
-    let harness_path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
-    let harness_version = package_version(&harness_path.parent().and_then(Path::parent));
+    let harness_version = version_of(Path::new(crate::wpt::chromium::TESTHARNESS_PATH));
     Ok(crate::wpt::chromium::docs_section(
-        &format!(
-            "`@mcp-b/webmcp-polyfill@{}`",
-            polyfill_version(&args.polyfill)
-        ),
+        &format!("`@mcp-b/webmcp-polyfill@{}`", version_of(&args.polyfill)),
         &harness_version,
         variant,
         &outcomes,
     ))
 }
 
-/// The `version` in `dir`'s package.json.
-fn package_version(dir: &Option<&Path>) -> String {
-    dir.map(|d| d.join("package.json"))
-        .and_then(|m| std::fs::read_to_string(m).ok())
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["version"].as_str().map(str::to_string))
-        .unwrap_or_else(|| "unknown".into())
-}
-
-/// The `version` of the package.json two levels above `dist/index.iife.js`.
-fn polyfill_version(iife: &std::path::Path) -> String {
-    let manifest = iife
-        .parent()
-        .and_then(|d| d.parent())
-        .map(|d| d.join("package.json"));
-    manifest
-        .and_then(|m| std::fs::read_to_string(m).ok())
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["version"].as_str().map(str::to_string))
-        .unwrap_or_else(|| "unknown".into())
+/// The version of the npm package `file` belongs to (its nearest package.json).
+fn version_of(file: &Path) -> String {
+    crate::wpt::chromium::package_version(file).unwrap_or_else(|| "unknown".into())
 }
 
 /// The exit code of a set of runs (the policy is on [`main`]).

@@ -317,7 +317,7 @@ pub fn human(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
         "{} run{}: {}; {not_run} scenario{} without a browser schedule\n",
         judged(rows).count(),
         if judged(rows).count() == 1 { "" } else { "s" },
-        count_verdicts(judged(rows)),
+        count_verdicts(judged(rows), |_| None),
         if not_run == 1 { "" } else { "s" }
     ));
     out

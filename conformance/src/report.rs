@@ -115,36 +115,34 @@ pub fn skipped_statements(r: &ScenarioResult) -> Vec<String> {
         .collect()
 }
 
-/// "N conforms, N conforms-only-under-seed, ..." over any verdicts (both profiles).
-pub fn count_verdicts<'a>(verdicts: impl Iterator<Item = &'a Verdict> + Clone) -> String {
+/// "N conforms, N conforms-only-under-seed, ..." over any verdicts (both profiles), with
+/// `detail`'s words after a count where it has some.
+pub fn count_verdicts<'a>(
+    verdicts: impl Iterator<Item = &'a Verdict> + Clone,
+    detail: impl Fn(&str) -> Option<String>,
+) -> String {
     Verdict::NAMES
         .iter()
         .map(|name| {
             let n = verdicts.clone().filter(|v| v.name() == *name).count();
-            format!("{n} {name}")
+            match detail(name) {
+                Some(d) => format!("{n} {name} ({d})"),
+                None => format!("{n} {name}"),
+            }
         })
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// "N conforms, N conforms-only-under-seed, ..." over `results`.
+/// The counts of the draft profile's runs, with how many divergences no analysis explains.
 pub fn counts(results: &[ScenarioResult], a: &Analyses) -> String {
-    Verdict::NAMES
+    let unexplained = results
         .iter()
-        .map(|name| {
-            let n = results.iter().filter(|r| r.verdict.name() == *name).count();
-            if *name == "diverges" {
-                let unexplained = results
-                    .iter()
-                    .filter(|r| r.verdict == Verdict::Diverges && a.get(r).is_none())
-                    .count();
-                format!("{n} {name} ({unexplained} unexplained)")
-            } else {
-                format!("{n} {name}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+        .filter(|r| r.verdict == Verdict::Diverges && a.get(r).is_none())
+        .count();
+    count_verdicts(results.iter().map(|r| &r.verdict), |name| {
+        (name == "diverges").then(|| format!("{unexplained} unexplained"))
+    })
 }
 
 /// The observation, one "key = value" per line.

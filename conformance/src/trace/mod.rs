@@ -79,17 +79,13 @@ pub fn validate(text: &str, max_states: usize) -> Result<Report, Refusal> {
     let judge = |v| validate::judge(&judged, &derived, &world, v, max_states);
     Ok(Report {
         events,
-        documents: log_documents(&judged),
+        documents: judged.documents().len(),
         prefix: (judged.entries.len() < events).then_some(judged.entries.len()),
         scenario: derived.scenario.clone(),
         outside: derived.outside.clone(),
         seed: judge(Variant::SEED),
         proposed: judge(Variant::proposed()),
     })
-}
-
-fn log_documents(log: &log::Log) -> usize {
-    log.documents().len()
 }
 
 /// The derived scenario of `log`, compiled.

@@ -408,9 +408,11 @@ pub fn judge(
         model.enabled_actions(&s, &mut actions);
         for &a in &actions {
             let next = model.apply(&s, a, &mut ());
-            let Some(next_pos) = advance(world, variant, derived, &exp, &s, &next, &pos) else {
+            let effects = effects(world, &s, &next);
+            let Some(next_pos) = advance(world, variant, derived, &exp, &next, &effects, &pos)
+            else {
                 if at_best {
-                    for (doc, effects) in effects(world, &s, &next) {
+                    for (doc, effects) in effects {
                         for o in effects {
                             let text = describe(world, derived, &next, doc, &o);
                             if !instead.contains(&text) {
@@ -455,23 +457,24 @@ pub fn judge(
     })
 }
 
-/// The positions after `s` -> `next`, if its effects are the next events of their documents.
+/// The positions after a transition to `next` with `effects`, if they are the next events of
+/// their documents.
 fn advance(
     w: &World,
     variant: Variant,
     derived: &Derived,
     exp: &Expected,
-    s: &State,
     next: &State,
+    effects: &BTreeMap<usize, Vec<Observed>>,
     pos: &[usize],
 ) -> Option<Vec<usize>> {
     let mut out = pos.to_vec();
-    for (doc, effects) in effects(w, s, next) {
+    for (&doc, effects) in effects {
         let events = &exp.per_doc[doc];
         let upcoming = events.get(pos[doc]..pos[doc] + effects.len())?;
         // The effects of one task in one document, matched as a set.
         let mut used = vec![false; upcoming.len()];
-        for o in &effects {
+        for o in effects {
             let slot = upcoming
                 .iter()
                 .enumerate()

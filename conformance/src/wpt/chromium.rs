@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use webmcp_browser::{run_pages, Chromium, Origin, Origins, Resource, Site, Visit, REPORT_JS};
+use webmcp_browser::{run_pages, Chromium, Origin, Resource, Site, Visit, REPORT_JS};
 use webmcp_model::Variant;
 
 use super::{file_name, files, WPT_DIR};
@@ -49,15 +49,6 @@ impl WptOutcome {
     }
 }
 
-/// WPT's substitutions, onto the two loopback origins.
-fn substitute(text: &str, origins: &Origins) -> String {
-    text.replace("https://{{host}}:{{ports[https][0]}}", &origins.primary)
-        .replace(
-            "https://{{domains[www1]}}:{{ports[https][0]}}",
-            &origins.secondary,
-        )
-}
-
 /// Runs the tests of `forms` (asserting `variant`) one page each.
 pub fn run(
     chromium: &Chromium,
@@ -88,7 +79,7 @@ pub fn run(
                     continue;
                 }
                 let mut text = if path.contains(".sub.") {
-                    substitute(text, origins)
+                    crate::wpt_dir::substitute(text, origins)
                 } else {
                     text.clone()
                 };
