@@ -598,6 +598,10 @@ impl Canonical for ThreadKey {
                 d.canon(c, h);
                 n.hash(h);
             }
+            ThreadKey::CleanupCompletion(x, n) => {
+                x.canon(c, h);
+                n.hash(h);
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ pub struct MutantsArgs {
     /// Write the report (Markdown) to this file; otherwise print a summary.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Run only this mutant (as the report names it, e.g. drop-step@execute-tool#15.12).
+    /// Run only this mutant (as the report names it, e.g. drop-step@execute-tool#16.12).
     #[arg(long, value_name = "NAME")]
     mutant: Option<String>,
     /// Run only mutants of this operator.
@@ -51,16 +51,16 @@ fn percent(text: &str) -> Result<f64, String> {
 /// any page or agent can observe, though not transition for transition.
 pub const SURVIVORS: &[(&str, &str)] = &[
     (
-        "drop-existence-check@imperative-execute-steps#9.rejected.3",
-        "Equivalent in outcome. The local entry is gone only after a cancellation (cancel-pending-execution#6.4, which runs after #4 removed the pending execution) or, under `abort-local-on-unload`, after the target unloaded. Going on runs completionSteps with failure: after a cancellation #15.10.2 finds no pending execution and returns; after an unload the caller's promise is rejected with UnknownError, exactly what the unload cleanup's completionSteps would do, and `settle-once` drops whichever rejection comes second.",
+        "drop-existence-check@imperative-execute-steps#10.rejected.3",
+        "Equivalent in outcome. The local entry is gone only after a cancellation (cancel-pending-execution#6.4, which runs after #4 removed the pending execution) or, under `abort-local-on-unload`, after the target unloaded. Going on runs completionSteps with failure: after a cancellation #16.10.1 finds no pending execution and returns; after an unload the caller's promise is rejected with UnknownError, exactly what the unload cleanup's completionSteps would do, and `settle-once` drops whichever rejection comes second.",
     ),
     (
-        "drop-existence-check@register-tool#14",
-        "Equivalent in outcome. register-tool#18.2 repeats the check of #14, and nothing between them can abort the signal (both run in one task), so a registration with an aborted signal is still rejected with the signal's abort reason, one step later. The repetition is itself a redundancy of the draft (docs/model.md).",
+        "drop-existence-check@register-tool#13",
+        "Equivalent in outcome. register-tool#17.2 repeats the check of #13, and nothing between them can abort the signal (both run in one task), so a registration with an aborted signal is still rejected with the signal's abort reason, one step later. The repetition is itself a redundancy of the draft (docs/model.md).",
     ),
     (
-        "swap-adjacent@execute-tool#15.12,#15.13",
-        "Cannot be told apart by a safety property. The two steps run as two actions of the in-parallel block; the mutant holds back the write of #15.12 (store the pending execution), lets the thread run #15.13 (queue the tool's task) in the same action, and then stores the entry. Inside one atomic action the order of the two writes is invisible, so the mutant only removes the interleaving point between them: it reaches a subset of the unmutated states, none new, and every witness is still reached elsewhere. The model's swap reorders writes within an action; it cannot open a window where the task is queued but the entry not yet stored (docs/model.md, mutation testing).",
+        "swap-adjacent@execute-tool#16.12,#16.13",
+        "Cannot be told apart by a safety property. The two steps run as two actions of the in-parallel block; the mutant holds back the write of #16.12 (store the pending execution), lets the thread run #16.13 (queue the tool's task) in the same action, and then stores the entry. Inside one atomic action the order of the two writes is invisible, so the mutant only removes the interleaving point between them: it reaches a subset of the unmutated states, none new, and every witness is still reached elsewhere. The model's swap reorders writes within an action; it cannot open a window where the task is queued but the entry not yet stored (docs/model.md, mutation testing).",
     ),
 ];
 

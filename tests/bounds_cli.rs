@@ -220,7 +220,7 @@ fn every_exploring_command_honours_the_memory_limit() {
         &["report"][..],
         &["coverage"],
         &["findings"],
-        &["mutants", "--mutant", "drop-step@register-tool#20"],
+        &["mutants", "--mutant", "drop-step@register-tool#19"],
         &["corpus", "--dir", corpus],
     ] {
         let mut args = cmd.to_vec();

@@ -295,7 +295,7 @@ fn markdown_and_github_name_properties_and_steps() {
     ]));
     assert!(md.starts_with("## webmcp-check"));
     assert!(md.contains("| abort-before-dispatch | seed |"));
-    assert!(md.contains("`no-ghost-run` (steps: imperative-execute-steps#8"));
+    assert!(md.contains("`no-ghost-run` (steps: imperative-execute-steps#9"));
     let gh = stdout(&run(&[
         "check",
         "--scenario",
@@ -313,7 +313,7 @@ fn markdown_and_github_name_properties_and_steps() {
     assert!(errors
         .iter()
         .any(|l| l.contains("title=webmcp-check no-ghost-run::")
-            && l.contains("imperative-execute-steps#8")));
+            && l.contains("imperative-execute-steps#9")));
     assert!(errors
         .iter()
         .all(|l| l.contains("file=scenarios/abort-before-dispatch.json")));
@@ -525,7 +525,11 @@ fn the_proposed_variant_passes_the_whole_suite_and_each_fix_is_needed() {
         }
     }
     for fix in webmcp_model::variant::FIXES {
-        let variant = format!("proposed-{}", fix.name);
+        // A fix the current text adopted is needed only under the earlier text it fixes.
+        let variant = match fix.adopted_by() {
+            Some(_) => format!("proposed-{}@2026-08", fix.name),
+            None => format!("proposed-{}", fix.name),
+        };
         let o = run(&[
             "check",
             "--all",

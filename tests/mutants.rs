@@ -39,7 +39,7 @@ fn the_committed_mutation_report_is_up_to_date_and_every_survivor_is_explained()
 
 #[test]
 fn one_mutant_can_be_run_by_name() {
-    let out = run(&["mutants", "--mutant", "negate-condition@execute-tool#15.7"]);
+    let out = run(&["mutants", "--mutant", "negate-condition@execute-tool#16.7"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("killed by"), "{text}");

@@ -114,8 +114,8 @@
   // The API the run was told to use (--api): never another one.
   const api = F.api === 'testing' ? navigatorApi() : draftApi();
   send('api', api ? api.name : 'none');
-  // Events the draft names only in ISSUE text (cancel-pending-execution#6.5.issue,
-  // imperative-execute-steps#3.issue): noted wherever an implementation fires them.
+  // Events the draft names only in ISSUE text (2026-08:cancel-pending-execution#6.5.issue,
+  // 2026-08:imperative-execute-steps#3.issue): noted wherever an implementation fires them.
   const targets = [['window', window], ['document.modelContext', document.modelContext],
     ['navigator.modelContextTesting', navigator.modelContextTesting]];
   for (const [where, target] of targets) {
@@ -196,7 +196,7 @@
 
   // Whether a call of executeTool() is on the stack, in this page's same-origin frames:
   // a body invoked then ran inside the call, which the draft never does (it invokes
-  // bodies from a task queued in parallel, execute-tool#15).
+  // bodies from a task queued in parallel, execute-tool#16).
   function insideExecute(delta) {
     let holder = window;
     try { void window.top.__webmcpInsideExecute; holder = window.top; } catch (e) { /* cross-origin top */ }

@@ -16,9 +16,9 @@
 //! its origin is renamed with the documents' (it is always some document's origin). Lifecycle
 //! statements name a document of their own tab by position and need no renaming.
 //!
-//! Sibling iframes are never reordered: tree order is observable (`get-tools#9.2` walks it,
+//! Sibling iframes are never reordered: tree order is observable (`get-tools#8.2` walks it,
 //! and so does `notify-tool-change#2`). Tool names are compared only for equality and by
-//! `get-tools#9.4`'s sort, which orders any set of names the same way up to renaming, so
+//! `get-tools#8.4`'s sort, which orders any set of names the same way up to renaming, so
 //! renaming tools is a symmetry of every property.
 
 use crate::space::{Gen, Move, Stmt, TabGen};

@@ -452,7 +452,7 @@ fn script(
             }
         }
         // Forged tools need no list: any tool name, any document as the window, any origin of
-        // the scenario (the window's own, or another: execute-tool#15.4). Without a signal:
+        // the scenario (the window's own, or another: execute-tool#16.4). Without a signal:
         // signals are varied on executeTool from a list, and take the same steps here.
         for tool in 0..b.tools {
             for &(tab, doc) in cx.windows {
@@ -486,7 +486,7 @@ fn script(
             options.push(Stmt::AwaitToolchange);
         }
         // Each controller is aborted at most once; a new one may be aborted before its
-        // signal is passed (register-tool#14, execute-tool#14.2).
+        // signal is passed (register-tool#13, execute-tool#15.2).
         for c in 0..(ctrls + u8::from(ctrls < b.signals)) {
             if !script.contains(&Stmt::Abort(c)) {
                 options.push(Stmt::Abort(c));

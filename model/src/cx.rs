@@ -68,6 +68,12 @@ pub struct Cx<'a, R: Recorder> {
 }
 
 impl<R: Recorder> Cx<'_, R> {
+    /// Whether `toolactivated` and `toolcancel` fire: always in the current text, and in
+    /// earlier ones only in scenarios that opt in (`toolEvents`).
+    pub fn tool_events_fire(&self) -> bool {
+        self.variant.revision().fires_tool_events() || self.w.tool_events
+    }
+
     #[inline]
     pub fn fix(&self, fix: &crate::variant::Fix) -> bool {
         self.variant.has(fix)

@@ -249,7 +249,7 @@ pub fn check_name(path: &str, what: &'static str, name: &str) -> Result<(), Scen
 
 /// Checks a string the page passes to the API or writes in its markup (a tool name, title or
 /// description, an origin, a URL, an `allow` attribute): any text at all, since a page can
-/// pass any string and judging it is the draft's business (`register-tool#11` rejects a NUL
+/// pass any string and judging it is the draft's business (`register-tool#9` rejects a NUL
 /// in a tool name, say), but at most [`limits::MAX_STRING_LEN`] characters. Outputs escape
 /// such strings wherever they show them.
 pub fn check_page_string(path: &str, what: &'static str, text: &str) -> Result<(), ScenarioError> {

@@ -164,7 +164,7 @@ small_id!(
 small_id!(
     /// A call of a page script that returns a promise: an index into
     /// [`crate::world::World::calls`]; also the execution's uuid for `executeTool`
-    /// (`execute-tool#13`), since each call runs at most once.
+    /// (`execute-tool#14`), since each call runs at most once.
     CallId(u8),
     "call",
     limits::Limit::Calls

@@ -61,7 +61,7 @@ impl<R: Recorder> Cx<'_, R> {
 
     /// Who can discover the tools of documents about to leave the tree: per tool (its
     /// registration), each fully active document of the same tab, not leaving itself, that is
-    /// allowed to use "tools" and to which the tool is exposed (what get-tools#9.3 would list).
+    /// allowed to use "tools" and to which the tool is exposed (what get-tools#8.3 would list).
     fn who_discovers_tools_of(&self, leaving: &[DocId]) -> Vec<(CallId, DocId)> {
         let w = self.w;
         let mut told = Vec::new();

@@ -268,7 +268,7 @@ impl<R: Recorder> Cx<'_, R> {
                 self.settle(
                     call,
                     Ok(crate::state::Value::Undefined),
-                    crate::s!("register-tool#21.2"),
+                    crate::s!("register-tool#20.2"),
                 );
             }
             TaskKind::ResolveGetTools { call, tools } => self.resolve_get_tools(call, tools),

@@ -71,7 +71,7 @@ pub struct Mutant {
 }
 
 impl Mutant {
-    /// `negate-condition@execute-tool#15.7`, `swap-adjacent@execute-tool#14.4.1,#14.4.2`.
+    /// `negate-condition@execute-tool#16.7`, `swap-adjacent@execute-tool#15.4.1,#15.4.2`.
     pub fn name(&self) -> String {
         match self.next {
             Some(b) => format!(
@@ -122,14 +122,14 @@ fn is_existence_check(s: StepId) -> bool {
         && (text.contains("exist") || text.contains("contain") || text.contains("is null"))
 }
 
-/// `execute-tool#15.12` -> (`execute-tool#15`, 12).
+/// `execute-tool#16.12` -> (`execute-tool#16`, 12).
 fn parent_and_index(id: &str) -> Option<(&str, u32)> {
     let (head, last) = id.rsplit_once(['#', '.'])?;
     let n = last.parse().ok()?;
     Some((&id[..head.len() + 1], n))
 }
 
-/// The next sibling of an executable step in the table (`#15.12` -> `#15.13`).
+/// The next sibling of an executable step in the table (`#16.12` -> `#16.13`).
 fn next_sibling(s: StepId) -> Option<StepId> {
     let (parent, n) = parent_and_index(s.id())?;
     STEPS[s.0 as usize + 1..]

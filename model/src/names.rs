@@ -1,9 +1,9 @@
-//! The tool-name grammar of `register-tool#11`, and JavaScript values whose only relevant
+//! The tool-name grammar of `register-tool#9`, and JavaScript values whose only relevant
 //! property is what JSON serialization does with them.
 
 use serde::{Deserialize, Serialize};
 
-/// `register-tool#11`: true when the name is *not* rejected: non-empty, at most 128 code
+/// `register-tool#9`: true when the name is *not* rejected: non-empty, at most 128 code
 /// points long, and made only of ASCII alphanumerics, `_`, `-` and `.`.
 ///
 /// JavaScript strings are UTF-16; the draft counts code points ("its length"), and a name
@@ -40,13 +40,13 @@ pub enum JsValue {
 #[serde(rename_all = "kebab-case")]
 pub enum SpecialValue {
     /// `{ toJSON() { return undefined; } }`: JSON.stringify gives undefined, so serializing
-    /// throws a TypeError (`register-tool#13.note.1`).
+    /// throws a TypeError (`register-tool#12.note.1`).
     ToJsonUndefined,
     /// `{ toJSON() { return HTMLDivElement; } }`: a function, so JSON.stringify gives
-    /// undefined and serializing throws a TypeError (`register-tool#13.note.1`).
+    /// undefined and serializing throws a TypeError (`register-tool#12.note.1`).
     ToJsonFunction,
     /// An object with a cycle: JSON.stringify throws a TypeError that is rethrown
-    /// (`register-tool#13.note.2`).
+    /// (`register-tool#12.note.2`).
     Circular,
     /// `{ toJSON() { throw new Error() } }`: the Error is rethrown.
     ToJsonThrows,

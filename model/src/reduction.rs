@@ -171,7 +171,7 @@ pub fn future_writes(w: &World, f: &Footprints, s: &State) -> Classes {
         }
     }
     // The abort steps of a controller that can still be aborted unregister the tools
-    // registered with its signal (register-tool#18.3.1); a registration still to come
+    // registered with its signal (register-tool#17.3.1); a registration still to come
     // adds its step, but is a script statement, already counted.
     for (c, ctrl) in s.controllers.iter().enumerate() {
         if aborts & bit(c) == 0 || ctrl.aborted {
@@ -202,9 +202,9 @@ pub fn reads(f: &Footprints, t: &Thread) -> Option<(Classes, bool)> {
             NotifyPc::ResolveRegistration => None,
         },
         Thread::GetTools { requestor, pc, .. } => match pc {
-            // get-tools#9.2–#9.3: the walk starts; a tool change before it is unmarked.
+            // get-tools#8.2–#8.3: the walk starts; a tool change before it is unmarked.
             GetToolsPc::Start => Some((tree(*requestor), true)),
-            // get-tools#9.3.1–#9.3.8: a navigable of the tab and its document's tool map.
+            // get-tools#8.3.1–#8.3.8: a navigable of the tab and its document's tool map.
             // A change marked during the walk commutes with it (the mark is carried on).
             GetToolsPc::Visit { .. } => {
                 let tab = f.tab_of_doc[requestor.index()];
@@ -221,11 +221,11 @@ pub fn reads(f: &Footprints, t: &Thread) -> Option<(Classes, bool)> {
         Thread::Execute {
             caller, target, pc, ..
         } => match pc {
-            // execute-tool#15.1: both documents' node navigables.
+            // execute-tool#16.1: both documents' node navigables.
             ExecutePc::CheckTraversableAndOrigin => {
                 Some((tree(*caller).union(tree(*target)), false))
             }
-            // execute-tool#15.7–#15.9: the target's tool map.
+            // execute-tool#16.7–#16.9: the target's tool map.
             ExecutePc::CheckToolExists | ExecutePc::ReadToolDefinition => Some((
                 Classes {
                     trees: 0,

@@ -53,7 +53,7 @@ pub struct DocSpec {
     /// one tab share one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
-    /// Whether the agent cluster is origin-keyed (`register-tool#4`); default true.
+    /// Whether the agent cluster is origin-keyed (`2026-08:register-tool#4`); default true.
     #[serde(default = "yes", rename = "originKeyed")]
     pub origin_keyed: bool,
     #[serde(default)]

@@ -105,7 +105,7 @@ pub struct NavState {
     pub attached: bool,
 }
 
-/// A tool definition (built at `register-tool#19`).
+/// A tool definition (built at `register-tool#18`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ToolDefinition {
     pub name: StrId,
@@ -119,7 +119,7 @@ pub struct ToolDefinition {
     pub registered_by: CallId,
 }
 
-/// A `RegisteredTool` dictionary (`get-tools#9.3.8.2`).
+/// A `RegisteredTool` dictionary (`get-tools#8.3.8.2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegisteredTool {
     pub name: StrId,
@@ -214,10 +214,10 @@ impl PromiseState {
 /// What aborting a signal runs (abort steps are never removed: `1.7` of the draft).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AbortStep {
-    /// `register-tool#18.3`: unregister the tool, reject the registration promise.
+    /// `register-tool#17.3`: unregister the tool, reject the registration promise.
     Register { call: CallId },
-    /// `execute-tool#14.4`: reject the promise, cancel in parallel. The traversable was
-    /// captured at `execute-tool#14.3` (`None`: the target had no node navigable).
+    /// `execute-tool#15.4`: reject the promise, cancel in parallel. The traversable was
+    /// captured at `execute-tool#15.3` (`None`: the target had no node navigable).
     Execute {
         call: CallId,
         traversable: Option<NavId>,
@@ -230,7 +230,7 @@ pub struct ControllerState {
     pub abort_steps: Vector<AbortStep>,
 }
 
-/// A pending tool execution (`execute-tool#15.11`); its completion steps are identified by
+/// A pending tool execution (`execute-tool#16.11`); its completion steps are identified by
 /// the uuid, which is the executeTool call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PendingExecution {
@@ -264,7 +264,7 @@ pub struct Body {
 /// How a tool body's promise settles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Settlement {
-    /// Fulfilled; what serializing the value gives (`imperative-execute-steps#9.fulfilled.4`).
+    /// Fulfilled; what serializing the value gives (`imperative-execute-steps#10.fulfilled.4`).
     Fulfilled(Result<StrId, crate::names::Thrown>),
     Rejected,
 }
@@ -304,7 +304,7 @@ pub enum Ghost {
     /// A step read a map entry that does not exist, or a document's node navigable that is
     /// null: the text gives no value to go on with, so the algorithm stops there.
     MissingValue(StepId),
-    /// `imperative-execute-steps#8` invoked a tool for a caller whose promise was already
+    /// `imperative-execute-steps#9` invoked a tool for a caller whose promise was already
     /// rejected (uuid).
     InvokedAfterCallerRejected(CallId),
     /// `imperative-execute-steps#3` refused an input that is an Object (uuid).
@@ -358,18 +358,18 @@ pub enum TaskKind {
     /// `notify-tool-change#3.3`, caused by a registration (`registered`) or by the
     /// unregistration its abort steps ran.
     FireToolchange { cause: CallId, registered: bool },
-    /// `register-tool#21.2`.
+    /// `register-tool#20.2`.
     ResolveRegister { call: CallId },
-    /// `get-tools#9.5`.
+    /// `get-tools#8.5`.
     ResolveGetTools {
         call: CallId,
         tools: Vector<RegisteredTool>,
     },
-    /// `execute-tool#15.1`, `#15.4`, `#15.7`, `#15.9`, `#15.10.5`: reject with UnknownError.
+    /// `execute-tool#16.1`, `#16.4`, `#16.7`, `#16.9`, `#16.10.4`: reject with UnknownError.
     RejectExecute { call: CallId, at: StepId },
-    /// `execute-tool#15.10.4`.
+    /// `execute-tool#16.10.3`.
     ResolveExecute { call: CallId, result: StrId },
-    /// `execute-tool#15.13`: run the tool execute steps.
+    /// `execute-tool#16.13`: run the tool execute steps.
     RunToolExecuteSteps {
         call: CallId,
         target: DocId,

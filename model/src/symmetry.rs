@@ -6,7 +6,7 @@
 //! environment bound maps onto one with the same configuration) **and** it preserves every
 //! id order the transition function observes:
 //!
-//! - navigable ids within one tab: `get-tools#9.3` and `notify-tool-change#3` walk the tree
+//! - navigable ids within one tab: `get-tools#8.3` and `notify-tool-change#3` walk the tree
 //!   in tree order (the lowest navigable id first, `NavList::pop`), `visible_tools` breaks
 //!   name ties by tree order, and lifecycle events visit descendants in tree order;
 //! - document ids within one agent (and, conservatively, within one tab): the microtask
@@ -1201,6 +1201,7 @@ impl Rename for ThreadKey {
             ThreadKey::CancelOnAbort(c) => ThreadKey::CancelOnAbort(p.call(c)),
             ThreadKey::Cleanup(d, n) => ThreadKey::Cleanup(p.doc(d), n),
             ThreadKey::Completion(c) => ThreadKey::Completion(p.call(c)),
+            ThreadKey::CleanupCompletion(c, n) => ThreadKey::CleanupCompletion(p.call(c), n),
         }
     }
 }

@@ -11,20 +11,24 @@ use crate::world::{CallId, DocId, NavId, StrId};
 /// run of a scenario, so a trace can name a thread without depending on thread order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ThreadKey {
-    /// `register-tool#21` of a registerTool call.
+    /// `register-tool#20` of a registerTool call.
     Register(CallId),
     /// `unregister-tool#7`, run by the abort steps of a registerTool call.
     Unregister(CallId),
-    /// `get-tools#9`.
+    /// `get-tools#8`.
     GetTools(CallId),
-    /// `execute-tool#15`.
+    /// `execute-tool#16`.
     Execute(CallId),
-    /// `execute-tool#14.4.2`: cancel a pending tool execution after the caller aborted.
+    /// `execute-tool#15.4.2`: cancel a pending tool execution after the caller aborted.
     CancelOnAbort(CallId),
     /// `unload-cleanup#2` for the nth run of a document's unloading cleanup steps.
     Cleanup(DocId, u8),
-    /// completionSteps started in parallel from an event loop (`completion-in-parallel` fix).
+    /// completionSteps started in parallel from an event loop (the current text's
+    /// `execute-tool#16.10`, or the `completion-in-parallel` fix on the 2026-08 text).
     Completion(CallId),
+    /// completionSteps started in parallel by `unload-cleanup#2.3.2` (the current text); the
+    /// number tells apart cleanups of one execution that overlap.
+    CleanupCompletion(CallId, u8),
 }
 
 /// A set of navigables, iterated in tree order (navigable ids are assigned in tree order).
@@ -51,7 +55,7 @@ pub type UuidList = Vector<CallId>;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Thread {
-    /// *notify documents of a tool change*, then (for a registration) `register-tool#21.2`.
+    /// *notify documents of a tool change*, then (for a registration) `register-tool#20.2`.
     Notify {
         owner: DocId,
         exposed: OriginSet,
@@ -86,22 +90,22 @@ pub enum NotifyPc {
     Start,
     /// `notify-tool-change#3` with the navigables still to visit.
     Visit(NavList),
-    /// `register-tool#21.2`.
+    /// `register-tool#20.2`.
     ResolveRegistration,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GetToolsPc {
-    /// `get-tools#9.1`–`#9.2`.
+    /// `get-tools#8.1`–`#8.2`.
     Start,
-    /// `get-tools#9.3`: navigables still to visit, tools collected, and (ghost) whether a
+    /// `get-tools#8.3`: navigables still to visit, tools collected, and (ghost) whether a
     /// tool map or the tree changed since the walk began.
     Visit {
         navs: NavList,
         tools: Vector<RegisteredTool>,
         changed: bool,
     },
-    /// `get-tools#9.4`–`#9.5`.
+    /// `get-tools#8.4`–`#8.5`.
     Finish {
         tools: Vector<RegisteredTool>,
         changed: bool,
@@ -110,15 +114,15 @@ pub enum GetToolsPc {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ExecutePc {
-    /// `execute-tool#15.1`–`#15.4`.
+    /// `execute-tool#16.1`–`#16.4`.
     CheckTraversableAndOrigin,
-    /// `execute-tool#15.5`–`#15.7`.
+    /// `execute-tool#16.5`–`#16.7`.
     CheckToolExists,
-    /// `execute-tool#15.8`–`#15.11`.
+    /// `execute-tool#16.8`–`#16.11`.
     ReadToolDefinition,
-    /// `execute-tool#15.12`.
+    /// `execute-tool#16.12`.
     SetPending,
-    /// `execute-tool#15.13`.
+    /// `execute-tool#16.13`.
     QueueToolExecuteSteps,
 }
 
@@ -142,7 +146,7 @@ pub enum CancelPc {
     Queue { target: DocId },
 }
 
-/// The completion steps of one execution (`execute-tool#15.10`), run in parallel.
+/// The completion steps of one execution (`execute-tool#16.10`), run in parallel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CompletionProc {
     pub uuid: CallId,
@@ -154,11 +158,11 @@ pub struct CompletionProc {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CompletionPc {
-    /// `execute-tool#15.10.1`–`#15.10.2`.
+    /// `execute-tool#16.10.1` (and, under the 2026-08 text, its Assert `2026-08:execute-tool#15.10.1`).
     Check,
-    /// `execute-tool#15.10.3`.
+    /// `execute-tool#16.10.2`.
     Remove,
-    /// `execute-tool#15.10.4`–`#15.10.5`.
+    /// `execute-tool#16.10.3`–`#16.10.4`.
     Queue,
 }
 

@@ -10,14 +10,19 @@ pub struct Variant {
 
 /// A published text of the draft. Fixes are our proposals; a revision is what the spec
 /// repository once said, kept to show a defect an earlier text had and a later one removed.
+/// Later texts first: `Current < Aug2026 < Pr247`, so `r >= Revision::Aug2026` reads "the
+/// 2026-08 text or an older one".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Revision {
-    /// `spec/webmcp-algorithms.md`: the text after PR #248 (merged 2026-08-19).
+    /// `spec/webmcp-algorithms.md`: `index.bs` at commit 0023abd, the newest we can read.
     #[default]
     Current,
-    /// The text PR #247 left (merged 2026-08-18), before PR #248: unregistering a tool runs
-    /// the completion steps of its in-flight executions with null and false, then notifies
-    /// documents of the change synchronously (docs/revisions.md).
+    /// `spec/revisions/2026-08.md`: the text after PR #248 (merged 2026-08-19), which the
+    /// model followed until 2026-12 (docs/revisions.md).
+    Aug2026,
+    /// The text PR #247 left (merged 2026-08-18), before PR #248: the 2026-08 text, except
+    /// that unregistering a tool runs the completion steps of its in-flight executions with
+    /// null and false, then notifies documents of the change synchronously.
     Pr247,
 }
 
@@ -39,15 +44,31 @@ pub const REVISIONS: &[RevisionInfo] = &[
     RevisionInfo {
         revision: Revision::Current,
         name: "current",
-        published: "after PR #248 (merged 2026-08-19), before 2026-09-03",
+        published: "index.bs at commit 0023abd (read 2026-12-01)",
         summary: "spec/webmcp-algorithms.md, as modelled by default.",
         steps: &[],
+    },
+    RevisionInfo {
+        revision: Revision::Aug2026,
+        name: "2026-08",
+        published: "after PR #248 (merged 2026-08-19), before 2026-09-03",
+        summary: "registerTool(), getTools() and executeTool() refuse a caller whose agent cluster is not origin-keyed; imperative-execute-steps#3 tests \"inputObject is not an Object\" is false; completionSteps assert they run in parallel and run where they are called; neither toolactivated nor toolcancel fires (spec/revisions/2026-08.md).",
+        steps: &[
+            "2026-08:register-tool#4",
+            "2026-08:get-tools#4",
+            "2026-08:execute-tool#3",
+            "imperative-execute-steps#3",
+            "imperative-execute-steps#4",
+            "2026-08:execute-tool#15.10.1",
+            "execute-tool#16.10",
+            "cancel-pending-execution#6.6",
+        ],
     },
     RevisionInfo {
         revision: Revision::Pr247,
         name: "pr247",
         published: "PR #247 (merged 2026-08-18) until PR #248 (merged 2026-08-19)",
-        summary: "unregister-tool also runs the completion steps of the tool's in-flight executions with null and false, and notifies documents of the change synchronously rather than in parallel.",
+        summary: "the 2026-08 text, except that unregister-tool also runs the completion steps of the tool's in-flight executions with null and false, and notifies documents of the change synchronously rather than in parallel.",
         steps: &["unregister-tool#5", "unregister-tool#7", "notify-tool-change#1"],
     },
 ];
@@ -62,7 +83,29 @@ impl Revision {
     pub fn name(self) -> &'static str {
         self.info().name
     }
-    /// Parses a revision name (`current`, `pr247`).
+    /// Whether this text refuses callers whose agent cluster is not origin-keyed
+    /// (`2026-08:register-tool#4`, `2026-08:get-tools#4`, `2026-08:execute-tool#3`).
+    pub fn checks_origin_keyed(self) -> bool {
+        self >= Revision::Aug2026
+    }
+    /// Whether `imperative-execute-steps#3` reads "If inputObject is not an Object" (the
+    /// current text) rather than the double negative of 2026-08.
+    pub fn tests_object_input_directly(self) -> bool {
+        self == Revision::Current
+    }
+    /// Whether completionSteps "run the following steps in parallel" wherever they are
+    /// called (`execute-tool#16.10`, the current text) rather than asserting that they do
+    /// (`2026-08:execute-tool#15.10.1`).
+    pub fn completion_steps_start_in_parallel(self) -> bool {
+        self == Revision::Current
+    }
+    /// Whether `toolactivated` (`imperative-execute-steps#4`) and `toolcancel`
+    /// (`cancel-pending-execution#6.6`) fire; earlier texts fire them only in scenarios that
+    /// opt in (`toolEvents`).
+    pub fn fires_tool_events(self) -> bool {
+        self == Revision::Current
+    }
+    /// Parses a revision name (`current`, `2026-08`, `pr247`).
     pub fn parse(text: &str) -> Result<Revision, String> {
         REVISIONS
             .iter()
@@ -93,6 +136,14 @@ pub struct Fix {
     pub impact: &'static str,
 }
 
+impl Fix {
+    /// The published text that adopted this fix, if any: from that text on, the fix
+    /// changes nothing, and it is still needed under the earlier revisions.
+    pub fn adopted_by(self) -> Option<Revision> {
+        (self == OBJECT_CHECK).then_some(Revision::Current)
+    }
+}
+
 macro_rules! fixes {
     ($($konst:ident = $bit:literal, $name:literal, $summary:literal,
        title: $title:literal, steps: [$($step:literal),* $(,)?], impact: $impact:literal;)*) => {
@@ -113,42 +164,42 @@ fixes! {
     OBJECT_CHECK = 0, "object-check",
         "imperative-execute-steps#3: \"If inputObject is not an Object\", without the double negative.",
         title: "imperative-execute-steps#3 refuses every object input (double negative)",
-        steps: ["imperative-execute-steps#3", "execute-tool#9"],
+        steps: ["imperative-execute-steps#3", "execute-tool#10"],
         impact: "Every executeTool() call with an ordinary object input fails: the tool's execute callback is never invoked and the caller's promise rejects with an \"UnknownError\" DOMException, so no imperative tool can ever be run with arguments.";
     COMPLETION_IN_PARALLEL = 1, "completion-in-parallel",
-        "callers on an event loop run completionSteps in parallel, as their Assert (execute-tool#15.10.1) requires.",
-        title: "completionSteps assert they run in parallel but are called from the target's event loop",
-        steps: ["execute-tool#15.10.1", "tool-execute-steps#3", "imperative-execute-steps#2", "imperative-execute-steps#3", "imperative-execute-steps#9"],
-        impact: "The text contradicts itself on every execution that settles: an implementation that follows the calls touches the traversable's pending tool executions map from the target's event loop, concurrently with the in-parallel readers of execute-tool#15, cancel-pending-execution and unload-cleanup; one that follows the Assert must invent a hand-off the text does not give.";
+        "callers on an event loop start completionSteps in parallel and callers already in parallel (unload-cleanup#2.3.2) run them to the end, so the entry is gone when unload-cleanup#2.3.5 asserts it (in the 2026-08 text, where completionSteps assert they run in parallel, the same hand-off makes that Assert hold).",
+        title: "completionSteps start in parallel even when called in parallel, so the unload cleanup's Assert runs before they remove the execution",
+        steps: ["execute-tool#16.10", "unload-cleanup#2.3.2", "unload-cleanup#2.3.5", "tool-execute-steps#3", "imperative-execute-steps#2", "imperative-execute-steps#3", "imperative-execute-steps#10", "2026-08:execute-tool#15.10.1"],
+        impact: "When a target document unloads while its tool runs, unload-cleanup#2.3.2 starts the completion steps in a parallel block of their own and goes on to Assert that the execution is gone from the pending tool executions map, which those steps have not yet removed (the NOTE at #2.3.2.note says running them removes it); an implementation must either wait for a block the text never joins or fail the Assert. The 2026-08 text had the opposite contradiction: its completionSteps asserted they run in parallel, and every caller but the unload cleanup ran them on the target's event loop.";
     CAPTURE_TRAVERSABLE = 2, "capture-traversable",
         "each algorithm captures the traversable navigable in its synchronous steps and uses it in parallel, instead of dereferencing a node navigable that may be null by then.",
         title: "In-parallel steps dereference a document's node navigable after it may have become null",
-        steps: ["register-tool#21.1", "unregister-tool#7", "get-tools#9.2", "execute-tool#14.3", "execute-tool#15.1", "execute-tool#15.12", "execute-tool#15.10.2", "execute-tool#15.10.3", "notify-tool-change#2", "unload-cleanup#1"],
+        steps: ["register-tool#20.1", "unregister-tool#7", "get-tools#8.2", "execute-tool#15.3", "execute-tool#16.1", "execute-tool#16.12", "execute-tool#16.10.1", "execute-tool#16.10.2", "notify-tool-change#2", "unload-cleanup#1"],
         impact: "When an iframe is removed or a document navigated away while registerTool(), getTools() or executeTool() is in flight, the parallel steps read \"document's node navigable's traversable navigable\" of a document that no longer has one: the text has no answer, so the page's or agent's promise may never settle and pending executions are never cleaned up.";
     PENDING_MAP_QUEUE = 3, "pending-map-queue",
         "every block that reads or writes a pending tool executions map runs on the traversable's WebMCP parallel queue, so each block is atomic.",
         title: "Check-then-act races on the pending tool executions map",
-        steps: ["cancel-pending-execution#2", "cancel-pending-execution#3", "unload-cleanup#2.2", "unload-cleanup#2.3.1", "execute-tool#15.10.2", "execute-tool#15.10.3"],
+        steps: ["cancel-pending-execution#2", "cancel-pending-execution#3", "unload-cleanup#2.2", "unload-cleanup#2.3.1", "execute-tool#16.10.1", "execute-tool#16.10.2"],
         impact: "Cancellation, completion and unload cleanup each check that an entry exists and then read or remove it in a later step, while the others run in parallel: the entry can vanish in between, so an implementation reads a missing entry (a crash or a silently dropped cancellation) and the unload cleanup's Assert can fail.";
     SINGLE_TOOL_LOOKUP = 4, "single-tool-lookup",
-        "execute-tool#15.7 and #15.8 read the tool map once: \"If targetToolMap[toolName] exists, let tool definition be it; otherwise reject\".",
+        "execute-tool#16.7 and #16.8 read the tool map once: \"If targetToolMap[toolName] exists, let tool definition be it; otherwise reject\".",
         title: "executeTool reads the target's tool map twice, racing unregistration",
-        steps: ["execute-tool#15.7", "execute-tool#15.8"],
+        steps: ["execute-tool#16.7", "execute-tool#16.8"],
         impact: "If the page unregisters the tool (aborts its registration signal) between the existence check and the read, \"tool definition\" is undefined: the agent's executeTool() promise never settles instead of rejecting.";
     STORE_ONLY_LIVE_DOCUMENTS = 5, "store-only-live-documents",
-        "execute-tool#15.12 rejects with UnknownError instead of storing an execution whose caller or target is not fully active.",
+        "execute-tool#16.12 rejects with UnknownError instead of storing an execution whose caller or target is not fully active.",
         title: "executeTool stores a pending execution for a document that is already unloading",
-        steps: ["execute-tool#15.12", "unload-cleanup#2.2"],
+        steps: ["execute-tool#16.12", "unload-cleanup#2.2"],
         impact: "An execution stored after the unloading document cleanup collected its list is never removed: the traversable's pending tool executions map leaks the entry, and a caller's promise can stay pending forever.";
     SETTLE_ONCE = 6, "settle-once",
-        "the settlement tasks queued by execute-tool#15 and completionSteps do nothing when the promise was already rejected by the abort steps.",
+        "the settlement tasks queued by execute-tool#16 and completionSteps do nothing when the promise was already rejected by the abort steps.",
         title: "An aborted executeTool promise is settled a second time by the tool's result",
-        steps: ["execute-tool#14.4.1", "execute-tool#15.10.4", "execute-tool#15.10.5"],
+        steps: ["execute-tool#15.4.1", "execute-tool#16.10.3", "execute-tool#16.10.4"],
         impact: "The caller sees an AbortError, but the tool's result (or failure) is still queued to resolve or reject the same promise: harmless in JavaScript, but the text states two outcomes for one call, and an implementation that reports results to the agent can report both.";
     REMOVE_ABORT_STEPS = 7, "remove-abort-steps",
         "once an executeTool promise settles, its abort steps are removed from the signal, so a later abort() neither rejects it again nor starts a cancellation.",
         title: "executeTool's abort steps outlive the call",
-        steps: ["execute-tool#14.4", "execute-tool#14.4.1", "execute-tool#14.4.2"],
+        steps: ["execute-tool#15.4", "execute-tool#15.4.1", "execute-tool#15.4.2"],
         impact: "A caller that reuses or later aborts its AbortSignal after the result arrived re-runs the abort steps: a second rejection attempt on a settled promise and a cancellation of an execution that no longer exists.";
     REJECT_ON_CALLER_UNLOAD = 8, "reject-on-caller-unload",
         "unload-cleanup#2.3.3 also queues a task on the caller to reject its promise with UnknownError: a caller unloaded into the back/forward cache comes back to a settled promise instead of one pending forever.",
@@ -163,32 +214,32 @@ fixes! {
     SKIP_CANCELLED_EXECUTION = 10, "skip-cancelled-execution",
         "tool-execute-steps return without invoking the tool when its pending tool execution is gone (cancelled or completed) by the time the task runs.",
         title: "A cancelled execution still invokes the tool",
-        steps: ["execute-tool#15.13", "tool-execute-steps#2", "cancel-pending-execution#4"],
-        impact: "The task queued at execute-tool#15.13 runs the page's execute callback even after the caller aborted and the cancellation removed the pending execution: the tool's side effects (a purchase, a sent message) happen for a call the agent has already given up on.";
+        steps: ["execute-tool#16.13", "tool-execute-steps#2", "cancel-pending-execution#4"],
+        impact: "The task queued at execute-tool#16.13 runs the page's execute callback even after the caller aborted and the cancellation removed the pending execution: the tool's side effects (a purchase, a sent message) happen for a call the agent has already given up on.";
     ABORT_LOCAL_ON_UNLOAD = 11, "abort-local-on-unload",
         "the unloading document cleanup steps signal abort on, and clear, the document's local pending tool executions, so tools of an unloaded document see their signal aborted.",
         title: "Unloading a tool's document does not abort its running executions",
         steps: ["unload-cleanup#1", "cancel-pending-execution#6", "cancel-pending-execution#6.5"],
         impact: "A tool whose document is destroyed mid-run never sees its AbortSignal aborted: the cancellation task is queued on a document whose event loop will never run it, so the local pending tool executions map keeps the entry and the tool gets no chance to stop.";
     CHECK_SIGNAL_BEFORE_INVOKING = 12, "check-signal-before-invoking",
-        "tool-execute-steps run the completion steps with null and false, without invoking the tool, when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet); the completion steps remove the pending execution #15.12 stored.",
+        "tool-execute-steps run the completion steps with null and false, without invoking the tool, when the caller's executeTool signal is already aborted (the abort may not have reached the parallel cancellation yet); the completion steps remove the pending execution #16.12 stored.",
         title: "Aborting right after executeTool() does not stop the tool from running",
-        steps: ["execute-tool#14.4.2", "cancel-pending-execution#2", "execute-tool#15.12", "tool-execute-steps#2"],
-        impact: "The cancellation that abort() starts runs in parallel: when the tool's task runs it may not have run yet, or it may have looked for the pending execution before execute-tool#15.12 stored it and found nothing. Either way the tool runs for a caller whose promise already rejected with AbortError.";
+        steps: ["execute-tool#15.4.2", "cancel-pending-execution#2", "execute-tool#16.12", "tool-execute-steps#2"],
+        impact: "The cancellation that abort() starts runs in parallel: when the tool's task runs it may not have run yet, or it may have looked for the pending execution before execute-tool#16.12 stored it and found nothing. Either way the tool runs for a caller whose promise already rejected with AbortError.";
     TOOL_IDENTITY = 14, "tool-identity",
-        "a RegisteredTool refers (internally) to the tool definition it lists; execute-tool#15.7 and tool-execute-steps#3 treat a tool map entry that is another definition of the same name as missing.",
+        "a RegisteredTool refers (internally) to the tool definition it lists; execute-tool#16.7 and tool-execute-steps#3 treat a tool map entry that is another definition of the same name as missing.",
         title: "executeTool runs whatever tool now has the discovered name, not the tool that was discovered",
-        steps: ["execute-tool#15.6", "execute-tool#15.7", "tool-execute-steps#2", "tool-execute-steps#3", "tool-execute-steps#3.note"],
+        steps: ["execute-tool#16.6", "execute-tool#16.7", "tool-execute-steps#2", "tool-execute-steps#3", "tool-execute-steps#3.note"],
         impact: "An agent lists a page's tools, then executes one of them; if the page unregistered it and registered another tool of the same name in between (another input schema, description, annotations or exposedTo), the new tool runs with arguments built for the old one, possibly for a caller the new tool is not exposed to.";
     NOTIFY_ON_UNLOAD = 15, "notify-on-unload",
         "when a document with registered tools is unloaded or its iframe removed, a toolchange event is queued at each remaining fully active document of the tab that could discover one of those tools.",
         title: "Tools disappear from getTools() without a toolchange event when their document goes away",
-        steps: ["unload-cleanup#1", "notify-tool-change#2", "notify-tool-change#3.3", "get-tools#9.3"],
+        steps: ["unload-cleanup#1", "notify-tool-change#2", "notify-tool-change#3.3", "get-tools#8.3"],
         impact: "A page that keeps its list of discoverable tools up to date by listening for toolchange is never told when an iframe that registered tools is removed or navigated away: its list keeps tools that getTools() no longer returns and that executeTool() now rejects.";
     KEEP_SETTLED_RESULT = 16, "keep-settled-result",
         "a pending tool execution keeps the result its tool settled with; unload-cleanup#2.3.2 runs the completion steps with that result (and true) when there is one, instead of null and false.",
         title: "A tool that completed loses its result when its document unloads before the result is delivered",
-        steps: ["unload-cleanup#2.3.2", "imperative-execute-steps#9.fulfilled.5", "execute-tool#15.10.1", "execute-tool#15.10.2"],
+        steps: ["unload-cleanup#2.3.2", "imperative-execute-steps#10.fulfilled.5", "2026-08:execute-tool#15.10.1", "execute-tool#16.10.1"],
         impact: "Once completionSteps run in parallel (as their Assert requires), a tool can finish its work and settle, and its document be removed before the completion steps look up the pending execution: the unload cleanup completes it first with null and false, so the agent gets an \"UnknownError\" for a tool whose side effects already happened, and cannot tell it from a tool that never ran.";
     AMEND_CANCEL_NOTE = 9, "amend-cancel-note",
         "the note at cancel-pending-execution#5 says the target may be gone, in which case the queued task never runs (harmless with abort-local-on-unload).",

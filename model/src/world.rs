@@ -84,7 +84,7 @@ pub enum BodyOp {
     Abort(CtrlId),
     /// `await` the abort of the callback's signal.
     AwaitAbort,
-    /// `return value`: the serialization `imperative-execute-steps#9.fulfilled.4` will make
+    /// `return value`: the serialization `imperative-execute-steps#10.fulfilled.4` will make
     /// of it.
     Return(Result<StrId, Thrown>),
     /// `throw`.
@@ -116,7 +116,7 @@ pub struct ExecuteOp {
     /// Whether WebIDL accepts the value as an `object` (a primitive throws a TypeError
     /// before the method steps run).
     pub input_is_object: bool,
-    /// `execute-tool#9`: serializing inputObject.
+    /// `execute-tool#10`: serializing inputObject.
     pub input_json: Result<StrId, Thrown>,
     /// The same under the `object-check` fix (differs only for `{"$js": "reaches-body"}`).
     pub input_json_object_check: Result<StrId, Thrown>,
@@ -124,9 +124,11 @@ pub struct ExecuteOp {
 }
 
 impl ExecuteOp {
-    /// `execute-tool#9`'s serialization of inputObject under `variant`.
+    /// `execute-tool#10`'s serialization of inputObject under `variant`.
     pub fn input_json(&self, variant: crate::variant::Variant) -> Result<StrId, Thrown> {
-        if variant.has(&crate::variant::OBJECT_CHECK) {
+        if variant.has(&crate::variant::OBJECT_CHECK)
+            || variant.revision().tests_object_input_directly()
+        {
             self.input_json_object_check
         } else {
             self.input_json
@@ -237,7 +239,7 @@ pub struct World {
     pub expect: BTreeMap<String, String>,
     /// Whether `toolactivated` and `toolcancel` fire (the scenario's opt-in `toolEvents`).
     pub tool_events: bool,
-    /// `execute-tool#5`: the URL parser's result on each interned string, where it is an
+    /// `execute-tool#4`: the URL parser's result on each interned string, where it is an
     /// origin string some `RegisteredTool` can carry.
     pub origin_string_parse: BTreeMap<StrId, ParsedOrigin>,
     /// The serialized result a body that fulfils with a serializable value produces.

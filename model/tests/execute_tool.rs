@@ -47,14 +47,14 @@ fn rejects_sync(m: &WebMcpModel, reason: Reason, at: &str) {
 #[test]
 fn origin_that_is_not_a_url_is_not_supported() {
     let m = with_tool(vec![], forged("t1", "not a url", "top"));
-    rejects_sync(&m, Reason::NotSupportedError, "execute-tool#6");
+    rejects_sync(&m, Reason::NotSupportedError, "execute-tool#5");
 }
 
 #[test]
 fn opaque_origin_is_not_supported() {
     for origin in ["data:text/plain,x", "null", "file:///etc/passwd"] {
         let m = with_tool(vec![], forged("t1", origin, "top"));
-        rejects_sync(&m, Reason::NotSupportedError, "execute-tool#6");
+        rejects_sync(&m, Reason::NotSupportedError, "execute-tool#5");
     }
 }
 
@@ -70,7 +70,7 @@ fn unserializable_input_rejects_at_9() {
             json!({"executeTool": {"name": "t1", "origin": "https://a.example", "window": "top"},
                    "input": input}),
         );
-        rejects_sync(&m, reason, "execute-tool#9");
+        rejects_sync(&m, reason, "execute-tool#10");
     }
 }
 
@@ -80,7 +80,7 @@ fn signal_aborted_before_the_call_rejects_at_14_2() {
     exec["signal"] = json!("ac");
     let m = with_tool(vec![json!({"abort": "ac"})], exec);
     let ac = ctrl(&m, "ac");
-    rejects_sync(&m, Reason::Aborted(ac), "execute-tool#14.2");
+    rejects_sync(&m, Reason::Aborted(ac), "execute-tool#15.2");
 }
 
 /// Runs the script, checks the promise is pending with the in-parallel block started, and
@@ -88,7 +88,7 @@ fn signal_aborted_before_the_call_rejects_at_14_2() {
 fn run_pending(m: &WebMcpModel) -> webmcp_model::State {
     let (s, rec) = run_script(m, &m.initial_state(), "top");
     assert_eq!(status(m, &s, "exec"), Status::Pending);
-    assert_eq!(last_step(&rec), "execute-tool#16");
+    assert_eq!(last_step(&rec), "execute-tool#17");
     run_while(
         m,
         &s,
@@ -101,14 +101,14 @@ fn run_pending(m: &WebMcpModel) -> webmcp_model::State {
 fn wrong_origin_rejects_at_15_4() {
     let m = with_tool(vec![], forged("t1", "https://b.example", "top"));
     let end = run_pending(&m);
-    assert_rejected(&m, &end, "exec", Reason::UnknownError, "execute-tool#15.4");
+    assert_rejected(&m, &end, "exec", Reason::UnknownError, "execute-tool#16.4");
 }
 
 #[test]
 fn unregistered_name_rejects_at_15_7() {
     let m = with_tool(vec![], forged("nope", "https://a.example", "top"));
     let end = run_pending(&m);
-    assert_rejected(&m, &end, "exec", Reason::UnknownError, "execute-tool#15.7");
+    assert_rejected(&m, &end, "exec", Reason::UnknownError, "execute-tool#16.7");
 }
 
 #[test]
@@ -129,9 +129,9 @@ fn window_in_another_tab_rejects_at_15_1() {
     let (s, _) = run_script(&m, &m.initial_state(), "first");
     let (s, rec) = run_script(&m, &s, "top");
     assert_eq!(status(&m, &s, "exec"), Status::Pending);
-    assert_eq!(last_step(&rec), "execute-tool#16");
+    assert_eq!(last_step(&rec), "execute-tool#17");
     let end = run_while(&m, &s, |_| true, |st| assert!(st.bodies.is_empty()));
-    assert_rejected(&m, &end, "exec", Reason::UnknownError, "execute-tool#15.1");
+    assert_rejected(&m, &end, "exec", Reason::UnknownError, "execute-tool#16.1");
     assert!(end.pending.iter().all(|p| p.is_empty()));
 }
 
@@ -161,10 +161,10 @@ fn object_input_is_rejected_by_the_literal_double_negative() {
             s = next;
         }
         assert!(enabled(&m, &s).is_empty());
-        assert_rejected(&m, &s, "exec", Reason::UnknownError, "execute-tool#15.10.5");
+        assert_rejected(&m, &s, "exec", Reason::UnknownError, "execute-tool#16.10.4");
         assert!(steps_seen.contains(&"imperative-execute-steps#3"));
-        assert!(!steps_seen.contains(&"imperative-execute-steps#4"));
-        assert!(!steps_seen.contains(&"imperative-execute-steps#8"));
+        assert!(!steps_seen.contains(&"imperative-execute-steps#5"));
+        assert!(!steps_seen.contains(&"imperative-execute-steps#9"));
         assert!(s.pending.iter().all(|p| p.is_empty()));
         assert!(s.doc(doc(&m, "top")).local.is_empty());
     }
@@ -199,7 +199,7 @@ fn primitive_json_input_runs_the_body_and_fulfils() {
     let (s, rec) = apply_recorded(&m, &s, Action::SettleTool(exec, Outcome::Fulfil));
     let ids: Vec<&str> = rec.iter().map(|st| st.id()).collect();
     assert!(
-        ids.contains(&"imperative-execute-steps#9.fulfilled.5"),
+        ids.contains(&"imperative-execute-steps#10.fulfilled.5"),
         "{ids:?}"
     );
     assert!(s.bodies[&exec].settled);
@@ -210,7 +210,7 @@ fn primitive_json_input_runs_the_body_and_fulfils() {
         Status::Fulfilled(Value::Text(t)) => assert_eq!(m.world.str(*t), "\"done\""),
         other => panic!("exec is {other:?}"),
     }
-    assert_eq!(p.settled_at.map(|st| st.id()), Some("execute-tool#15.10.4"));
+    assert_eq!(p.settled_at.map(|st| st.id()), Some("execute-tool#16.10.3"));
     assert_eq!(p.attempts, 1);
     assert!(end.pending.iter().all(|p| p.is_empty()));
     assert!(end.queues.iter().all(|q| q.is_empty()));
@@ -244,7 +244,7 @@ fn body_rejection_rejects_with_unknown_error() {
             &end,
             "exec",
             Reason::UnknownError,
-            "execute-tool#15.10.5",
+            "execute-tool#16.10.4",
         );
     }
 }

@@ -44,7 +44,7 @@ fn from_origins_not_a_url_is_a_security_error() {
     let m = model(&one_doc(
         json!([{"as": "list", "getTools": {"fromOrigins": ["not a url"]}}]),
     ));
-    rejects_sync(&m, "top", "list", Reason::SecurityError, "get-tools#7.1.2");
+    rejects_sync(&m, "top", "list", Reason::SecurityError, "get-tools#6.1.2");
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn from_origins_not_trustworthy_is_a_security_error() {
         let m = model(&one_doc(json!([
             {"as": "list", "getTools": {"fromOrigins": ["https://b.example", bad]}}
         ])));
-        rejects_sync(&m, "top", "list", Reason::SecurityError, "get-tools#7.1.2");
+        rejects_sync(&m, "top", "list", Reason::SecurityError, "get-tools#6.1.2");
     }
 }
 
@@ -73,7 +73,7 @@ fn iframe_without_allow_is_not_allowed() {
         "child",
         "list",
         Reason::NotAllowedError,
-        "get-tools#5",
+        "get-tools#4",
     );
 }
 
@@ -88,7 +88,7 @@ fn not_origin_keyed_is_a_security_error() {
         "top",
         "list",
         Reason::SecurityError,
-        "get-tools#4",
+        "2026-08:get-tools#4",
     );
 }
 
@@ -99,7 +99,7 @@ fn empty_page_lists_nothing() {
     ));
     let end = run_all(&m);
     assert_eq!(listed(&m, &end, "list"), vec![]);
-    assert_eq!(settled_at(&m, &end, "list"), Some("get-tools#9.5"));
+    assert_eq!(settled_at(&m, &end, "list"), Some("get-tools#8.5"));
 }
 
 #[test]
@@ -307,7 +307,7 @@ fn iframe_without_allow_is_skipped_by_the_walk() {
     let m = model(&text);
     let (s, rec) = run_script(&m, &m.initial_state(), "top");
     assert_eq!(status(&m, &s, "list"), Status::Pending);
-    assert_eq!(last_step(&rec), "get-tools#10");
+    assert_eq!(last_step(&rec), "get-tools#9");
     let end = run_to_end(&m, &s);
     assert_eq!(listed(&m, &end, "list"), vec![]);
 }

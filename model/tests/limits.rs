@@ -604,7 +604,7 @@ fn page_strings_are_any_text_but_bounded() {
         )
     };
     // Any text, control characters included: a page can pass any string, and the draft's
-    // own grammar (register-tool#11) judges it. Only the length is bounded.
+    // own grammar (register-tool#9) judges it. Only the length is bounded.
     assert!(World::from_json(&tool("bad name! 工具")).is_ok());
     assert!(World::from_json(&tool("nul\u{0} and\nnewline")).is_ok());
     assert!(World::from_json(&tool(&"a".repeat(limits::MAX_STRING_LEN))).is_ok());

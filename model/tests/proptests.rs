@@ -34,7 +34,7 @@ fn config(cases: u32) -> Config {
 }
 
 // ---------------------------------------------------------------------------------------
-// (a) The tool-name grammar of register-tool#10/#11.
+// (a) The tool-name grammar of register-tool#9.
 
 /// Independent of `tool_name_is_valid`: a byte loop over explicit code ranges. A non-ASCII
 /// character has a byte >= 0x80, which no range admits, so counting bytes is enough.
@@ -119,7 +119,7 @@ proptest! {
             prop_assert_eq!(p.settled_at.map(|x| x.id()), Some("register-tool#10"));
         } else if !grammar_ok(&name) {
             prop_assert_eq!(&p.status, &Status::Rejected(Reason::InvalidStateError));
-            prop_assert_eq!(p.settled_at.map(|x| x.id()), Some("register-tool#11"));
+            prop_assert_eq!(p.settled_at.map(|x| x.id()), Some("register-tool#9"));
         } else {
             prop_assert_eq!(&p.status, &Status::Pending);
             let end = run_to_end(&m, &s);
@@ -238,9 +238,9 @@ proptest! {
             prop_assert!(matches!(status(&m, &end, "list"), Status::Fulfilled(Value::Tools(_))));
         } else {
             prop_assert_eq!(status(&m, &s, "reg"), Status::Rejected(Reason::SecurityError));
-            prop_assert_eq!(settled_at(&m, &s, "reg"), Some("register-tool#16.1.2"));
+            prop_assert_eq!(settled_at(&m, &s, "reg"), Some("register-tool#15.1.2"));
             prop_assert_eq!(status(&m, &s, "list"), Status::Rejected(Reason::SecurityError));
-            prop_assert_eq!(settled_at(&m, &s, "list"), Some("get-tools#7.1.2"));
+            prop_assert_eq!(settled_at(&m, &s, "list"), Some("get-tools#6.1.2"));
             prop_assert!(s.doc(doc(&m, "top")).tools.is_empty());
         }
     }
@@ -424,9 +424,10 @@ fn check_state(m: &WebMcpModel, s: &State) -> Result<(), String> {
         let (call, kind) = match *key {
             ThreadKey::Register(c) | ThreadKey::Unregister(c) => (c, CallKind::Register),
             ThreadKey::GetTools(c) => (c, CallKind::GetTools),
-            ThreadKey::Execute(c) | ThreadKey::CancelOnAbort(c) | ThreadKey::Completion(c) => {
-                (c, CallKind::Execute)
-            }
+            ThreadKey::Execute(c)
+            | ThreadKey::CancelOnAbort(c)
+            | ThreadKey::Completion(c)
+            | ThreadKey::CleanupCompletion(c, _) => (c, CallKind::Execute),
             ThreadKey::Cleanup(..) => continue,
         };
         check!(

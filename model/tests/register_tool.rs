@@ -61,9 +61,9 @@ fn duplicate_name_is_rejected_at_9() {
         &s,
         "second",
         Reason::InvalidStateError,
-        "register-tool#9",
+        "register-tool#8",
     );
-    assert_eq!(last_step(&rec), "register-tool#9");
+    assert_eq!(last_step(&rec), "register-tool#8");
     // The first definition stays.
     let top = doc(&m, "top");
     let t1 = StrId::nth(m.world.strings.iter().position(|x| x == "t1").unwrap());
@@ -80,7 +80,7 @@ fn duplicate_name_is_rejected_at_9() {
         &end,
         "second",
         Reason::InvalidStateError,
-        "register-tool#9",
+        "register-tool#8",
     );
 }
 
@@ -99,7 +99,7 @@ fn name_of_129_chars_is_rejected_at_11() {
     rejects_at(
         reg(&"a".repeat(129), "d"),
         Reason::InvalidStateError,
-        "register-tool#11",
+        "register-tool#9",
     );
 }
 
@@ -109,7 +109,7 @@ fn names_outside_the_grammar_are_rejected_at_11() {
         rejects_at(
             reg(name, "d"),
             Reason::InvalidStateError,
-            "register-tool#11",
+            "register-tool#9",
         );
     }
 }
@@ -144,7 +144,7 @@ fn unserializable_schemas_are_rejected_at_13() {
         rejects_at(
             json!({"registerTool": {"name": "t1", "description": "d", "inputSchema": schema}}),
             reason,
-            "register-tool#13",
+            "register-tool#12",
         );
     }
 }
@@ -156,7 +156,7 @@ fn signal_aborted_before_the_call_is_rejected_at_14() {
         {"as": "reg", "registerTool": {"name": "t1", "description": "d"}, "signal": "ac"},
     ])));
     let ac = ctrl(&m, "ac");
-    check_rejection(&m, "top", "reg", Reason::Aborted(ac), "register-tool#14");
+    check_rejection(&m, "top", "reg", Reason::Aborted(ac), "register-tool#13");
     assert_eq!(Reason::Aborted(ac).name(), "AbortError");
 }
 
@@ -167,7 +167,7 @@ fn document_not_origin_keyed_is_rejected_at_4() {
         json!({"top": [{"as": "reg", "registerTool": {"name": "t1", "description": "d"}}]}),
     );
     let m = model(&text);
-    check_rejection(&m, "top", "reg", Reason::SecurityError, "register-tool#4");
+    check_rejection(&m, "top", "reg", Reason::SecurityError, "2026-08:register-tool#4");
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn untrustworthy_exposed_to_is_rejected_at_16_1_2() {
         rejects_at(
             json!({"registerTool": {"name": "t1", "description": "d"}, "exposedTo": ["https://ok.example", origin]}),
             Reason::SecurityError,
-            "register-tool#16.1.2",
+            "register-tool#15.1.2",
         );
     }
 }
@@ -199,7 +199,7 @@ fn cross_origin_iframe_without_allow_is_rejected_at_5() {
         "child",
         "reg",
         Reason::NotAllowedError,
-        "register-tool#5",
+        "register-tool#4",
     );
 }
 
@@ -234,10 +234,10 @@ fn rejections_come_in_the_draft_order() {
     ])));
     let (s, _) = run_script(&m, &m.initial_state(), "top");
     let ac = ctrl(&m, "ac");
-    assert_rejected(&m, &s, "dup", Reason::InvalidStateError, "register-tool#9");
-    assert_rejected(&m, &s, "bad", Reason::InvalidStateError, "register-tool#11");
-    assert_rejected(&m, &s, "schema", Reason::Error, "register-tool#13");
-    assert_rejected(&m, &s, "sig", Reason::Aborted(ac), "register-tool#14");
+    assert_rejected(&m, &s, "dup", Reason::InvalidStateError, "register-tool#8");
+    assert_rejected(&m, &s, "bad", Reason::InvalidStateError, "register-tool#9");
+    assert_rejected(&m, &s, "schema", Reason::Error, "register-tool#12");
+    assert_rejected(&m, &s, "sig", Reason::Aborted(ac), "register-tool#13");
 }
 
 #[test]
@@ -249,7 +249,7 @@ fn trustworthy_exposed_to_succeeds() {
     }])));
     let (s, rec) = run_script(&m, &m.initial_state(), "top");
     assert_eq!(status(&m, &s, "reg"), Status::Pending);
-    assert_eq!(last_step(&rec), "register-tool#22");
+    assert_eq!(last_step(&rec), "register-tool#21");
     let top = doc(&m, "top");
     let def = s
         .doc(top)
@@ -292,20 +292,20 @@ fn happy_path_builds_the_definition_and_resolves_at_21_2() {
     let reg = call(&m, "reg");
     assert_eq!(status(&m, &m.initial_state(), "reg"), Status::NotCalled);
     let (s, rec) = run_script(&m, &m.initial_state(), "top");
-    // register-tool#17 .. #22: a pending promise, the definition in the tool map.
+    // register-tool#16 .. #21: a pending promise, the definition in the tool map.
     assert_eq!(status(&m, &s, "reg"), Status::Pending);
     assert_eq!(settled_at(&m, &s, "reg"), None);
     let ids: Vec<&str> = rec.iter().map(|st| st.id()).collect();
     for step in [
-        "register-tool#17",
+        "register-tool#16",
+        "register-tool#18",
         "register-tool#19",
         "register-tool#20",
-        "register-tool#21",
     ] {
         assert!(ids.contains(&step), "{step} not recorded: {ids:?}");
     }
     assert!(
-        !ids.contains(&"register-tool#18.1"),
+        !ids.contains(&"register-tool#17.1"),
         "no signal, yet #18.1 ran"
     );
     let tools = &s.doc(top).tools;
@@ -329,7 +329,7 @@ fn happy_path_builds_the_definition_and_resolves_at_21_2() {
     let end = run_to_end(&m, &s);
     let p = promise(&m, &end, "reg");
     assert_eq!(p.status, Status::Fulfilled(Value::Undefined));
-    assert_eq!(p.settled_at.map(|st| st.id()), Some("register-tool#21.2"));
+    assert_eq!(p.settled_at.map(|st| st.id()), Some("register-tool#20.2"));
     assert_eq!(p.attempts, 1);
     assert_eq!(end.doc(top).tools.len(), 1);
     assert_eq!(
@@ -373,10 +373,10 @@ fn signal_registered_then_aborted_unregisters_and_rejects() {
         s.doc(doc(&m, "top")).tools.is_empty(),
         "the abort steps unregister"
     );
-    assert_rejected(&m, &s, "reg", Reason::Aborted(ac), "register-tool#18.3.2");
+    assert_rejected(&m, &s, "reg", Reason::Aborted(ac), "register-tool#17.3.2");
     let end = run_to_end(&m, &s);
     // The later resolution task finds the promise already rejected.
-    assert_rejected(&m, &end, "reg", Reason::Aborted(ac), "register-tool#18.3.2");
+    assert_rejected(&m, &end, "reg", Reason::Aborted(ac), "register-tool#17.3.2");
 }
 
 /// A dictionary member whose value is undefined is not present (WebIDL): registering with

@@ -1,13 +1,21 @@
 //! The step table is the spec's list of step IDs: every ID in spec/webmcp-algorithms.md is
-//! in `STEPS`, in document order, and nothing else is. When the draft changes, this test
-//! names what to add or remove.
+//! in `STEPS`, in document order, and nothing else is, except the rows of steps that only an
+//! earlier text has (`2026-08:`-prefixed, each an ID of spec/revisions/2026-08.md). When the
+//! draft changes, these tests name what to add or remove.
 
 use std::collections::BTreeSet;
 
 use webmcp_model::steps::{StepKind, STEPS};
 
+const CURRENT: &str = include_str!("../../spec/webmcp-algorithms.md");
+const AUGUST_2026: &str = include_str!("../../spec/revisions/2026-08.md");
+const EARLIER_TEXT: &str = "2026-08:";
+
 fn spec_ids() -> Vec<String> {
-    let text = include_str!("../../spec/webmcp-algorithms.md");
+    ids_of(CURRENT)
+}
+
+fn ids_of(text: &str) -> Vec<String> {
     let mut ids = Vec::new();
     for line in text.lines() {
         let t = line.trim_start();
@@ -32,7 +40,11 @@ fn spec_ids() -> Vec<String> {
 #[test]
 fn step_table_matches_the_spec() {
     let spec = spec_ids();
-    let table: Vec<String> = STEPS.iter().map(|s| s.id.to_string()).collect();
+    let table: Vec<String> = STEPS
+        .iter()
+        .filter(|s| !s.id.starts_with(EARLIER_TEXT))
+        .map(|s| s.id.to_string())
+        .collect();
     let spec_set: BTreeSet<_> = spec.iter().collect();
     let table_set: BTreeSet<_> = table.iter().collect();
     let missing: Vec<_> = spec_set.difference(&table_set).collect();
@@ -49,21 +61,48 @@ fn step_table_matches_the_spec() {
 }
 
 #[test]
-fn every_assert_of_the_spec_is_an_assert_row() {
-    let text = include_str!("../../spec/webmcp-algorithms.md");
-    let asserts = text
-        .lines()
-        .filter(|l| l.contains("**ASSERT:**") && l.trim_start().starts_with("- `"))
-        .count();
-    assert_eq!(
-        STEPS.iter().filter(|s| s.kind == StepKind::Assert).count(),
-        asserts
-    );
-    assert_eq!(asserts, 10);
+fn every_row_of_an_earlier_text_is_a_step_of_that_text_and_not_of_the_current_one() {
+    let august = ids_of(AUGUST_2026);
+    let current = spec_ids();
+    let earlier: Vec<&str> = STEPS
+        .iter()
+        .filter_map(|s| s.id.strip_prefix(EARLIER_TEXT))
+        .collect();
+    assert!(!earlier.is_empty(), "the 2026-08 rows are gone");
+    for id in earlier {
+        assert!(
+            august.iter().any(|a| a == id),
+            "{EARLIER_TEXT}{id} is not a step of spec/revisions/2026-08.md"
+        );
+        assert!(
+            !current.iter().any(|c| c == id),
+            "{EARLIER_TEXT}{id} is still a step ID of the current text"
+        );
+    }
 }
 
 #[test]
-fn the_vendored_spec_is_the_shared_one_when_present() {
+fn every_assert_of_the_spec_is_an_assert_row() {
+    let asserts_of = |text: &str| {
+        text.lines()
+            .filter(|l| l.contains("**ASSERT:**") && l.trim_start().starts_with("- `"))
+            .count()
+    };
+    let rows = |earlier: bool| {
+        STEPS
+            .iter()
+            .filter(|s| s.kind == StepKind::Assert && s.id.starts_with(EARLIER_TEXT) == earlier)
+            .count()
+    };
+    assert_eq!(rows(false), asserts_of(CURRENT));
+    assert_eq!(asserts_of(CURRENT), 10);
+    // 2026-08:execute-tool#15.10.1, the completion steps' "running in parallel".
+    assert_eq!(rows(true), 1);
+    assert_eq!(asserts_of(AUGUST_2026), 10);
+}
+
+#[test]
+fn the_shared_spec_is_the_2026_08_revision_when_present() {
     let shared = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/spec/webmcp-algorithms.md"
@@ -71,8 +110,8 @@ fn the_vendored_spec_is_the_shared_one_when_present() {
     if let Ok(text) = std::fs::read_to_string(shared) {
         assert_eq!(
             text,
-            include_str!("../../spec/webmcp-algorithms.md"),
-            "spec/ is out of date: copy ../shared/spec/"
+            AUGUST_2026,
+            "spec/revisions/2026-08.md is no longer the shared text: copy ../shared/spec/"
         );
     }
 }

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 use webmcp_model::steps::{StepId, StepKind, STEPS};
+use webmcp_model::variant::Revision;
 
 use crate::limits::{Budget, StopReason};
 
@@ -22,9 +23,9 @@ use crate::limits::{Budget, StopReason};
 /// other executable step is executed by some scenario.
 ///
 /// Note what is *not* here: a step whose test can never fail is still executed (the check
-/// runs), so it is reached. `register-tool#18.2` (the same check as `#14`, nothing in
-/// between), `execute-tool#8` (an assert `#6` guarantees), `imperative-execute-steps#2`
-/// (parsing JSON text `execute-tool#9` made never fails) and the fully-active checks of
+/// runs), so it is reached. `register-tool#17.2` (the same check as `#13`, nothing in
+/// between), `execute-tool#7` (an assert `#5` guarantees), `imperative-execute-steps#2`
+/// (parsing JSON text `execute-tool#10` made never fails) and the fully-active checks of
 /// `register-tool#3`, `get-tools#3`, `execute-tool#2` (a script only runs in a fully active
 /// document) all run in every scenario that gets that far; only their failure branches are
 /// dead, and those have no step ID of their own. Declarative tools
@@ -139,6 +140,9 @@ pub(crate) fn explore_transitions(
 pub struct Coverage {
     /// Per step (indexed by `StepId.0`), the transitions of all scenarios that executed it.
     pub per_step: Vec<u64>,
+    /// The text explored: under the current one, the rows of steps it removed
+    /// (`2026-08:register-tool#4`) are not its steps, so they are not counted as gaps.
+    pub revision: Revision,
     /// Each scenario's name and coverage, in the order given.
     pub scenarios: Vec<(String, ScenarioCoverage)>,
 }
@@ -152,7 +156,11 @@ impl Coverage {
         let scenarios = crate::parallel::map(models, workers, |model| {
             (model.world.name.clone(), explore_coverage(model))
         });
-        Coverage::from_scenarios(scenarios)
+        let revision = models
+            .first()
+            .map(|m| m.variant.revision())
+            .unwrap_or_default();
+        Coverage::from_scenarios(scenarios, revision)
     }
 
     /// The scenarios whose exploration a bound stopped, with the bound.
@@ -163,7 +171,7 @@ impl Coverage {
     }
 
     /// Sums per-scenario coverages.
-    pub fn from_scenarios(scenarios: Vec<(String, ScenarioCoverage)>) -> Coverage {
+    pub fn from_scenarios(scenarios: Vec<(String, ScenarioCoverage)>, revision: Revision) -> Coverage {
         let mut per_step = vec![0u64; STEPS.len()];
         for (_, c) in &scenarios {
             for (total, n) in per_step.iter_mut().zip(&c.per_step) {
@@ -172,6 +180,7 @@ impl Coverage {
         }
         Coverage {
             per_step,
+            revision,
             scenarios,
         }
     }
@@ -190,14 +199,25 @@ impl Coverage {
             .collect()
     }
 
-    /// The number of executable steps (steps and asserts) in the table.
+    /// The executable steps (steps and asserts) of the text explored, in table order.
+    pub fn steps(&self) -> impl Iterator<Item = StepId> + '_ {
+        executable_steps().filter(|s| self.counts(*s))
+    }
+
+    /// Whether `step` is an executable step of the text explored.
+    fn counts(&self, step: StepId) -> bool {
+        step.info().kind.is_executable()
+            && (step.removed_since().is_none() || self.revision != Revision::Current)
+    }
+
+    /// The number of executable steps of the text explored.
     pub fn executable(&self) -> usize {
-        executable_steps().count()
+        self.steps().count()
     }
 
     /// The number of executable steps executed at least once.
     pub fn reached(&self) -> usize {
-        executable_steps().filter(|s| self.count(*s) > 0).count()
+        self.steps().filter(|s| self.count(*s) > 0).count()
     }
 
     /// Transitions explored, over all scenarios.
@@ -212,7 +232,7 @@ impl Coverage {
 
     /// The executable steps never executed, in table order, each classified.
     pub fn unreached(&self) -> Vec<(StepId, Unreached)> {
-        executable_steps()
+        self.steps()
             .filter(|s| self.count(*s) == 0)
             .map(|s| (s, classify(s)))
             .collect()
@@ -248,7 +268,7 @@ impl Coverage {
         let _ = writeln!(out);
         for (i, info) in STEPS.iter().enumerate() {
             let id = StepId(i as u16);
-            let count = if info.kind.is_executable() {
+            let count = if self.counts(id) {
                 self.count(id).to_string()
             } else {
                 "-".to_string()
@@ -312,7 +332,7 @@ impl Coverage {
         let _ = writeln!(out, "|---|---|---:|");
         for (i, info) in STEPS.iter().enumerate() {
             let id = StepId(i as u16);
-            let count = if info.kind.is_executable() {
+            let count = if self.counts(id) {
                 self.count(id).to_string()
             } else {
                 "-".to_string()
@@ -362,7 +382,7 @@ impl Coverage {
             .enumerate()
             .map(|(i, info)| {
                 let id = StepId(i as u16);
-                if info.kind.is_executable() {
+                if self.counts(id) {
                     json!({
                         "id": info.id,
                         "kind": kind_name(info.kind),
@@ -404,7 +424,7 @@ impl Coverage {
                     "states": c.states,
                     "transitions": c.transitions,
                     "stopped_by": c.stopped_by.as_ref().map(StopReason::to_json),
-                    "stepsReached": executable_steps()
+                    "stepsReached": self.steps()
                         .filter(|s| c.per_step.get(s.0 as usize).is_some_and(|n| *n > 0))
                         .count(),
                 })

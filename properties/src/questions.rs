@@ -44,7 +44,7 @@ use Answer::{Decision, Properties};
 pub const QUESTIONS: &[Question] = &[
     q("abort-before-dispatch", "Is that intended?", "Is it intended that the tool runs for a caller that already aborted?", Properties(&["no-ghost-run", "nothing-left-at-end"])),
     q("caller-is-target-in-bfcache", "does its executeTool() promise settle", "Does its executeTool() promise settle?", Properties(&["execute-promise-settles"])),
-    q("caller-is-target-in-bfcache", "does the queued tool task still run", "Does the queued tool task still run?", Decision("Tasks queued for a document in the back/forward cache run once it is restored: true by construction (execute-tool#15.13.note).")),
+    q("caller-is-target-in-bfcache", "does the queued tool task still run", "Does the queued tool task still run?", Decision("Tasks queued for a document in the back/forward cache run once it is restored: true by construction (execute-tool#16.13.note).")),
     q("caller-is-target-unloaded", "is anything left queued for the unloaded document", "Is anything left queued for the unloaded document?", Properties(&["unload-cleans-pending-executions", "unload-cleans-local-executions", "nothing-left-at-end"])),
     q("caller-is-target-unloaded", "does the assertion at unload-cleanup#2.3.5 hold", "Does the assertion at unload-cleanup#2.3.5 hold?", Properties(&["assert:unload-cleanup#2.3.5"])),
     q("caller-removed-tool-waits", "is a running tool always told to stop", "Is a running tool always told to stop?", Properties(&["caller-unload-stops-tool"])),

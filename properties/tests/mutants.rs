@@ -51,10 +51,10 @@ fn candidates_come_from_step_rows_and_their_names_parse_back() {
             );
         }
     }
-    assert!(all.contains(&mutant("swap-adjacent@execute-tool#15.12,#15.13")));
+    assert!(all.contains(&mutant("swap-adjacent@execute-tool#16.12,#16.13")));
     assert_eq!(Mutant::parse("drop-step@no-such-step#1"), None);
     assert_eq!(
-        Mutant::parse("negate-condition@execute-tool#15.12"),
+        Mutant::parse("negate-condition@execute-tool#16.12"),
         None,
         "not an If step"
     );
@@ -65,10 +65,10 @@ fn a_planted_bug_changes_the_transitions_it_targets_and_nothing_else() {
     let m = model("register-and-discover");
     // Dropping the write of the tool map is visible; swapping two writes of one atomic
     // transition is not.
-    assert!(!same_transitions(&m, mutant("drop-step@register-tool#20")));
+    assert!(!same_transitions(&m, mutant("drop-step@register-tool#19")));
     assert!(same_transitions(
         &m,
-        mutant("swap-adjacent@register-tool#20,#21")
+        mutant("swap-adjacent@register-tool#19,#20")
     ));
     // A mutant at a step the scenario never runs changes nothing there.
     assert!(same_transitions(
@@ -84,10 +84,10 @@ fn the_suite_kills_a_dropped_pending_execution_and_knows_an_equivalent_swap() {
         model("register-and-discover"),
     ])
     .expect("exhaustive");
-    let fate = baseline.judge(mutant("drop-step@execute-tool#15.12"), 20);
+    let fate = baseline.judge(mutant("drop-step@execute-tool#16.12"), 20);
     assert!(fate.is_killed(), "{fate:?}");
     assert_eq!(
-        baseline.judge(mutant("swap-adjacent@register-tool#20,#21"), 20),
+        baseline.judge(mutant("swap-adjacent@register-tool#19,#20"), 20),
         Fate::Equivalent
     );
 }

@@ -5,7 +5,7 @@
 //! a few paragraphs have explicit ids. A step ID therefore links to the most specific anchor
 //! that exists: the paragraph id where the draft gives one (for example
 //! `unload-cleanup#2.3.2` → `#target-destroyed-cleanup`), otherwise its algorithm's definition
-//! (`execute-tool#15.10.2` → `#dom-modelcontext-executetool`). The step number itself is
+//! (`execute-tool#16.10.1` → `#dom-modelcontext-executetool`). The step number itself is
 //! shown in the link text.
 
 use crate::DRAFT_URL;
@@ -39,7 +39,7 @@ pub fn step_anchor(id: &str) -> &'static str {
     match id {
         "unload-cleanup#2.3.2" | "unload-cleanup#2.3.2.note" => "target-destroyed-cleanup",
         "unload-cleanup#2.3.3" => "caller-destroyed-cleanup",
-        "execute-tool#15.10.2" | "execute-tool.completion-steps#2" => {
+        "execute-tool#16.10.1" | "execute-tool.completion-steps#1" => {
             "pending-execution-removal-race"
         }
         "notify-tool-change.example" => "notify-task-ordering",
@@ -48,7 +48,7 @@ pub fn step_anchor(id: &str) -> &'static str {
     }
 }
 
-/// The algorithm slug of a step ID: `execute-tool` for `execute-tool#15.10.2`,
+/// The algorithm slug of a step ID: `execute-tool` for `execute-tool#16.10.1`,
 /// `declarative-execute-steps` for `declarative-execute-steps.issue`.
 pub fn slug(id: &str) -> &str {
     match id.split_once('#') {
@@ -77,7 +77,7 @@ mod tests {
             assert!(!step_anchor(s.id).is_empty(), "{} has no anchor", s.id);
         }
         assert_eq!(
-            step_url("execute-tool#15.12"),
+            step_url("execute-tool#16.12"),
             "https://webmachinelearning.github.io/webmcp/#dom-modelcontext-executetool"
         );
         assert!(step_url("unload-cleanup#2.3.3").ends_with("#caller-destroyed-cleanup"));

@@ -329,6 +329,9 @@ pub fn thread_key(n: Names, k: ThreadKey) -> Value {
         ThreadKey::CancelOnAbort(c) => variant("CancelOnAbort", n.call(c)),
         ThreadKey::Cleanup(d, i) => variant("Cleanup", tup(vec![n.doc(d), int(i)])),
         ThreadKey::Completion(c) => variant("Completion", n.call(c)),
+        ThreadKey::CleanupCompletion(c, i) => {
+            variant("CleanupCompletion", tup(vec![n.call(c), int(i)]))
+        }
         other => variant("Unknown", str(format!("{other:?}"))),
     }
 }

@@ -114,6 +114,11 @@ fn thread_participant_from_key(w: &World, key: &Value) -> Participant {
             let n = items.get(1).and_then(crate::itf::as_int).unwrap_or(0);
             format!("in parallel: unload cleanup #{} of {doc}", n + 1)
         }
+        (Some("CleanupCompletion"), Some(p)) => {
+            let items = crate::itf::elements(p).cloned().unwrap_or_default();
+            let call = items.first().and_then(Value::as_str).unwrap_or("?");
+            format!("in parallel: completion steps of {call} (from unload cleanup)")
+        }
         (Some(tag), Some(Value::String(call))) => {
             let what = match tag {
                 "Register" => "registerTool",

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use webmcp_model::machine::WebMcpModel;
-use webmcp_model::variant::{Fix, FIXES};
+use webmcp_model::variant::{Fix, Revision, FIXES};
 use webmcp_model::Variant;
 use webmcp_properties::driver::replay_path;
 use webmcp_properties::{check, CheckOptions, ScenarioResult, Verdict};
@@ -79,7 +79,7 @@ fn violations(results: &[ScenarioResult]) -> BTreeSet<Finding> {
 /// The report, as Markdown.
 pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
     let mut variants = vec![Variant::SEED, Variant::proposed()];
-    variants.extend(FIXES.iter().map(|f| Variant::proposed().with(f, false)));
+    variants.extend(FIXES.iter().map(without));
     let mut all = check_all(sources, &variants, threads)?.into_iter();
     let runs = Runs {
         seed: all.next().expect("seed"),
@@ -106,6 +106,16 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
     combined(&mut out, sources, &seed, &explained, threads)?;
     evidence(&mut out, &runs.proposed);
     Ok(out)
+}
+
+/// `proposed` without `fix`: under the current text, or, for a fix the current text adopted,
+/// under the earlier text it fixes (where the defect still shows).
+fn without(fix: &Fix) -> Variant {
+    let variant = Variant::proposed().with(fix, false);
+    match fix.adopted_by() {
+        Some(_) => variant.at(Revision::Aug2026),
+        None => variant,
+    }
 }
 
 fn header(out: &mut String, sources: &[Source], runs: &Runs, seed: &BTreeSet<Finding>) {
@@ -140,9 +150,13 @@ fn header(out: &mut String, sources: &[Source], runs: &Runs, seed: &BTreeSet<Fin
     for (i, fix) in FIXES.iter().enumerate() {
         let members = violations(&runs.without[i]);
         let in_seed = members.iter().filter(|m| seed.contains(m)).count();
+        let adopted = match fix.adopted_by() {
+            Some(r) => format!(" (adopted by the {} text)", r.name()),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "| {} | [{}](#{}) | `{}` | {} | {} |",
+            "| {} | [{}](#{}) | `{}`{adopted} | {} | {} |",
             i + 1,
             fix.title,
             anchor(i + 1, fix),
@@ -184,8 +198,19 @@ fn section(
     results: &[ScenarioResult],
     sources: &[Source],
 ) -> Result<(), String> {
-    let variant = Variant::proposed().with(fix, false);
+    let variant = without(fix);
     let _ = writeln!(out, "## {n}. {}\n", fix.title);
+    if let Some(r) = fix.adopted_by() {
+        let _ = writeln!(
+            out,
+            "**Fixed in the draft.** The {} text adopted `{}`: there it changes nothing. The \
+             violations below are those of the earlier text (`--revision {}`), kept as a \
+             regression check.\n",
+            r.name(),
+            fix.name,
+            Revision::Aug2026.name()
+        );
+    }
     let _ = writeln!(out, "**Steps:** {}\n", step_links(fix.steps));
     let _ = writeln!(out, "**Impact.** {}\n", fix.impact);
     let _ = writeln!(
@@ -231,7 +256,7 @@ fn section(
     Ok(())
 }
 
-/// Steps as runs within one algorithm: `register-tool#1..#22, notify-tool-change#1`.
+/// Steps as runs within one algorithm: `register-tool#1..#21, notify-tool-change#1`.
 fn spans(steps: &[webmcp_model::steps::StepId]) -> String {
     let mut runs: Vec<(&str, &str, &str)> = Vec::new();
     for s in steps {

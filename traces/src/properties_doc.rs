@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use webmcp_model::failures::EXECUTE_FAILURES;
 use webmcp_model::machine::WebMcpModel;
 use webmcp_model::steps::StepId;
+use webmcp_model::variant::Revision;
 use webmcp_model::Variant;
 use webmcp_properties::catalogue::{Kind, Witness};
 use webmcp_properties::questions::{question_sentences, Answer, QUESTIONS};
@@ -26,11 +27,32 @@ struct Runs {
     proposed: Vec<ScenarioResult>,
     engaged: Vec<Engagement>,
     engaged_seed: Vec<Engagement>,
+    /// The same under the 2026-08 text, for the properties of steps the current text
+    /// removed (`assert:2026-08:execute-tool#15.10.1`), which only that text can reach.
+    earlier_seed: Vec<ScenarioResult>,
+    earlier_proposed: Vec<ScenarioResult>,
+    earlier_engaged: Vec<Engagement>,
+}
+
+/// The earlier text the properties of removed steps are judged under.
+const EARLIER: Revision = Revision::Aug2026;
+
+/// Whether a property is about steps of an earlier text only.
+fn of_earlier_text(about: &[&str]) -> bool {
+    !about.is_empty()
+        && about
+            .iter()
+            .all(|id| StepId::parse(id).is_some_and(|s| s.removed_since().is_some()))
 }
 
 fn explore(sources: &[Source], threads: usize) -> Result<Runs, String> {
-    let variants = [Variant::SEED, Variant::proposed()];
-    let jobs: Vec<(usize, usize)> = (0..2)
+    let variants = [
+        Variant::SEED,
+        Variant::proposed(),
+        Variant::SEED.at(EARLIER),
+        Variant::proposed().at(EARLIER),
+    ];
+    let jobs: Vec<(usize, usize)> = (0..variants.len())
         .flat_map(|v| (0..sources.len()).map(move |s| (v, s)))
         .collect();
     let options = CheckOptions {
@@ -59,11 +81,16 @@ fn explore(sources: &[Source], threads: usize) -> Result<Runs, String> {
     };
     let (seed, engaged_seed) = take(sources.len())?;
     let (proposed, engaged) = take(sources.len())?;
+    let (earlier_seed, _) = take(sources.len())?;
+    let (earlier_proposed, earlier_engaged) = take(sources.len())?;
     Ok(Runs {
         seed,
         proposed,
         engaged,
         engaged_seed,
+        earlier_seed,
+        earlier_proposed,
+        earlier_engaged,
     })
 }
 
@@ -112,16 +139,25 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
     );
     let mut unwitnessed = Vec::new();
     for (i, d) in defs.iter().enumerate() {
+        let earlier = of_earlier_text(d.about);
+        let (proposed, engaged, seed) = if earlier {
+            (&runs.earlier_proposed, &runs.earlier_engaged, &runs.earlier_seed)
+        } else {
+            (&runs.proposed, &runs.engaged, &runs.seed)
+        };
+        let under = if earlier {
+            format!(" (under `--revision {}`)", EARLIER.name())
+        } else {
+            String::new()
+        };
         let first = match d.witness {
-            Witness::Itself => runs
-                .proposed
+            Witness::Itself => proposed
                 .iter()
                 .find(|r| r.properties[i].verdict == Verdict::Witnessed)
                 .map(|r| r.scenario.clone()),
-            _ => runs
-                .engaged
+            _ => engaged
                 .iter()
-                .zip(&runs.proposed)
+                .zip(proposed)
                 .find(|(e, _)| e.witnessed[i] == Some(true))
                 .map(|(_, r)| r.scenario.clone()),
         };
@@ -129,15 +165,14 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
             unwitnessed.push(d.name);
             continue;
         };
-        let violated: Vec<String> = runs
-            .seed
+        let violated: Vec<String> = seed
             .iter()
             .filter(|r| r.properties[i].verdict == Verdict::Violated)
             .map(|r| r.scenario.clone())
             .collect();
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} | {}: `{}` | {} |",
+            "| `{}` | {} | {} | {} | {}: `{}`{under} | {}{} |",
             d.name,
             kind(d.kind),
             d.claim,
@@ -148,6 +183,11 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
                 "—".to_string()
             } else {
                 violated.join(", ")
+            },
+            if earlier && !violated.is_empty() {
+                under.as_str()
+            } else {
+                ""
             }
         );
     }
@@ -206,7 +246,7 @@ fn failures(out: &mut String, runs: &Runs) -> Result<(), String> {
         "\n## Failures a page can tell apart\n\n\
          A page learns why a call failed only from the error it is rejected with. Under `seed`,\n\
          the standard suite reaches the rejections below. For `executeTool()` several causes\n\
-         settle through the completion steps (`execute-tool#15.10.5`), so the table lists the\n\
+         settle through the completion steps (`execute-tool#16.10.4`), so the table lists the\n\
          causes from `model/src/failures.rs`, which `properties/tests/vacuity.rs` checks against\n\
          the model. Causes in one row cannot be told apart by the page.\n"
     );
@@ -218,8 +258,12 @@ fn failures(out: &mut String, runs: &Runs) -> Result<(), String> {
     let _ = writeln!(out, "| method | error | causes |\n|---|---|---|");
     let mut by_error: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for f in EXECUTE_FAILURES {
+        let earlier = StepId::parse(f.detected_at)
+            .and_then(|s| s.removed_since())
+            .map(|r| format!(", the {r} text only"))
+            .unwrap_or_default();
         by_error.entry(f.error).or_default().push(format!(
-            "{} ([`{}`]({}))",
+            "{} ([`{}`]({}){earlier})",
             f.cause,
             f.detected_at,
             step_url(f.detected_at)
@@ -247,9 +291,9 @@ fn failures(out: &mut String, runs: &Runs) -> Result<(), String> {
         out,
         "\n`executeTool()` rejects with \"UnknownError\" for {unknown} different causes: a tool that\n\
          does not exist, one not exposed to the caller, one that threw, one whose document went\n\
-         away, and the double negative of `imperative-execute-steps#3`. An agent cannot tell a\n\
-         tool that never ran from one that ran and failed, so it cannot know whether retrying is\n\
-         safe. Later revisions of the draft give these causes distinct names (see the decisions\n\
+         away, and an input that is not an object (`imperative-execute-steps#3`). An agent cannot\n\
+         tell a tool that never ran from one that ran and failed, so it cannot know whether\n\
+         retrying is safe. The draft's ISSUE boxes ask for distinct names (see the decisions\n\
          table of `docs/model.md`)."
     );
     Ok(())

@@ -534,6 +534,7 @@ enum TypedThreadKey {
     CancelOnAbort(String),
     Cleanup((String, u8)),
     Completion(String),
+    CleanupCompletion((String, u8)),
 }
 
 /// Resolves the names of a decoded action in the scenario.
@@ -574,6 +575,7 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
             TypedThreadKey::CancelOnAbort(c) => ThreadKey::CancelOnAbort(call(c)?),
             TypedThreadKey::Cleanup((d, n)) => ThreadKey::Cleanup(doc(d)?, *n),
             TypedThreadKey::Completion(c) => ThreadKey::Completion(call(c)?),
+            TypedThreadKey::CleanupCompletion((c, n)) => ThreadKey::CleanupCompletion(call(c)?, *n),
         }),
         TypedAction::SettleTool { call: c, outcome } => Action::SettleTool(
             call(c)?,

@@ -228,7 +228,7 @@ mod tests {
     /// A page that registers t1, waits for the toolchange, lists and executes it, with
     /// `result` as the execution's value. The toolchange comes before the registration
     /// settles: both are queued on the page's event loop, the notification first
-    /// (register-tool#21.1, #21.2).
+    /// (register-tool#20.1, #20.2).
     fn log(result: &str) -> String {
         let lines = [
             r#"{"format": "webmcp-log", "version": 1}"#.to_string(),

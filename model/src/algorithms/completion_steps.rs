@@ -1,8 +1,10 @@
-//! completionSteps (`execute-tool#15.10.1`–`#15.10.5` ≡ `execute-tool.completion-steps`).
+//! completionSteps (`execute-tool#16.10.1`–`#16.10.4` ≡ `execute-tool.completion-steps#1`–`#4`).
 //!
-//! The draft asserts they run in parallel, yet most callers run them on the target's event
-//! loop. The model runs them where they are called: inside the caller's task (atomically,
-//! recording the failed assertion) or step by step inside a parallel thread.
+//! The current text: completionSteps "run the following steps in parallel" wherever they
+//! are called, so each call starts a parallel thread. The 2026-08 text asserted that they run
+//! in parallel (`2026-08:execute-tool#15.10.1`), yet most callers run them on the target's
+//! event loop; for that text the model runs them where they are called: inside the caller's
+//! task (atomically, recording the failed assertion) or step by step inside a parallel thread.
 
 use crate::cx::{Cx, Recorder};
 use crate::s;
@@ -11,8 +13,10 @@ use crate::threads::{CompletionPc, CompletionProc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, StrId};
 
 impl<R: Recorder> Cx<'_, R> {
-    /// Runs the completion steps of `uuid` to the end, in the current context (or, with the
-    /// `completion-in-parallel` fix, starts them in parallel).
+    /// Runs the completion steps of `uuid`: in the current text, in parallel; in the 2026-08
+    /// text, to the end in the current context. With the `completion-in-parallel` fix (either
+    /// text), callers on an event loop start them in parallel and callers already in parallel
+    /// run them to the end.
     pub fn run_completion_steps(&mut self, uuid: CallId, target: DocId, result: Option<StrId>) {
         let mut proc = CompletionProc {
             uuid,
@@ -20,9 +24,12 @@ impl<R: Recorder> Cx<'_, R> {
             result,
             pc: CompletionPc::Check,
         };
-        if self.fix(&crate::variant::COMPLETION_IN_PARALLEL)
-            && self.at != crate::cx::Where::Parallel
-        {
+        let start_in_parallel = if self.fix(&crate::variant::COMPLETION_IN_PARALLEL) {
+            self.at != crate::cx::Where::Parallel
+        } else {
+            self.variant.revision().completion_steps_start_in_parallel()
+        };
+        if start_in_parallel {
             self.spawn(ThreadKey::Completion(uuid), Thread::Completion(proc));
             return;
         }
@@ -41,11 +48,13 @@ impl<R: Recorder> Cx<'_, R> {
         } = proc;
         match pc {
             CompletionPc::Check => {
-                self.assert_in_parallel(s!("execute-tool#15.10.1"));
-                self.step(s!("execute-tool#15.10.2"));
-                let traversable = self.traversable_of_doc(target, s!("execute-tool#15.10.2"))?;
+                if !self.variant.revision().completion_steps_start_in_parallel() {
+                    self.assert_in_parallel(s!("2026-08:execute-tool#15.10.1"));
+                }
+                self.step(s!("execute-tool#16.10.1"));
+                let traversable = self.traversable_of_doc(target, s!("execute-tool#16.10.1"))?;
                 let missing = self.pending_get(traversable, uuid).is_none();
-                if self.cond(s!("execute-tool#15.10.2"), missing) {
+                if self.cond(s!("execute-tool#16.10.1"), missing) {
                     return None;
                 }
                 Some(CompletionProc {
@@ -54,8 +63,8 @@ impl<R: Recorder> Cx<'_, R> {
                 })
             }
             CompletionPc::Remove => {
-                self.step(s!("execute-tool#15.10.3"));
-                let traversable = self.traversable_of_doc(target, s!("execute-tool#15.10.3"))?;
+                self.step(s!("execute-tool#16.10.2"));
+                let traversable = self.traversable_of_doc(target, s!("execute-tool#16.10.2"))?;
                 self.pending_remove(traversable, uuid);
                 Some(CompletionProc {
                     pc: CompletionPc::Queue,
@@ -64,8 +73,8 @@ impl<R: Recorder> Cx<'_, R> {
             }
             CompletionPc::Queue => {
                 let caller = self.w.calls[uuid.index()].doc;
-                self.step(s!("execute-tool#15.10.4"));
-                let success = self.cond(s!("execute-tool#15.10.4"), result.is_some());
+                self.step(s!("execute-tool#16.10.3"));
+                let success = self.cond(s!("execute-tool#16.10.3"), result.is_some());
                 match result.filter(|_| success) {
                     Some(result) => {
                         self.queue_global_task(
@@ -74,12 +83,12 @@ impl<R: Recorder> Cx<'_, R> {
                         );
                     }
                     None => {
-                        self.step(s!("execute-tool#15.10.5"));
+                        self.step(s!("execute-tool#16.10.4"));
                         self.queue_global_task(
                             caller,
                             TaskKind::RejectExecute {
                                 call: uuid,
-                                at: s!("execute-tool#15.10.5"),
+                                at: s!("execute-tool#16.10.4"),
                             },
                         );
                     }

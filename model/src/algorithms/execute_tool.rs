@@ -23,60 +23,69 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("execute-tool#2"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("execute-tool#2"));
         }
+        // The current text dropped this check; the 2026-08 text and older ones run it.
+        if self.variant.revision().checks_origin_keyed() {
+            self.step(s!("2026-08:execute-tool#3"));
+            let refused = !self.origin_keyed_or_file(doc);
+            if self.cond(s!("2026-08:execute-tool#3"), refused) {
+    return self.return_rejected(call, Reason::SecurityError, s!("2026-08:execute-tool#3"));
+            }
+        }
         self.step(s!("execute-tool#3"));
-        let refused = !self.origin_keyed_or_file(doc);
-        if self.cond(s!("execute-tool#3"), refused) {
-            return self.return_rejected(call, Reason::SecurityError, s!("execute-tool#3"));
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, caller);
+        if self.cond(s!("execute-tool#3"), not_allowed) {
+            return self.return_rejected(call, Reason::NotAllowedError, s!("execute-tool#3"));
         }
         self.step(s!("execute-tool#4"));
-        let not_allowed = !self.s.allowed_to_use_tools(self.w, caller);
-        if self.cond(s!("execute-tool#4"), not_allowed) {
-            return self.return_rejected(call, Reason::NotAllowedError, s!("execute-tool#4"));
-        }
-        self.step(s!("execute-tool#5"));
         let parsed = self
             .w
             .origin_string_parse
             .get(&tool.origin)
             .copied()
             .flatten();
-        self.step(s!("execute-tool#6"));
+        self.step(s!("execute-tool#5"));
         let usable = parsed.filter(|o| !self.w.origins.is_opaque(*o));
-        if self.cond(s!("execute-tool#6"), usable.is_none()) {
-            return self.return_rejected(call, Reason::NotSupportedError, s!("execute-tool#6"));
+        if self.cond(s!("execute-tool#5"), usable.is_none()) {
+            return self.return_rejected(call, Reason::NotSupportedError, s!("execute-tool#5"));
         }
         // Only a mutant gets past #6 with a failure: then #7 has no origin to read.
         let Some(expected) = usable.or(parsed) else {
-            return self.missing(s!("execute-tool#7"));
+            return self.missing(s!("execute-tool#6"));
         };
-        self.step(s!("execute-tool#7"));
+        self.step(s!("execute-tool#6"));
         let opaque = self.w.origins.is_opaque(expected);
-        self.assert_that(s!("execute-tool#8"), !opaque);
-        self.step(s!("execute-tool#9"));
-        if let Err(thrown) = op.input_json(self.variant) {
-            return self.return_rejected(call, thrown.into(), s!("execute-tool#9"));
+        self.assert_that(s!("execute-tool#7"), !opaque);
+        if self.variant.revision() == crate::variant::Revision::Current {
+            // An absent (or undefined) inputObject is `{}` already: the world applies the
+            // default when it builds the call (the 2026-08 IDL's `= {}` did the same).
+            self.step(s!("execute-tool#8"));
+            self.assert_that(s!("execute-tool#9"), op.input_is_object);
         }
         self.step(s!("execute-tool#10"));
-        self.new_promise(call);
+        if let Err(thrown) = op.input_json(self.variant) {
+            return self.return_rejected(call, thrown.into(), s!("execute-tool#10"));
+        }
         self.step(s!("execute-tool#11"));
+        self.new_promise(call);
         self.step(s!("execute-tool#12"));
-        let target = tool.window;
         self.step(s!("execute-tool#13"));
-        let uuid = call;
+        let target = tool.window;
         self.step(s!("execute-tool#14"));
-        let signal = op.signal.filter(|_| self.cond(s!("execute-tool#14"), true));
+        let uuid = call;
+        self.step(s!("execute-tool#15"));
+        let signal = op.signal.filter(|_| self.cond(s!("execute-tool#15"), true));
         if let Some(ctrl) = signal {
-            self.step(s!("execute-tool#14.1"));
-            self.step(s!("execute-tool#14.2"));
+            self.step(s!("execute-tool#15.1"));
+            self.step(s!("execute-tool#15.2"));
             let aborted = self.s.controllers[ctrl.index()].aborted;
-            if self.cond(s!("execute-tool#14.2"), aborted) {
-                return self.return_rejected(call, Reason::Aborted(ctrl), s!("execute-tool#14.2"));
+            if self.cond(s!("execute-tool#15.2"), aborted) {
+                return self.return_rejected(call, Reason::Aborted(ctrl), s!("execute-tool#15.2"));
             }
-            self.step(s!("execute-tool#14.3"));
-            let Some(traversable) = self.traversable_of_doc(target, s!("execute-tool#14.3")) else {
+            self.step(s!("execute-tool#15.3"));
+            let Some(traversable) = self.traversable_of_doc(target, s!("execute-tool#15.3")) else {
                 return;
             };
-            self.step(s!("execute-tool#14.4"));
+            self.step(s!("execute-tool#15.4"));
             self.effect(Site::AbortSteps, move |cx| {
                 cx.s.controllers[ctrl.index()]
                     .abort_steps
@@ -86,7 +95,7 @@ impl<R: Recorder> Cx<'_, R> {
                     });
             });
         }
-        self.step(s!("execute-tool#15"));
+        self.step(s!("execute-tool#16"));
         self.spawn(
             ThreadKey::Execute(uuid),
             Thread::Execute {
@@ -97,14 +106,14 @@ impl<R: Recorder> Cx<'_, R> {
                 pc: ExecutePc::CheckTraversableAndOrigin,
             },
         );
-        self.step(s!("execute-tool#16"));
+        self.step(s!("execute-tool#17"));
     }
 
-    /// The abort steps added at `execute-tool#14.4`.
+    /// The abort steps added at `execute-tool#15.4`.
     pub fn execute_abort_steps(&mut self, call: CallId, ctrl: CtrlId, traversable: Option<NavId>) {
-        self.step(s!("execute-tool#14.4.1"));
-        self.settle(call, Err(Reason::Aborted(ctrl)), s!("execute-tool#14.4.1"));
-        self.step(s!("execute-tool#14.4.2"));
+        self.step(s!("execute-tool#15.4.1"));
+        self.settle(call, Err(Reason::Aborted(ctrl)), s!("execute-tool#15.4.1"));
+        self.step(s!("execute-tool#15.4.2"));
         if let Some(traversable) = traversable {
             self.spawn(
                 ThreadKey::CancelOnAbort(call),
@@ -117,7 +126,7 @@ impl<R: Recorder> Cx<'_, R> {
         }
     }
 
-    /// One step of the `execute-tool#15` block.
+    /// One step of the `execute-tool#16` block.
     pub fn execute_step(
         &mut self,
         uuid: CallId,
@@ -142,33 +151,33 @@ impl<R: Recorder> Cx<'_, R> {
         };
         match pc {
             ExecutePc::CheckTraversableAndOrigin => {
-                self.step(s!("execute-tool#15.1"));
-                let t = self.traversable_of_doc(target, s!("execute-tool#15.1"))?;
-                let c = self.traversable_of_doc(caller, s!("execute-tool#15.1"))?;
-                if self.cond(s!("execute-tool#15.1"), t != c) {
-                    return reject(self, s!("execute-tool#15.1"));
+                self.step(s!("execute-tool#16.1"));
+                let t = self.traversable_of_doc(target, s!("execute-tool#16.1"))?;
+                let c = self.traversable_of_doc(caller, s!("execute-tool#16.1"))?;
+                if self.cond(s!("execute-tool#16.1"), t != c) {
+                    return reject(self, s!("execute-tool#16.1"));
                 }
-                self.step(s!("execute-tool#15.2"));
+                self.step(s!("execute-tool#16.2"));
                 let target_origin = self.w.docs[target.index()].origin;
-                self.step(s!("execute-tool#15.3"));
-                self.step(s!("execute-tool#15.4"));
+                self.step(s!("execute-tool#16.3"));
+                self.step(s!("execute-tool#16.4"));
                 let other = !self.w.origins.same_origin(target_origin, expected_origin);
-                if self.cond(s!("execute-tool#15.4"), other) {
-                    return reject(self, s!("execute-tool#15.4"));
+                if self.cond(s!("execute-tool#16.4"), other) {
+                    return reject(self, s!("execute-tool#16.4"));
                 }
                 next(ExecutePc::CheckToolExists)
             }
             ExecutePc::CheckToolExists => {
-                self.step(s!("execute-tool#15.5"));
-                self.step(s!("execute-tool#15.6"));
-                self.step(s!("execute-tool#15.7"));
+                self.step(s!("execute-tool#16.5"));
+                self.step(s!("execute-tool#16.6"));
+                self.step(s!("execute-tool#16.7"));
                 let missing = !self.s.doc(target).tools.contains_key(&tool_name)
                     || self.is_another_definition(uuid, target, tool_name);
-                if self.cond(s!("execute-tool#15.7"), missing) {
-                    return reject(self, s!("execute-tool#15.7"));
+                if self.cond(s!("execute-tool#16.7"), missing) {
+                    return reject(self, s!("execute-tool#16.7"));
                 }
                 if self.fix(&crate::variant::SINGLE_TOOL_LOOKUP) {
-                    // #15.7 and #15.8 are one read of the map.
+                    // #16.7 and #16.8 are one read of the map.
                     return self.execute_step(
                         uuid,
                         caller,
@@ -181,12 +190,12 @@ impl<R: Recorder> Cx<'_, R> {
                 next(ExecutePc::ReadToolDefinition)
             }
             ExecutePc::ReadToolDefinition => {
-                self.step(s!("execute-tool#15.8"));
+                self.step(s!("execute-tool#16.8"));
                 let Some(definition) = self.s.doc(target).tools.get(&tool_name).copied() else {
-                    self.missing(s!("execute-tool#15.8"));
+                    self.missing(s!("execute-tool#16.8"));
                     return None;
                 };
-                self.step(s!("execute-tool#15.9"));
+                self.step(s!("execute-tool#16.9"));
                 let target_origin = self.w.docs[target.index()].origin;
                 let caller_origin = self.w.docs[caller.index()].origin;
                 let hidden = !self.tool_is_exposed_to_origin(
@@ -194,21 +203,21 @@ impl<R: Recorder> Cx<'_, R> {
                     definition.exposed,
                     caller_origin,
                 );
-                if self.cond(s!("execute-tool#15.9"), hidden) {
-                    return reject(self, s!("execute-tool#15.9"));
+                if self.cond(s!("execute-tool#16.9"), hidden) {
+                    return reject(self, s!("execute-tool#16.9"));
                 }
-                self.step(s!("execute-tool#15.10"));
-                self.step(s!("execute-tool#15.11"));
+                self.step(s!("execute-tool#16.10"));
+                self.step(s!("execute-tool#16.11"));
                 next(ExecutePc::SetPending)
             }
             ExecutePc::SetPending => {
-                self.step(s!("execute-tool#15.12"));
+                self.step(s!("execute-tool#16.12"));
                 if self.fix(&crate::variant::STORE_ONLY_LIVE_DOCUMENTS)
                     && !(self.s.is_fully_active(caller) && self.s.is_fully_active(target))
                 {
-                    return reject(self, s!("execute-tool#15.12"));
+                    return reject(self, s!("execute-tool#16.12"));
                 }
-                let traversable = self.traversable_of_doc(target, s!("execute-tool#15.12"))?;
+                let traversable = self.traversable_of_doc(target, s!("execute-tool#16.12"))?;
                 self.pending_set(
                     traversable,
                     uuid,
@@ -221,7 +230,7 @@ impl<R: Recorder> Cx<'_, R> {
                 next(ExecutePc::QueueToolExecuteSteps)
             }
             ExecutePc::QueueToolExecuteSteps => {
-                self.step(s!("execute-tool#15.13"));
+                self.step(s!("execute-tool#16.13"));
                 self.queue_global_task(
                     target,
                     TaskKind::RunToolExecuteSteps {
@@ -235,13 +244,13 @@ impl<R: Recorder> Cx<'_, R> {
         }
     }
 
-    /// The settlement tasks queued at `execute-tool#15.1`–`#15.10.5`, on the caller's loop.
+    /// The settlement tasks queued at `execute-tool#16.1`–`#16.10.4`, on the caller's loop.
     pub fn reject_execute(&mut self, call: CallId, at: crate::steps::StepId) {
         self.settle(call, Err(Reason::UnknownError), at);
     }
 
     pub fn resolve_execute(&mut self, call: CallId, result: StrId) {
-        if self.w.tool_events
+        if self.tool_events_fire()
             && !self
                 .s
                 .ghost
@@ -253,7 +262,7 @@ impl<R: Recorder> Cx<'_, R> {
         self.settle(
             call,
             Ok(crate::state::Value::Text(result)),
-            s!("execute-tool#15.10.4"),
+            s!("execute-tool#16.10.3"),
         );
     }
 }

@@ -21,42 +21,45 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("get-tools#3"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("get-tools#3"));
         }
+        // The current text dropped this check; the 2026-08 text and older ones run it.
+        if self.variant.revision().checks_origin_keyed() {
+            self.step(s!("2026-08:get-tools#4"));
+            let refused = !self.origin_keyed_or_file(doc);
+            if self.cond(s!("2026-08:get-tools#4"), refused) {
+    return self.return_rejected(call, Reason::SecurityError, s!("2026-08:get-tools#4"));
+            }
+        }
         self.step(s!("get-tools#4"));
-        let refused = !self.origin_keyed_or_file(doc);
-        if self.cond(s!("get-tools#4"), refused) {
-            return self.return_rejected(call, Reason::SecurityError, s!("get-tools#4"));
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_requestor);
+        if self.cond(s!("get-tools#4"), not_allowed) {
+            return self.return_rejected(call, Reason::NotAllowedError, s!("get-tools#4"));
         }
         self.step(s!("get-tools#5"));
-        let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_requestor);
-        if self.cond(s!("get-tools#5"), not_allowed) {
-            return self.return_rejected(call, Reason::NotAllowedError, s!("get-tools#5"));
-        }
-        self.step(s!("get-tools#6"));
         let mut from_origins = OriginSet::default();
-        self.step(s!("get-tools#7"));
+        self.step(s!("get-tools#6"));
         if let Some(list) = &op.from_origins {
-            self.step(s!("get-tools#7.1"));
+            self.step(s!("get-tools#6.1"));
             for parsed in list {
-                self.step(s!("get-tools#7.1.1"));
-                self.step(s!("get-tools#7.1.2"));
+                self.step(s!("get-tools#6.1.1"));
+                self.step(s!("get-tools#6.1.2"));
                 match parsed {
                     Some(o) if self.w.origins.is_potentially_trustworthy(*o) => {
-                        self.step(s!("get-tools#7.1.3"));
+                        self.step(s!("get-tools#6.1.3"));
                         from_origins.insert(*o);
                     }
                     _ => {
                         return self.return_rejected(
                             call,
                             Reason::SecurityError,
-                            s!("get-tools#7.1.2"),
+                            s!("get-tools#6.1.2"),
                         )
                     }
                 }
             }
         }
-        self.step(s!("get-tools#8"));
+        self.step(s!("get-tools#7"));
         self.new_promise(call);
-        self.step(s!("get-tools#9"));
+        self.step(s!("get-tools#8"));
         self.spawn(
             ThreadKey::GetTools(call),
             Thread::GetTools {
@@ -65,10 +68,10 @@ impl<R: Recorder> Cx<'_, R> {
                 pc: GetToolsPc::Start,
             },
         );
-        self.step(s!("get-tools#10"));
+        self.step(s!("get-tools#9"));
     }
 
-    /// One step of the `get-tools#9` block.
+    /// One step of the `get-tools#8` block.
     pub fn get_tools_step(
         &mut self,
         call: CallId,
@@ -83,11 +86,11 @@ impl<R: Recorder> Cx<'_, R> {
         };
         match pc {
             GetToolsPc::Start => {
-                self.step(s!("get-tools#9.1"));
-                self.step(s!("get-tools#9.2"));
-                let traversable = self.traversable_of_doc(requestor, s!("get-tools#9.2"))?;
+                self.step(s!("get-tools#8.1"));
+                self.step(s!("get-tools#8.2"));
+                let traversable = self.traversable_of_doc(requestor, s!("get-tools#8.2"))?;
                 let navs = self.s.inclusive_descendants(self.w, traversable);
-                self.step(s!("get-tools#9.3"));
+                self.step(s!("get-tools#8.3"));
                 Some(next(GetToolsPc::Visit {
                     navs: NavList::from_navs(&navs),
                     tools: Vector::new(),
@@ -113,7 +116,7 @@ impl<R: Recorder> Cx<'_, R> {
                 }))
             }
             GetToolsPc::Finish { tools, changed } => {
-                self.step(s!("get-tools#9.4"));
+                self.step(s!("get-tools#8.4"));
                 // Infra's "sort in ascending order" is stable (im's sort is not).
                 let w = self.w;
                 let mut sorted: Vec<RegisteredTool> = tools.iter().copied().collect();
@@ -124,14 +127,14 @@ impl<R: Recorder> Cx<'_, R> {
                 {
                     self.s.record(Ghost::GetToolsMismatch(call));
                 }
-                self.step(s!("get-tools#9.5"));
+                self.step(s!("get-tools#8.5"));
                 self.queue_global_task(requestor, TaskKind::ResolveGetTools { call, tools });
                 None
             }
         }
     }
 
-    /// `get-tools#9.3.1`–`#9.3.8.3` for one navigable: one step, reading one tool map.
+    /// `get-tools#8.3.1`–`#8.3.8.3` for one navigable: one step, reading one tool map.
     fn get_tools_visit(
         &mut self,
         requestor: DocId,
@@ -139,37 +142,37 @@ impl<R: Recorder> Cx<'_, R> {
         nav: NavId,
         tools: &mut Vector<RegisteredTool>,
     ) {
-        self.step(s!("get-tools#9.3.1"));
+        self.step(s!("get-tools#8.3.1"));
         let Some(target) = self.s.navs[nav.index()].active else {
             return;
         };
-        self.step(s!("get-tools#9.3.2"));
+        self.step(s!("get-tools#8.3.2"));
         let not_allowed = !self.s.allowed_to_use_tools(self.w, target);
-        if self.cond(s!("get-tools#9.3.2"), not_allowed) {
+        if self.cond(s!("get-tools#8.3.2"), not_allowed) {
             return;
         }
-        self.step(s!("get-tools#9.3.3"));
+        self.step(s!("get-tools#8.3.3"));
         let target_origin = self.w.docs[target.index()].origin;
-        self.step(s!("get-tools#9.3.4"));
+        self.step(s!("get-tools#8.3.4"));
         let caller_origin = self.w.docs[requestor.index()].origin;
-        self.step(s!("get-tools#9.3.5"));
+        self.step(s!("get-tools#8.3.5"));
         let requested = self.w.origins.same_origin(target_origin, caller_origin)
             || from_origins.iter().any(|o| o == target_origin);
-        self.step(s!("get-tools#9.3.6"));
-        if self.cond(s!("get-tools#9.3.6"), !requested) {
+        self.step(s!("get-tools#8.3.6"));
+        if self.cond(s!("get-tools#8.3.6"), !requested) {
             return;
         }
-        self.step(s!("get-tools#9.3.7"));
+        self.step(s!("get-tools#8.3.7"));
         let map = self.s.doc(target).tools.clone();
-        self.step(s!("get-tools#9.3.8"));
+        self.step(s!("get-tools#8.3.8"));
         for definition in map.values() {
-            self.step(s!("get-tools#9.3.8.1"));
+            self.step(s!("get-tools#8.3.8.1"));
             let hidden =
                 !self.tool_is_exposed_to_origin(target_origin, definition.exposed, caller_origin);
-            if self.cond(s!("get-tools#9.3.8.1"), hidden) {
+            if self.cond(s!("get-tools#8.3.8.1"), hidden) {
                 continue;
             }
-            self.step(s!("get-tools#9.3.8.2"));
+            self.step(s!("get-tools#8.3.8.2"));
             let empty = self.w.empty_string;
             tools.push_back(RegisteredTool {
                 name: definition.name,
@@ -183,13 +186,13 @@ impl<R: Recorder> Cx<'_, R> {
                     .fix(&crate::variant::TOOL_IDENTITY)
                     .then_some(definition.registered_by),
             });
-            self.step(s!("get-tools#9.3.8.3"));
+            self.step(s!("get-tools#8.3.8.3"));
         }
     }
 
     /// The getTools resolution task.
     pub fn resolve_get_tools(&mut self, call: CallId, tools: Vector<RegisteredTool>) {
-        self.settle(call, Ok(Value::Tools(tools)), s!("get-tools#9.5"));
+        self.settle(call, Ok(Value::Tools(tools)), s!("get-tools#8.5"));
     }
 }
 

@@ -17,15 +17,18 @@ impl<R: Recorder> Cx<'_, R> {
             .w
             .execute_op(uuid)
             .input_json(self.variant)
-            .expect("execute-tool#9 serialized it");
+            .expect("execute-tool#10 serialized it");
         let Some(input_is_object) = json_text_is_object(self.w.str(input)) else {
-            // Unreachable: inputArguments is JSON text made at execute-tool#9.
+            // Unreachable: inputArguments is JSON text made at execute-tool#10.
             return self.run_completion_steps(uuid, target, None);
         };
         self.step(s!("imperative-execute-steps#3"));
-        // As written: 'If "inputObject is not an Object" is false', i.e. if it IS an Object.
+        // The current text: "If inputObject is not an Object". The 2026-08 text:
+        // 'If "inputObject is not an Object" is false', i.e. if it IS an Object.
         let is_not_an_object = !input_is_object;
-        let fails = if self.fix(&crate::variant::OBJECT_CHECK) {
+        let fails = if self.fix(&crate::variant::OBJECT_CHECK)
+            || self.variant.revision().tests_object_input_directly()
+        {
             is_not_an_object
         } else {
             !is_not_an_object
@@ -36,17 +39,18 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("imperative-execute-steps#3"), fails) {
             return self.run_completion_steps(uuid, target, None);
         }
-        if self.w.tool_events {
-            // Opt-in (toolEvents): a later text fires toolactivated here, after the input
-            // checks of #3 and before #4 (the ISSUE at #3 asks for it).
+        if self.tool_events_fire() {
+            // The current text fires toolactivated here; the 2026-08 text only asks for it
+            // (its ISSUE at #3), so there it fires only in scenarios that opt in (toolEvents).
+            self.step(s!("imperative-execute-steps#4"));
             self.s.record(Ghost::ToolActivated(uuid));
         }
-        self.step(s!("imperative-execute-steps#4"));
         self.step(s!("imperative-execute-steps#5"));
         self.step(s!("imperative-execute-steps#6"));
-        self.local_insert(target, uuid);
         self.step(s!("imperative-execute-steps#7"));
+        self.local_insert(target, uuid);
         self.step(s!("imperative-execute-steps#8"));
+        self.step(s!("imperative-execute-steps#9"));
         if matches!(self.s.promises[uuid.index()].status, Status::Rejected(_)) {
             self.s.record(Ghost::InvokedAfterCallerRejected(uuid));
         }
@@ -67,7 +71,7 @@ impl<R: Recorder> Cx<'_, R> {
         // #8 invokes the callback: a scripted one runs now, until its first await (it is an
         // async function); #9 reacts to the promise it returned.
         let settled = self.run_body(uuid);
-        self.step(s!("imperative-execute-steps#9"));
+        self.step(s!("imperative-execute-steps#10"));
         if let Some(settlement) = settled {
             // The reaction runs in the microtask checkpoint of this task.
             self.tool_promise_settled(uuid, settlement);
@@ -85,7 +89,7 @@ impl<R: Recorder> Cx<'_, R> {
             let pc = body.pc as usize;
             let Some(op) = script.get(pc) else {
                 // The end of an async function: it fulfils with undefined, which
-                // JSON.stringify does not serialize (imperative-execute-steps#9.fulfilled.4).
+                // JSON.stringify does not serialize (imperative-execute-steps#10.fulfilled.4).
                 return Some(Settlement::Fulfilled(Err(crate::names::Thrown::TypeError)));
             };
             if let Some(b) = self.s.bodies.get_mut(&uuid) {
@@ -170,7 +174,7 @@ impl<R: Recorder> Cx<'_, R> {
         }
     }
 
-    /// The tool body settles `toolPromise`; the reaction of `imperative-execute-steps#9`
+    /// The tool body settles `toolPromise`; the reaction of `imperative-execute-steps#10`
     /// runs in the microtask checkpoint of the same task.
     pub fn tool_promise_settled(&mut self, uuid: CallId, settlement: Settlement) {
         let body = self
@@ -186,32 +190,32 @@ impl<R: Recorder> Cx<'_, R> {
         let target = body.target;
         match settlement {
             Settlement::Fulfilled(serialized) => {
-                self.step(s!("imperative-execute-steps#9.fulfilled.1"));
-                self.step(s!("imperative-execute-steps#9.fulfilled.2"));
+                self.step(s!("imperative-execute-steps#10.fulfilled.1"));
+                self.step(s!("imperative-execute-steps#10.fulfilled.2"));
                 let missing = !self.s.doc(target).local.contains(&uuid);
-                if self.cond(s!("imperative-execute-steps#9.fulfilled.2"), missing) {
+                if self.cond(s!("imperative-execute-steps#10.fulfilled.2"), missing) {
                     return;
                 }
-                self.step(s!("imperative-execute-steps#9.fulfilled.3"));
+                self.step(s!("imperative-execute-steps#10.fulfilled.3"));
                 self.local_remove(target, uuid);
-                self.step(s!("imperative-execute-steps#9.fulfilled.4"));
+                self.step(s!("imperative-execute-steps#10.fulfilled.4"));
                 let Ok(result) = serialized else {
                     return self.run_completion_steps(uuid, target, None);
                 };
-                self.step(s!("imperative-execute-steps#9.fulfilled.5"));
+                self.step(s!("imperative-execute-steps#10.fulfilled.5"));
                 self.run_completion_steps(uuid, target, Some(result));
             }
             Settlement::Rejected => {
-                self.step(s!("imperative-execute-steps#9.rejected.1"));
-                self.step(s!("imperative-execute-steps#9.rejected.2"));
-                self.step(s!("imperative-execute-steps#9.rejected.3"));
+                self.step(s!("imperative-execute-steps#10.rejected.1"));
+                self.step(s!("imperative-execute-steps#10.rejected.2"));
+                self.step(s!("imperative-execute-steps#10.rejected.3"));
                 let missing = !self.s.doc(target).local.contains(&uuid);
-                if self.cond(s!("imperative-execute-steps#9.rejected.3"), missing) {
+                if self.cond(s!("imperative-execute-steps#10.rejected.3"), missing) {
                     return;
                 }
-                self.step(s!("imperative-execute-steps#9.rejected.4"));
+                self.step(s!("imperative-execute-steps#10.rejected.4"));
                 self.local_remove(target, uuid);
-                self.step(s!("imperative-execute-steps#9.rejected.5"));
+                self.step(s!("imperative-execute-steps#10.rejected.5"));
                 self.run_completion_steps(uuid, target, None);
             }
         }

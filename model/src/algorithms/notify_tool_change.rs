@@ -1,5 +1,5 @@
 //! *notify documents of a tool change* (`notify-tool-change`), in parallel; for a
-//! registration the same thread then runs `register-tool#21.2`.
+//! registration the same thread then runs `register-tool#20.2`.
 
 use crate::cx::{Cx, Recorder};
 use crate::origin::OriginSet;
@@ -28,7 +28,7 @@ impl<R: Recorder> Cx<'_, R> {
         match pc {
             NotifyPc::Start => {
                 if resolve_registration {
-                    self.step(s!("register-tool#21.1"));
+                    self.step(s!("register-tool#20.1"));
                 }
                 self.assert_in_parallel(s!("notify-tool-change#1"));
                 self.step(s!("notify-tool-change#2"));
@@ -42,7 +42,7 @@ impl<R: Recorder> Cx<'_, R> {
                     self.notify_one(owner, exposed, cause, resolve_registration, nav);
                 }
                 if navs.0 == 0 {
-                    // A registration goes on to register-tool#21.2; an unregistration is done.
+                    // A registration goes on to register-tool#20.2; an unregistration is done.
                     resolve_registration.then(|| next(NotifyPc::ResolveRegistration))
                 } else {
                     Some(next(NotifyPc::Visit(navs)))

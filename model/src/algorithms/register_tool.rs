@@ -26,23 +26,26 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("register-tool#3"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#3"));
         }
+        // The current text dropped this check; the 2026-08 text and older ones run it.
+        if self.variant.revision().checks_origin_keyed() {
+            self.step(s!("2026-08:register-tool#4"));
+            let refused = !self.origin_keyed_or_file(doc);
+            if self.cond(s!("2026-08:register-tool#4"), refused) {
+    return self.return_rejected(call, Reason::SecurityError, s!("2026-08:register-tool#4"));
+            }
+        }
         self.step(s!("register-tool#4"));
-        let refused = !self.origin_keyed_or_file(doc);
-        if self.cond(s!("register-tool#4"), refused) {
-            return self.return_rejected(call, Reason::SecurityError, s!("register-tool#4"));
+        let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_owner);
+        if self.cond(s!("register-tool#4"), not_allowed) {
+            return self.return_rejected(call, Reason::NotAllowedError, s!("register-tool#4"));
         }
         self.step(s!("register-tool#5"));
-        let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_owner);
-        if self.cond(s!("register-tool#5"), not_allowed) {
-            return self.return_rejected(call, Reason::NotAllowedError, s!("register-tool#5"));
-        }
         self.step(s!("register-tool#6"));
         self.step(s!("register-tool#7"));
         self.step(s!("register-tool#8"));
-        self.step(s!("register-tool#9"));
         let exists = self.s.doc(doc).tools.contains_key(&op.name);
-        if self.cond(s!("register-tool#9"), exists) {
-            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#9"));
+        if self.cond(s!("register-tool#8"), exists) {
+            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#8"));
         }
         let name = self.w.str(op.name);
         self.step(s!("register-tool#10"));
@@ -50,72 +53,72 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("register-tool#10"), empty) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#10"));
         }
-        self.step(s!("register-tool#11"));
+        self.step(s!("register-tool#9"));
         if !tool_name_is_valid(name) {
-            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#11"));
+            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#9"));
         }
-        self.step(s!("register-tool#12"));
+        self.step(s!("register-tool#11"));
         let mut stringified = None;
-        self.step(s!("register-tool#13"));
+        self.step(s!("register-tool#12"));
         if let Some(schema) = op.schema {
             match schema {
                 Ok(text) => stringified = Some(text),
                 Err(thrown) => {
-                    return self.return_rejected(call, thrown.into(), s!("register-tool#13"));
+                    return self.return_rejected(call, thrown.into(), s!("register-tool#12"));
                 }
             }
         }
-        self.step(s!("register-tool#14"));
+        self.step(s!("register-tool#13"));
         if let Some(ctrl) = op.signal {
             let aborted = self.s.controllers[ctrl.index()].aborted;
-            if self.cond(s!("register-tool#14"), aborted) {
-                return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#14"));
+            if self.cond(s!("register-tool#13"), aborted) {
+                return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#13"));
             }
         }
-        self.step(s!("register-tool#15"));
+        self.step(s!("register-tool#14"));
         let mut exposed = OriginSet::default();
-        self.step(s!("register-tool#16"));
+        self.step(s!("register-tool#15"));
         if let Some(list) = &op.exposed_to {
-            self.step(s!("register-tool#16.1"));
+            self.step(s!("register-tool#15.1"));
             for parsed in list {
-                self.step(s!("register-tool#16.1.1"));
-                self.step(s!("register-tool#16.1.2"));
+                self.step(s!("register-tool#15.1.1"));
+                self.step(s!("register-tool#15.1.2"));
                 match parsed {
                     Some(o) if self.w.origins.is_potentially_trustworthy(*o) => {
-                        self.step(s!("register-tool#16.1.3"));
+                        self.step(s!("register-tool#15.1.3"));
                         exposed.insert(*o);
                     }
                     _ => {
                         return self.return_rejected(
                             call,
                             Reason::SecurityError,
-                            s!("register-tool#16.1.2"),
+                            s!("register-tool#15.1.2"),
                         )
                     }
                 }
             }
         }
-        self.step(s!("register-tool#17"));
+        self.step(s!("register-tool#16"));
         self.new_promise(call);
-        self.step(s!("register-tool#18"));
+        self.step(s!("register-tool#17"));
         let signal = op
             .signal
-            .filter(|_| self.cond(s!("register-tool#18"), true));
+            .filter(|_| self.cond(s!("register-tool#17"), true));
         if let Some(ctrl) = signal {
-            self.step(s!("register-tool#18.1"));
-            self.step(s!("register-tool#18.2"));
+            self.step(s!("register-tool#17.1"));
+            self.step(s!("register-tool#17.2"));
             if self.s.controllers[ctrl.index()].aborted {
-                // Unreachable: #14 made the same check and nothing ran in between.
-                return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#18.2"));
+                // Unreachable: #13 made the same check and nothing ran in between.
+                return self.return_rejected(call, Reason::Aborted(ctrl), s!("register-tool#17.2"));
             }
-            self.step(s!("register-tool#18.3"));
+            self.step(s!("register-tool#17.3"));
             self.effect(Site::AbortSteps, move |cx| {
                 cx.s.controllers[ctrl.index()]
                     .abort_steps
                     .push_back(AbortStep::Register { call });
             });
         }
-        self.step(s!("register-tool#19"));
+        self.step(s!("register-tool#18"));
         let definition = ToolDefinition {
             name: op.name,
             title: op.title,
@@ -125,13 +128,13 @@ impl<R: Recorder> Cx<'_, R> {
             exposed,
             registered_by: call,
         };
-        self.step(s!("register-tool#20"));
+        self.step(s!("register-tool#19"));
         let name = op.name;
         self.effect(Site::Effect, move |cx| {
             cx.s.doc_mut(doc).tools.insert(name, definition);
         });
         self.mark_tools_changed();
-        self.step(s!("register-tool#21"));
+        self.step(s!("register-tool#20"));
         self.spawn(
             ThreadKey::Register(call),
             Thread::Notify {
@@ -142,10 +145,10 @@ impl<R: Recorder> Cx<'_, R> {
                 pc: NotifyPc::Start,
             },
         );
-        self.step(s!("register-tool#22"));
+        self.step(s!("register-tool#21"));
     }
 
-    /// Step #4 of registerTool, getTools and executeTool: the agent cluster is
+    /// Step #4 of registerTool, getTools and executeTool in the 2026-08 text: the agent cluster is
     /// origin-keyed, or the scheme of the origin is "file". An opaque origin has no scheme.
     pub fn origin_keyed_or_file(&self, doc: DocId) -> bool {
         let d = &self.w.docs[doc.index()];
@@ -157,9 +160,9 @@ impl<R: Recorder> Cx<'_, R> {
         self.w.empty_string
     }
 
-    /// `register-tool#21.2`: queue the task that resolves the registration promise.
+    /// `register-tool#20.2`: queue the task that resolves the registration promise.
     pub fn queue_registration_resolution(&mut self, call: crate::world::CallId) {
-        self.step(s!("register-tool#21.2"));
+        self.step(s!("register-tool#20.2"));
         let global = self.w.calls[call.index()].doc;
         self.queue_global_task(global, crate::state::TaskKind::ResolveRegister { call });
     }

@@ -1,5 +1,5 @@
 //! The *tool execute steps* (`tool-execute-steps`), in the task queued at
-//! `execute-tool#15.13` on the target's event loop.
+//! `execute-tool#16.13` on the target's event loop.
 
 use crate::cx::{Cx, Recorder};
 use crate::s;
@@ -12,7 +12,7 @@ impl<R: Recorder> Cx<'_, R> {
         if self.fix(&crate::variant::CHECK_SIGNAL_BEFORE_INVOKING) {
             if let Some(ctrl) = self.w.execute_op(uuid).signal {
                 if self.s.controllers[ctrl.index()].aborted {
-                    // The entry execute-tool#15.12 stored must still go (nothing-left-at-end).
+                    // The entry execute-tool#16.12 stored must still go (nothing-left-at-end).
                     return self.run_completion_steps(uuid, target, None);
                 }
             }
@@ -60,7 +60,7 @@ impl<R: Recorder> Cx<'_, R> {
     }
 
     /// Under `tool-identity`: the tool map's entry for `tool_name` is not the definition the
-    /// caller discovered (execute-tool#15.7 and tool-execute-steps#3 then treat it as missing).
+    /// caller discovered (execute-tool#16.7 and tool-execute-steps#3 then treat it as missing).
     pub fn is_another_definition(&self, uuid: CallId, target: DocId, tool_name: StrId) -> bool {
         if !self.fix(&crate::variant::TOOL_IDENTITY) {
             return false;

@@ -98,12 +98,24 @@ impl<R: Recorder> Cx<'_, R> {
                         let target_only = doc == execution.target && doc != execution.caller;
                         let caller_only = doc == execution.caller && doc != execution.target;
                         if self.cond(s!("unload-cleanup#2.3.2"), target_only) {
-                            CleanupSub::Complete(CompletionProc {
+                            let proc = CompletionProc {
                                 uuid,
                                 target: execution.target,
                                 result: self.settled_result(uuid),
                                 pc: CompletionPc::Check,
-                            })
+                            };
+                            // The current text's completionSteps run their steps in
+                            // parallel: this block goes on to #2.3.5 without waiting for them
+                            // (unless `completion-in-parallel` runs them here, to the end).
+                            let start_in_parallel = self.variant.revision().completion_steps_start_in_parallel()
+                                && !self.fix(&crate::variant::COMPLETION_IN_PARALLEL);
+                            if start_in_parallel {
+                                let key = self.free_cleanup_completion_key(uuid);
+                                self.spawn(key, Thread::Completion(proc));
+                                CleanupSub::Assert
+                            } else {
+                                CleanupSub::Complete(proc)
+                            }
                         } else {
                             self.step(s!("unload-cleanup#2.3.3"));
                             if self.cond(s!("unload-cleanup#2.3.3"), caller_only) {
@@ -170,6 +182,15 @@ impl<R: Recorder> Cx<'_, R> {
 }
 
 impl<R: Recorder> Cx<'_, R> {
+    /// The first key for completion steps that `unload-cleanup#2.3.2` starts for `uuid` that
+    /// no running thread holds.
+    fn free_cleanup_completion_key(&self, uuid: crate::world::CallId) -> ThreadKey {
+        (0..=u8::MAX)
+            .map(|n| ThreadKey::CleanupCompletion(uuid, n))
+            .find(|k| !self.s.threads.contains_key(k))
+            .unwrap_or(ThreadKey::CleanupCompletion(uuid, u8::MAX))
+    }
+
     /// Under `keep-settled-result`: the result the tool already settled with, when its
     /// completion steps are under way (`unload-cleanup#2.3.2` then completes with it rather
     /// than with null and false).

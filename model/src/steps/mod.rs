@@ -14,7 +14,7 @@ pub enum StepKind {
     Step,
     /// An `Assert:` step: checked where it runs.
     Assert,
-    /// A struct or dictionary item built inside a step (`register-tool#19[name]`).
+    /// A struct or dictionary item built inside a step (`register-tool#18[name]`).
     Item,
     /// A note attached to a step; some claim guarantees and become properties.
     Note,
@@ -52,10 +52,17 @@ impl StepId {
     pub fn id(self) -> &'static str {
         self.info().id
     }
-    /// The algorithm slug: `execute-tool` for `execute-tool#15.10.2`.
+    /// The algorithm slug: `execute-tool` for `execute-tool#16.10.1` (and for
+    /// `2026-08:execute-tool#3`).
     pub fn algorithm(self) -> &'static str {
         let id = self.id();
+        let id = id.split_once(':').map_or(id, |(_, rest)| rest);
         id.split('#').next().unwrap_or(id)
+    }
+    /// The earlier text a step belongs to, for a step the current text removed
+    /// (`2026-08` for `2026-08:register-tool#4`); `None` for a step of the current text.
+    pub fn removed_since(self) -> Option<&'static str> {
+        self.id().split_once(':').map(|(revision, _)| revision)
     }
     /// Looks a step up by its ID at run time (for traces read from files).
     pub fn parse(id: &str) -> Option<StepId> {
@@ -67,8 +74,13 @@ impl StepId {
     /// Completion steps carry two IDs in the draft; this gives the alias, if any.
     pub fn alias(self) -> Option<String> {
         self.id()
-            .strip_prefix("execute-tool#15.10.")
+            .strip_prefix("execute-tool#16.10.")
             .map(|rest| format!("execute-tool.completion-steps#{rest}"))
+            .or_else(|| {
+                self.id()
+                    .strip_prefix("2026-08:execute-tool#15.10.")
+                    .map(|rest| format!("2026-08:execute-tool.completion-steps#{rest}"))
+            })
     }
 }
 
@@ -105,7 +117,7 @@ pub const fn step(id: &str) -> StepId {
     panic!("unknown step ID");
 }
 
-/// `s!("execute-tool#15.10.2")`: a [`StepId`] checked at compile time.
+/// `s!("execute-tool#16.10.1")`: a [`StepId`] checked at compile time.
 #[macro_export]
 macro_rules! s {
     ($id:literal) => {{

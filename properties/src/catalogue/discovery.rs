@@ -9,7 +9,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "get-tools-sorted",
             kind: Kind::Always,
-            about: &["get-tools#9.4"],
+            about: &["get-tools#8.4"],
             claim: "every getTools result is sorted by name in code unit order",
             holds: get_tools_sorted,
             witness: Witness::State {
@@ -20,7 +20,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "get-tools-exact",
             kind: Kind::Always,
-            about: &["get-tools#9.3", "get-tools#9.3.8.1"],
+            about: &["get-tools#8.3", "get-tools#8.3.8.1"],
             claim: "when nothing changes during the walk, getTools returns exactly the tools visible to the caller",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::GetToolsMismatch(_))),
             witness: Witness::State {
@@ -31,7 +31,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "get-tools-members-as-registered",
             kind: Kind::Always,
-            about: &["get-tools#9.3.8.2", "register-tool#19"],
+            about: &["get-tools#8.3.8.2", "register-tool#18"],
             claim: "every entry of a getTools result carries the title, description, input schema (as serialized at registration) and annotations that a registerTool call of that name gave in that window",
             holds: get_tools_members_as_registered,
             witness: Witness::State {
@@ -60,7 +60,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "toolchange-on-discoverable-change",
             kind: Kind::Always,
-            about: &["notify-tool-change#2", "notify-tool-change#3.3", "get-tools#9.3", "unload-cleanup#1"],
+            about: &["notify-tool-change#2", "notify-tool-change#3.3", "get-tools#8.3", "unload-cleanup#1"],
             claim: "when tools a fully active document could discover leave the tree with their document (unloaded, iframe removed), a toolchange event is queued at that document",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::DiscoverableChangeUnnotified(_))),
             witness: Witness::State {
@@ -71,7 +71,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "toolchange-ordering-example",
             kind: Kind::Always,
-            about: &["notify-tool-change.example", "register-tool#21"],
+            about: &["notify-tool-change.example", "register-tool#20"],
             claim: "on one event loop, a parent's toolchange fires before its child's, and the registration promise fulfils after both",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolchangeOrder(_))),
             witness: Witness::State {

@@ -14,8 +14,8 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "toolactivated-before-result",
             kind: Kind::Always,
-            about: &["imperative-execute-steps#3.issue", "execute-tool#15.10.4"],
-            claim: "with tool events, an executeTool promise is fulfilled with a result only after toolactivated fired for its execution",
+            about: &["imperative-execute-steps#4", "execute-tool#16.10.3"],
+            claim: "an executeTool promise is fulfilled with a result only after toolactivated fired for its execution",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ResultBeforeToolactivated(_))),
             witness: Witness::State {
                 claim: "toolactivated fires for an execution whose promise then fulfils",
@@ -30,8 +30,8 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "toolcancel-only-after-caller-gave-up",
             kind: Kind::Always,
-            about: &["cancel-pending-execution#6.5.issue", "execute-tool#14.4.2", "unload-cleanup#2.3.3"],
-            claim: "with tool events, toolcancel fires for an execution only once its caller aborted the signal or was unloaded",
+            about: &["cancel-pending-execution#6.6", "execute-tool#15.4.2", "unload-cleanup#2.3.3"],
+            claim: "toolcancel fires for an execution only once its caller aborted the signal or was unloaded",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolcancelForLiveCaller(_))),
             witness: Witness::State {
                 claim: "a toolcancel event fires",
@@ -41,8 +41,8 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "toolcancel-never-after-settlement",
             kind: Kind::Always,
-            about: &["cancel-pending-execution#6.2", "cancel-pending-execution#6.5.issue", "imperative-execute-steps#9"],
-            claim: "with tool events, toolcancel never fires for a tool whose callback's promise already settled",
+            about: &["cancel-pending-execution#6.2", "cancel-pending-execution#6.6", "imperative-execute-steps#10"],
+            claim: "toolcancel never fires for a tool whose callback's promise already settled",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolcancelAfterSettlement(_))),
             witness: Witness::State {
                 claim: "a toolcancel event fires",

@@ -23,7 +23,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
         PropertyDef {
             name: "execute-settles-once",
             kind: Kind::Always,
-            about: &["execute-tool#14.4.1", "execute-tool#15.10.2", "execute-tool#15.10.4", "execute-tool#15.10.5"],
+            about: &["execute-tool#15.4.1", "execute-tool#16.10.1", "execute-tool#16.10.3", "execute-tool#16.10.4"],
             claim: "each executeTool promise receives at most one resolve or reject",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(_, p)| p.attempts <= 1),
             witness: Witness::State {
@@ -34,7 +34,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
         PropertyDef {
             name: "execute-never-both",
             kind: Kind::Always,
-            about: &["execute-tool#14.4.1", "execute-tool#15.10.4"],
+            about: &["execute-tool#15.4.1", "execute-tool#16.10.3"],
             claim: "no executeTool promise is both resolved with a result and rejected",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(_, p)| !(p.tried_fulfil && p.tried_reject)),
             witness: Witness::State {
@@ -50,7 +50,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
         PropertyDef {
             name: "no-ghost-run",
             kind: Kind::Always,
-            about: &["imperative-execute-steps#8", "execute-tool#14.4"],
+            about: &["imperative-execute-steps#9", "execute-tool#15.4"],
             claim: "a tool is never invoked for a caller whose executeTool promise was already rejected",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::InvokedAfterCallerRejected(_))),
             witness: Witness::State {
@@ -66,7 +66,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
         PropertyDef {
             name: "runs-the-discovered-tool",
             kind: Kind::Always,
-            about: &["execute-tool#15.6", "execute-tool#15.8", "tool-execute-steps#3", "tool-execute-steps#4", "tool-execute-steps#3.note"],
+            about: &["execute-tool#16.6", "execute-tool#16.8", "tool-execute-steps#3", "tool-execute-steps#4", "tool-execute-steps#3.note"],
             claim: "the tool whose execute callback runs has the title, description, input schema and annotations of the RegisteredTool the caller discovered with getTools and passed to executeTool",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanUndiscoveredTool(_))),
             witness: Witness::State {
@@ -80,7 +80,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
         PropertyDef {
             name: "runs-only-for-exposed-callers",
             kind: Kind::Always,
-            about: &["execute-tool#15.9", "tool-exposed-to-origin#1", "tool-execute-steps#4"],
+            about: &["execute-tool#16.9", "tool-exposed-to-origin#1", "tool-execute-steps#4"],
             claim: "a tool's execute callback only runs for a caller that is same origin with the tool's document or whose origin the tool's exposedTo lists",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanForUnexposedCaller(_))),
             witness: Witness::State {
@@ -101,7 +101,7 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
     vec![PropertyDef {
         name: "completed-result-delivered",
         kind: Kind::AtTermination,
-        about: &["imperative-execute-steps#9.fulfilled.5", "execute-tool#15.10.2", "execute-tool#15.10.4", "unload-cleanup#2.3.2"],
+        about: &["imperative-execute-steps#10.fulfilled.5", "execute-tool#16.10.1", "execute-tool#16.10.3", "unload-cleanup#2.3.2"],
         claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with that value's serialization, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3), or the body's own signal was aborted while it ran (whose result no-result-after-tool-aborted forbids delivering)",
         holds: completed_result_delivered,
         witness: Witness::State {
@@ -142,7 +142,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
         PropertyDef {
             name: "no-result-after-tool-aborted",
             kind: Kind::Always,
-            about: &["imperative-execute-steps#9.fulfilled.2", "cancel-pending-execution#6.5", "execute-tool#15.10.4"],
+            about: &["imperative-execute-steps#10.fulfilled.2", "cancel-pending-execution#6.5", "execute-tool#16.10.3"],
             claim: "an executeTool promise is never fulfilled with the result of a tool body whose signal was aborted while it ran",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(c, p)| {
                 !(matches!(p.status, Status::Fulfilled(_))
@@ -156,7 +156,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
         PropertyDef {
             name: "local-executions-are-running-tools",
             kind: Kind::Always,
-            about: &["imperative-execute-steps#6", "imperative-execute-steps#9.fulfilled.3", "imperative-execute-steps#9.rejected.4", "cancel-pending-execution#6.4"],
+            about: &["imperative-execute-steps#7", "imperative-execute-steps#10.fulfilled.3", "imperative-execute-steps#10.rejected.4", "cancel-pending-execution#6.4"],
             claim: "an entry of a document's local pending tool executions map belongs to a tool body that is still running and whose signal is not aborted",
             holds: |_, s| s.docs.iter().all(|d| d.local.iter().all(|u| s.bodies.get(u).is_some_and(|b| !b.settled && !b.signal_aborted))),
             witness: Witness::State {
@@ -167,7 +167,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
         PropertyDef {
             name: "local-executions-on-their-event-loop",
             kind: Kind::Always,
-            about: &["imperative-execute-steps#6", "cancel-pending-execution#6", "cancel-pending-execution#6.4"],
+            about: &["imperative-execute-steps#7", "cancel-pending-execution#6", "cancel-pending-execution#6.4"],
             claim: "a document's local pending tool executions map is only read and written on the document's event loop",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::LocalMapOffItsEventLoop(_))),
             witness: Witness::StepRuns,
@@ -175,7 +175,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
         PropertyDef {
             name: "promises-settle-on-their-event-loop",
             kind: Kind::Always,
-            about: &["register-tool#21.2", "get-tools#9.5", "execute-tool#15.10.4", "execute-tool#15.10.5"],
+            about: &["register-tool#20.2", "get-tools#8.5", "execute-tool#16.10.3", "execute-tool#16.10.4"],
             claim: "every registerTool, getTools and executeTool promise is resolved or rejected on its document's event loop (in the method steps or in a queued task), never from in-parallel steps",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::SettledOffItsEventLoop(_))),
             witness: Witness::State {

@@ -8,7 +8,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "execute-promise-settles",
             kind: Kind::AtTermination,
-            about: &["execute-tool#15", "execute-tool#15.10"],
+            about: &["execute-tool#16", "execute-tool#16.10"],
             claim: "when nothing is left to run, every executeTool promise of a fully active caller has settled, unless its tool body never settled or its target waits in the back/forward cache",
             holds: execute_settled_at_end,
             witness: Witness::State {
@@ -19,7 +19,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "register-promise-settles",
             kind: Kind::AtTermination,
-            about: &["register-tool#21.2"],
+            about: &["register-tool#20.2"],
             claim: "when nothing is left to run, every registerTool promise of a fully active document has settled",
             holds: |m, s| calls_settled(m.world.as_ref(), s, CallKind::Register),
             witness: Witness::State {
@@ -30,7 +30,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "get-tools-promise-settles",
             kind: Kind::AtTermination,
-            about: &["get-tools#9.5"],
+            about: &["get-tools#8.5"],
             claim: "when nothing is left to run, every getTools promise of a fully active document has settled",
             holds: |m, s| calls_settled(m.world.as_ref(), s, CallKind::GetTools),
             witness: Witness::State {

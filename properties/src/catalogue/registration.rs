@@ -9,7 +9,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "registration-abort-unregisters",
             kind: Kind::Always,
-            about: &["register-tool#18.3", "register-tool#18.3.1", "register-tool#18.3.2", "unregister-tool#5"],
+            about: &["register-tool#17.3", "register-tool#17.3.1", "register-tool#17.3.2", "unregister-tool#5"],
             claim: "once the signal passed to registerTool is aborted, the tool it registered is gone from its tool map and the registration promise has been rejected (a no-op if it was already fulfilled)",
             holds: registration_abort_unregisters,
             witness: Witness::State {
@@ -27,7 +27,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "abort-rejects-with-the-signals-reason",
             kind: Kind::Always,
-            about: &["register-tool#14", "register-tool#18.3.2", "execute-tool#14.2", "execute-tool#14.4.1"],
+            about: &["register-tool#13", "register-tool#17.3.2", "execute-tool#15.2", "execute-tool#15.4.1"],
             claim: "a registerTool or executeTool promise rejected by an abort is rejected with the abort reason of the signal passed to that call (a custom reason if abort() was given one)",
             holds: |m, s| {
                 let w = m.world.as_ref();

@@ -8,7 +8,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "unload-cleans-pending-executions",
             kind: Kind::Always,
-            about: &["unload-cleanup#2", "execute-tool#15.12"],
+            about: &["unload-cleanup#2", "execute-tool#16.12"],
             claim: "once a document is destroyed and the threads it started are done, no pending tool execution names it",
             holds: unload_cleans_pending,
             witness: Witness::State {
@@ -21,7 +21,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "unload-cleans-local-executions",
             kind: Kind::Always,
-            about: &["unload-cleanup#2", "imperative-execute-steps#6", "cancel-pending-execution#6"],
+            about: &["unload-cleanup#2", "imperative-execute-steps#7", "cancel-pending-execution#6"],
             claim: "once a document is destroyed and the threads it started are done, its local pending tool executions map is empty",
             holds: unload_cleans_local,
             witness: Witness::State {
@@ -57,7 +57,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "nothing-left-at-end",
             kind: Kind::AtTermination,
-            about: &["execute-tool#15.12", "execute-tool#15.10.3", "imperative-execute-steps#6", "unload-cleanup#2", "cancel-pending-execution#4"],
+            about: &["execute-tool#16.12", "execute-tool#16.10.2", "imperative-execute-steps#7", "unload-cleanup#2", "cancel-pending-execution#4"],
             claim: "when nothing is left to run, no pending or local tool execution is left behind, except for a tool body that never settled and a target in the back/forward cache",
             holds: nothing_left_at_end,
             witness: Witness::State {
@@ -91,6 +91,11 @@ fn threads_of_done(w: &World, s: &State, d: DocId) -> bool {
     !s.threads.keys().any(|k| match *k {
         ThreadKey::Cleanup(doc, _) => doc == d,
         ThreadKey::Completion(c) => w.calls[c.index()].doc == d,
+        // Started by d's own cleanup for an execution d was the target of.
+        ThreadKey::CleanupCompletion(c, _) => {
+            w.calls[c.index()].doc == d
+                || matches!(s.threads.get(k), Some(webmcp_model::threads::Thread::Completion(p)) if p.target == d)
+        }
         ThreadKey::Register(c)
         | ThreadKey::Unregister(c)
         | ThreadKey::GetTools(c)

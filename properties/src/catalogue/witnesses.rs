@@ -8,7 +8,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "witness:discovered-cross-origin",
             kind: Kind::Sometimes,
-            about: &["get-tools#9.3.5", "get-tools#9.3.8.1"],
+            about: &["get-tools#8.3.5", "get-tools#8.3.8.1"],
             claim: "a getTools result lists a tool registered by a cross-origin document",
             holds: discovered_cross_origin,
             witness: Witness::Itself,
@@ -32,7 +32,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "witness:result-delivered",
             kind: Kind::Sometimes,
-            about: &["execute-tool#15.10.4"],
+            about: &["execute-tool#16.10.3"],
             claim: "an executeTool promise fulfils with the tool's result",
             holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| matches!(p.status, Status::Fulfilled(Value::Text(_)))),
             witness: Witness::Itself,
@@ -40,7 +40,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "witness:abort-wins-race",
             kind: Kind::Sometimes,
-            about: &["execute-tool#14.4.1", "cancel-pending-execution#2.note"],
+            about: &["execute-tool#15.4.1", "cancel-pending-execution#2.note"],
             claim: "an executeTool promise rejects with the abort reason after its tool body was invoked",
             holds: |m, s| {
                 execute_promises(m.world.as_ref(), s).any(|(c, p)| {
@@ -52,11 +52,11 @@ pub(super) fn properties() -> Vec<PropertyDef> {
         PropertyDef {
             name: "witness:unload-unknown-error",
             kind: Kind::Sometimes,
-            about: &["unload-cleanup#2.3.2", "execute-tool#15.10.5"],
+            about: &["unload-cleanup#2.3.2", "execute-tool#16.10.4"],
             claim: "unloading the target rejects an executeTool promise with UnknownError",
             holds: |m, s| {
                 execute_promises(m.world.as_ref(), s).any(|(c, p)| {
-                    p.settled_at == Some(const { step("execute-tool#15.10.5") })
+                    p.settled_at == Some(const { step("execute-tool#16.10.4") })
                         && s.bodies.get(&c).is_none_or(|b| !b.settled)
                         && s.docs.iter().any(|d| d.cleanups > 0)
                 })
