@@ -15,6 +15,7 @@ mod legacy_cmd;
 mod mutants_cmd;
 mod output;
 mod progress;
+mod spec_sync_cmd;
 mod sweep_cmd;
 mod sweep_scale;
 
@@ -97,6 +98,11 @@ enum Command {
     /// property, how many violate it and the smallest that does.
     #[command(after_help = sweep_cmd::EXIT)]
     Sweep(sweep_cmd::SweepArgs),
+    /// Compare a revision of the draft's source (index.bs) with the step IDs the model cites:
+    /// steps added, removed, renumbered, changed or split, and what cites each
+    /// (docs/spec-sync.md).
+    #[command(after_help = spec_sync_cmd::EXIT)]
+    SpecSync(spec_sync_cmd::SpecSyncArgs),
 }
 
 /// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
@@ -441,6 +447,7 @@ fn main() -> ExitCode {
                 .map_err(UsageError)
         }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
+        Command::SpecSync(a) => spec_sync_cmd::spec_sync(&a),
         Command::Validate(a) => match webmcp_conformance::trace::cli::main(&a) {
             Ok((code, text)) => {
                 out!("{text}");

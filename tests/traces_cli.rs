@@ -55,8 +55,8 @@ fn check_writes_a_trace_per_counterexample_and_witness_and_each_replays() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let files = traces_of(&dir);
-    // 5 violations and 3 witnesses (scenarios/abort-before-dispatch.json).
-    assert_eq!(files.len(), 8, "{files:?}");
+    // 4 violations and 3 witnesses (scenarios/abort-before-dispatch.json).
+    assert_eq!(files.len(), 7, "{files:?}");
     for f in &files {
         let o = run(&["replay", f.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));

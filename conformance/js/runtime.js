@@ -114,13 +114,14 @@
   // The API the run was told to use (--api): never another one.
   const api = F.api === 'testing' ? navigatorApi() : draftApi();
   send('api', api ? api.name : 'none');
-  // Events the draft names only in ISSUE text (2026-08:cancel-pending-execution#6.5.issue,
-  // 2026-08:imperative-execute-steps#3.issue): noted wherever an implementation fires them.
+  // toolactivated (imperative-execute-steps#4) and toolcancel (cancel-pending-execution#6.6),
+  // and toolcanceled, the name of the 2026-08 text's ISSUE: noted wherever an implementation
+  // fires them, not yet projected into the judged observation.
   const targets = [['window', window], ['document.modelContext', document.modelContext],
     ['navigator.modelContextTesting', navigator.modelContextTesting]];
   for (const [where, target] of targets) {
     if (!target || typeof target.addEventListener !== 'function') continue;
-    for (const type of ['toolcanceled', 'toolactivated']) {
+    for (const type of ['toolcancel', 'toolcanceled', 'toolactivated']) {
       target.addEventListener(type, () => note('event ' + type + ' at ' + where));
     }
   }

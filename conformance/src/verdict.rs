@@ -359,7 +359,9 @@ mod tests {
 
     #[test]
     fn what_only_the_draft_as_written_allows_names_the_fix_that_rules_it_out() {
-        let f = form("object-input-double-negative");
+        // The tool may run although the caller aborted first (the race of
+        // cancel-pending-execution#2 with execute-tool#16.12).
+        let f = form("abort-before-dispatch");
         let world = World::compile(&f.judged).unwrap();
         let intended = allowed(&world, Variant::proposed()).observations;
         let o = some_allowed(&f, Variant::SEED, |o| !intended.contains(o));
@@ -367,7 +369,13 @@ mod tests {
         let Verdict::ConformsOnlyUnderSeed { fixes } = v else {
             panic!("{v:?}")
         };
-        assert!(fixes.contains(&"object-check".to_string()), "{fixes:?}");
+        assert!(!fixes.is_empty(), "{fixes:?}");
+        assert!(
+            fixes
+                .iter()
+                .all(|n| webmcp_model::variant::FIXES.iter().any(|f| f.name == n)),
+            "{fixes:?}"
+        );
     }
 
     #[test]

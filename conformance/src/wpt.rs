@@ -550,8 +550,9 @@ mod tests {
         assert!(!child.contains("testharness"));
     }
 
-    /// The draft as written rejects every object input (imperative-execute-steps#3); the
-    /// proposed variant reaches the tool's execute callback. Each test asserts its variant.
+    /// The 2026-08 text rejects every object input (imperative-execute-steps#3); the current
+    /// text and the proposed variant reach the tool's execute callback. Each test asserts its
+    /// variant.
     #[test]
     fn object_input_double_negative_asserts_the_chosen_variant() {
         let f = form("object-input-double-negative");
@@ -570,16 +571,21 @@ mod tests {
             "{proposed}"
         );
         assert!(proposed.contains("(the draft with the proposed fixes)"));
-        let seed = test_file(&f, Variant::SEED);
+        let current = test_file(&f, Variant::SEED);
+        assert!(current.contains("assert_equals(observed[\"top: invoke t1\"], \"input={\\\"q\\\":1} signal=live/live when=later\""), "{current}");
+        let seed = test_file(
+            &f,
+            Variant::SEED.at(webmcp_model::variant::Revision::Aug2026),
+        );
         assert!(seed.contains(
-            "assert_equals(observed[\"top: call exec\"], \"rejected UnknownError\", \"executeTool() promise for exec in top settles as the draft (seed) allows\");"
+            "assert_equals(observed[\"top: call exec\"], \"rejected UnknownError\", \"executeTool() promise for exec in top settles as the draft (seed@2026-08) allows\");"
         ), "{seed}");
         assert!(
             !seed.contains("invoke t1"),
-            "the body is never invoked as written"
+            "the body is never invoked as the 2026-08 text was written"
         );
-        assert!(seed.contains("(the draft as written)"));
-        assert!(seed.contains("<title>WebMCP: object-input-double-negative (seed)</title>"));
+        assert!(seed.contains("(the draft under variant seed@2026-08)"));
+        assert!(seed.contains("<title>WebMCP: object-input-double-negative (seed@2026-08)</title>"));
     }
 
     #[test]

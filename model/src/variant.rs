@@ -52,9 +52,11 @@ pub const REVISIONS: &[RevisionInfo] = &[
         revision: Revision::Aug2026,
         name: "2026-08",
         published: "after PR #248 (merged 2026-08-19), before 2026-09-03",
-        summary: "registerTool(), getTools() and executeTool() refuse a caller whose agent cluster is not origin-keyed; imperative-execute-steps#3 tests \"inputObject is not an Object\" is false; completionSteps assert they run in parallel and run where they are called; neither toolactivated nor toolcancel fires (spec/revisions/2026-08.md).",
+        summary: "registerTool(), getTools() and executeTool() refuse a caller whose agent cluster is not origin-keyed; imperative-execute-steps#3 tests \"inputObject is not an Object\" is false; completionSteps assert they run in parallel and run where they are called; neither toolactivated nor toolcancel fires; registerTool checks \"name or description is empty\" before the name's form (spec/revisions/2026-08.md).",
         steps: &[
             "2026-08:register-tool#4",
+            "register-tool#9",
+            "register-tool#10",
             "2026-08:get-tools#4",
             "2026-08:execute-tool#3",
             "imperative-execute-steps#3",
@@ -91,6 +93,11 @@ impl Revision {
     /// Whether `imperative-execute-steps#3` reads "If inputObject is not an Object" (the
     /// current text) rather than the double negative of 2026-08.
     pub fn tests_object_input_directly(self) -> bool {
+        self == Revision::Current
+    }
+    /// Whether registerTool checks the name's form (`register-tool#9`) and then the
+    /// description (`#10`), rather than "name or description is empty" first (2026-08).
+    pub fn checks_name_and_description_apart(self) -> bool {
         self == Revision::Current
     }
     /// Whether completionSteps "run the following steps in parallel" wherever they are

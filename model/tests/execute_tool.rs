@@ -1,5 +1,6 @@
 //! `executeTool(tool, inputObject, options)`: the rejections of the method steps and of the
-//! in-parallel block, and the literal double negative of `imperative-execute-steps#3`.
+//! in-parallel block, and which inputs `imperative-execute-steps#3` refuses (in the current
+//! text and in the 2026-08 text's literal double negative).
 
 mod common;
 
@@ -8,8 +9,9 @@ use serde_json::{json, Value as Json};
 use webmcp_model::machine::Action;
 use webmcp_model::state::{Reason, Status, Value};
 use webmcp_model::threads::ThreadKey;
+use webmcp_model::variant::Revision;
 use webmcp_model::world::Outcome;
-use webmcp_model::WebMcpModel;
+use webmcp_model::{Variant, WebMcpModel};
 
 /// One document on https://a.example that registers "t1" and then runs `exec` (labelled
 /// `exec`), preceded by `before`.
@@ -136,19 +138,30 @@ fn window_in_another_tab_rejects_at_15_1() {
 }
 
 /// register "t1", list, await, execute the listed "t1" with `input`.
-fn listed_execution(input: Json) -> WebMcpModel {
-    model(&one_doc(json!([
-        {"registerTool": {"name": "t1", "description": "d"}},
-        {"as": "list", "getTools": {}},
-        {"await": "list"},
-        {"as": "exec", "executeTool": {"from": "list", "name": "t1"}, "input": input},
-    ])))
+fn listed_execution_under(input: Json, variant: Variant) -> WebMcpModel {
+    model_under(
+        &one_doc(json!([
+            {"registerTool": {"name": "t1", "description": "d"}},
+            {"as": "list", "getTools": {}},
+            {"await": "list"},
+            {"as": "exec", "executeTool": {"from": "list", "name": "t1"}, "input": input},
+        ])),
+        variant,
+    )
 }
 
 #[test]
-fn object_input_is_rejected_by_the_literal_double_negative() {
-    for input in [json!({"q": 1}), json!({}), json!([1, 2])] {
-        let m = listed_execution(input);
+fn input_is_rejected_before_any_body_runs() {
+    // The 2026-08 text's double negative refuses every object; the current text refuses
+    // what parses back to something other than an object.
+    let cases = [
+        (Revision::Aug2026, json!({"q": 1})),
+        (Revision::Aug2026, json!({})),
+        (Revision::Aug2026, json!([1, 2])),
+        (Revision::Current, json!({"$js": "to-json-primitive"})),
+    ];
+    for (revision, input) in cases {
+        let m = listed_execution_under(input, Variant::SEED.at(revision));
         let mut steps_seen = Vec::new();
         let mut s = m.initial_state();
         for _ in 0..MAX_STEPS {
@@ -171,8 +184,19 @@ fn object_input_is_rejected_by_the_literal_double_negative() {
 }
 
 #[test]
-fn primitive_json_input_runs_the_body_and_fulfils() {
-    let m = listed_execution(json!({"$js": "to-json-primitive"}));
+fn accepted_input_runs_the_body_and_fulfils() {
+    for (revision, input) in [
+        (Revision::Current, json!({"q": 1})),
+        (Revision::Aug2026, json!({"$js": "to-json-primitive"})),
+    ] {
+        accepted_input_runs_the_body_under(listed_execution_under(
+            input,
+            Variant::SEED.at(revision),
+        ));
+    }
+}
+
+fn accepted_input_runs_the_body_under(m: WebMcpModel) {
     let exec = call(&m, "exec");
     let top = doc(&m, "top");
     // Everything except the body's settlement.
@@ -224,7 +248,7 @@ fn body_rejection_rejects_with_unknown_error() {
             {"registerTool": {"name": "t1", "description": "d"}},
             {"as": "list", "getTools": {}},
             {"await": "list"},
-            {"as": "exec", "executeTool": {"from": "list", "name": "t1"}, "input": {"$js": "to-json-primitive"}},
+            {"as": "exec", "executeTool": {"from": "list", "name": "t1"}, "input": {"q": 1}},
         ]}),
         json!({"toolOutcomes": ["reject", "fulfil-unserializable"]}),
     );

@@ -78,13 +78,17 @@ fn iframe_without_allow_is_not_allowed() {
 }
 
 #[test]
-fn not_origin_keyed_is_a_security_error() {
+fn not_origin_keyed_is_a_security_error_only_under_2026_08() {
     let text = scenario(
         json!([{"tab": "main", "top": {"doc": "top", "url": "https://a.example/", "originKeyed": false}}]),
         json!({"top": [{"as": "list", "getTools": {}}]}),
     );
+    // The current text has no origin-keyed check: the call goes on in parallel.
+    let m = model(&text);
+    let (s, _) = run_script(&m, &m.initial_state(), "top");
+    assert_eq!(status(&m, &s, "list"), Status::Pending);
     rejects_sync(
-        &model(&text),
+        &model_2026_08(&text),
         "top",
         "list",
         Reason::SecurityError,

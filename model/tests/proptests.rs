@@ -106,17 +106,24 @@ proptest! {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// The same grammar, through registerTool: #10 for the empty name, #11 for the rest.
+    /// The same grammar, through registerTool: register-tool#9 refuses every name outside it
+    /// (the 2026-08 text refused the empty name earlier, at the row now named #10).
     #[test]
     fn register_tool_applies_the_grammar(name in name_strategy()) {
-        let m = model(&one_doc(json!([
+        let text = one_doc(json!([
             {"as": "reg", "registerTool": {"name": name, "description": "d"}}
-        ])));
+        ]));
+        let m = model(&text);
         let (s, _) = run_script(&m, &m.initial_state(), "top");
         let p = promise(&m, &s, "reg");
+        let august = model_2026_08(&text);
+        let (s_2026_08, _) = run_script(&august, &august.initial_state(), "top");
+        let p_2026_08 = promise(&august, &s_2026_08, "reg");
+        prop_assert_eq!(&p.status, &p_2026_08.status);
         if name.is_empty() {
             prop_assert_eq!(&p.status, &Status::Rejected(Reason::InvalidStateError));
-            prop_assert_eq!(p.settled_at.map(|x| x.id()), Some("register-tool#10"));
+            prop_assert_eq!(p.settled_at.map(|x| x.id()), Some("register-tool#9"));
+            prop_assert_eq!(p_2026_08.settled_at.map(|x| x.id()), Some("register-tool#10"));
         } else if !grammar_ok(&name) {
             prop_assert_eq!(&p.status, &Status::Rejected(Reason::InvalidStateError));
             prop_assert_eq!(p.settled_at.map(|x| x.id()), Some("register-tool#9"));

@@ -85,8 +85,8 @@ fn duplicate_name_is_rejected_at_9() {
 }
 
 #[test]
-fn empty_name_is_rejected_at_10() {
-    rejects_at(reg("", "d"), Reason::InvalidStateError, "register-tool#10");
+fn empty_name_is_rejected_at_9() {
+    rejects_at(reg("", "d"), Reason::InvalidStateError, "register-tool#9");
 }
 
 #[test]
@@ -106,11 +106,7 @@ fn name_of_129_chars_is_rejected_at_11() {
 #[test]
 fn names_outside_the_grammar_are_rejected_at_11() {
     for name in ["bad name!", "café", "工具", "a/b", "t\u{0}"] {
-        rejects_at(
-            reg(name, "d"),
-            Reason::InvalidStateError,
-            "register-tool#9",
-        );
+        rejects_at(reg(name, "d"), Reason::InvalidStateError, "register-tool#9");
     }
 }
 
@@ -161,13 +157,22 @@ fn signal_aborted_before_the_call_is_rejected_at_14() {
 }
 
 #[test]
-fn document_not_origin_keyed_is_rejected_at_4() {
+fn document_not_origin_keyed_is_rejected_only_under_2026_08() {
     let text = scenario(
         json!([{"tab": "main", "top": {"doc": "top", "url": "https://a.example/", "originKeyed": false}}]),
         json!({"top": [{"as": "reg", "registerTool": {"name": "t1", "description": "d"}}]}),
     );
-    let m = model(&text);
-    check_rejection(&m, "top", "reg", Reason::SecurityError, "2026-08:register-tool#4");
+    let current = model(&text);
+    let (s, _) = run_script(&current, &current.initial_state(), "top");
+    assert_eq!(status(&current, &s, "reg"), Status::Pending);
+    let m = model_2026_08(&text);
+    check_rejection(
+        &m,
+        "top",
+        "reg",
+        Reason::SecurityError,
+        "2026-08:register-tool#4",
+    );
 }
 
 #[test]

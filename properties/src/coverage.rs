@@ -171,7 +171,10 @@ impl Coverage {
     }
 
     /// Sums per-scenario coverages.
-    pub fn from_scenarios(scenarios: Vec<(String, ScenarioCoverage)>, revision: Revision) -> Coverage {
+    pub fn from_scenarios(
+        scenarios: Vec<(String, ScenarioCoverage)>,
+        revision: Revision,
+    ) -> Coverage {
         let mut per_step = vec![0u64; STEPS.len()];
         for (_, c) in &scenarios {
             for (total, n) in per_step.iter_mut().zip(&c.per_step) {

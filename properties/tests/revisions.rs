@@ -96,7 +96,10 @@ fn the_current_text_tests_object_inputs_without_the_double_negative() {
         let after = checked(scenario, Variant::SEED);
         assert_eq!(verdict(&before, "object-input-accepted"), Verdict::Violated);
         assert_eq!(verdict(&after, "object-input-accepted"), Verdict::Holds);
-        assert_eq!(verdict(&after, "witness:result-delivered"), Verdict::Witnessed);
+        assert_eq!(
+            verdict(&after, "witness:result-delivered"),
+            Verdict::Witnessed
+        );
     }
 }
 
@@ -116,7 +119,10 @@ fn the_current_completion_steps_run_in_parallel_and_race_the_unload_cleanup_asse
     let fixed = checked(scenario, Variant::proposed());
     assert_eq!(verdict(&fixed, unload_assert), Verdict::Holds);
     let unfixed = Variant::parse("proposed-completion-in-parallel").unwrap();
-    assert_eq!(verdict(&checked(scenario, unfixed), unload_assert), Verdict::Violated);
+    assert_eq!(
+        verdict(&checked(scenario, unfixed), unload_assert),
+        Verdict::Violated
+    );
     let unfixed_2026_08 = Variant::parse("proposed-completion-in-parallel@2026-08").unwrap();
     assert_eq!(
         verdict(&checked(scenario, unfixed_2026_08), unload_assert),
@@ -139,8 +145,14 @@ fn the_origin_keyed_checks_are_gone() {
     let scenario = "not-origin-keyed";
     let before = checked(scenario, Variant::SEED.at(Revision::Aug2026));
     let after = checked(scenario, Variant::SEED);
-    assert_eq!(verdict(&before, "witness:toolchange-fired"), Verdict::NotWitnessed);
-    assert_eq!(verdict(&after, "witness:toolchange-fired"), Verdict::Witnessed);
+    assert_eq!(
+        verdict(&before, "witness:toolchange-fired"),
+        Verdict::NotWitnessed
+    );
+    assert_eq!(
+        verdict(&after, "witness:toolchange-fired"),
+        Verdict::Witnessed
+    );
 }
 
 #[test]

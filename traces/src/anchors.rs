@@ -48,9 +48,11 @@ pub fn step_anchor(id: &str) -> &'static str {
     }
 }
 
-/// The algorithm slug of a step ID: `execute-tool` for `execute-tool#16.10.1`,
-/// `declarative-execute-steps` for `declarative-execute-steps.issue`.
+/// The algorithm slug of a step ID: `execute-tool` for `execute-tool#16.10.1` (and for
+/// `2026-08:execute-tool#3`, a step an earlier text had), `declarative-execute-steps` for
+/// `declarative-execute-steps.issue`.
 pub fn slug(id: &str) -> &str {
+    let id = id.split_once(':').map_or(id, |(_, step)| step);
     match id.split_once('#') {
         Some((s, _)) => s,
         None => id.rsplit_once('.').map_or(id, |(s, _)| s),

@@ -54,7 +54,10 @@ pub fn actor(w: &World, a: &Action) -> String {
             ThreadKey::Execute(c) => format!("in parallel: executeTool {}", call(c)),
             ThreadKey::Completion(c) => format!("in parallel: completion steps of {}", call(c)),
             ThreadKey::CleanupCompletion(c, _) => {
-                format!("in parallel: completion steps of {} (from unload cleanup)", call(c))
+                format!(
+                    "in parallel: completion steps of {} (from unload cleanup)",
+                    call(c)
+                )
             }
             ThreadKey::CancelOnAbort(c) => format!("in parallel: cancel {}", call(c)),
             ThreadKey::Cleanup(d, n) => {

@@ -37,14 +37,6 @@ struct Runs {
 /// The earlier text the properties of removed steps are judged under.
 const EARLIER: Revision = Revision::Aug2026;
 
-/// Whether a property is about steps of an earlier text only.
-fn of_earlier_text(about: &[&str]) -> bool {
-    !about.is_empty()
-        && about
-            .iter()
-            .all(|id| StepId::parse(id).is_some_and(|s| s.removed_since().is_some()))
-}
-
 fn explore(sources: &[Source], threads: usize) -> Result<Runs, String> {
     let variants = [
         Variant::SEED,
@@ -139,9 +131,13 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
     );
     let mut unwitnessed = Vec::new();
     for (i, d) in defs.iter().enumerate() {
-        let earlier = of_earlier_text(d.about);
+        let earlier = d.earlier_text().is_some();
         let (proposed, engaged, seed) = if earlier {
-            (&runs.earlier_proposed, &runs.earlier_engaged, &runs.earlier_seed)
+            (
+                &runs.earlier_proposed,
+                &runs.earlier_engaged,
+                &runs.earlier_seed,
+            )
         } else {
             (&runs.proposed, &runs.engaged, &runs.seed)
         };

@@ -23,13 +23,8 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("execute-tool#2"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("execute-tool#2"));
         }
-        // The current text dropped this check; the 2026-08 text and older ones run it.
-        if self.variant.revision().checks_origin_keyed() {
-            self.step(s!("2026-08:execute-tool#3"));
-            let refused = !self.origin_keyed_or_file(doc);
-            if self.cond(s!("2026-08:execute-tool#3"), refused) {
-    return self.return_rejected(call, Reason::SecurityError, s!("2026-08:execute-tool#3"));
-            }
+        if self.refuses_unkeyed_agent_cluster(doc, s!("2026-08:execute-tool#3")) {
+            return self.return_rejected(call, Reason::SecurityError, s!("2026-08:execute-tool#3"));
         }
         self.step(s!("execute-tool#3"));
         let not_allowed = !self.s.allowed_to_use_tools(self.w, caller);

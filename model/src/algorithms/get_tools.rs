@@ -21,13 +21,8 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("get-tools#3"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("get-tools#3"));
         }
-        // The current text dropped this check; the 2026-08 text and older ones run it.
-        if self.variant.revision().checks_origin_keyed() {
-            self.step(s!("2026-08:get-tools#4"));
-            let refused = !self.origin_keyed_or_file(doc);
-            if self.cond(s!("2026-08:get-tools#4"), refused) {
-    return self.return_rejected(call, Reason::SecurityError, s!("2026-08:get-tools#4"));
-            }
+        if self.refuses_unkeyed_agent_cluster(doc, s!("2026-08:get-tools#4")) {
+            return self.return_rejected(call, Reason::SecurityError, s!("2026-08:get-tools#4"));
         }
         self.step(s!("get-tools#4"));
         let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_requestor);

@@ -8,6 +8,7 @@ use crate::s;
 use crate::state::{AbortStep, Reason, ToolDefinition};
 use crate::threads::{NotifyPc, Thread, ThreadKey};
 use crate::world::{DocId, RegisterOp};
+use crate::StepId;
 
 impl<R: Recorder> Cx<'_, R> {
     /// Runs on `doc`'s event loop, from its page script.
@@ -26,13 +27,12 @@ impl<R: Recorder> Cx<'_, R> {
         if self.cond(s!("register-tool#3"), inactive) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#3"));
         }
-        // The current text dropped this check; the 2026-08 text and older ones run it.
-        if self.variant.revision().checks_origin_keyed() {
-            self.step(s!("2026-08:register-tool#4"));
-            let refused = !self.origin_keyed_or_file(doc);
-            if self.cond(s!("2026-08:register-tool#4"), refused) {
-    return self.return_rejected(call, Reason::SecurityError, s!("2026-08:register-tool#4"));
-            }
+        if self.refuses_unkeyed_agent_cluster(doc, s!("2026-08:register-tool#4")) {
+            return self.return_rejected(
+                call,
+                Reason::SecurityError,
+                s!("2026-08:register-tool#4"),
+            );
         }
         self.step(s!("register-tool#4"));
         let not_allowed = !self.s.allowed_to_use_tools(self.w, tool_owner);
@@ -48,14 +48,44 @@ impl<R: Recorder> Cx<'_, R> {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#8"));
         }
         let name = self.w.str(op.name);
-        self.step(s!("register-tool#10"));
-        let empty = name.is_empty() || self.w.str(op.description).is_empty();
-        if self.cond(s!("register-tool#10"), empty) {
-            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#10"));
-        }
-        self.step(s!("register-tool#9"));
-        if !tool_name_is_valid(name) {
-            return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#9"));
+        let no_description = self.w.str(op.description).is_empty();
+        if self.variant.revision().checks_name_and_description_apart() {
+            self.step(s!("register-tool#9"));
+            if self.cond(s!("register-tool#9"), !tool_name_is_valid(name)) {
+                return self.return_rejected(
+                    call,
+                    Reason::InvalidStateError,
+                    s!("register-tool#9"),
+                );
+            }
+            self.step(s!("register-tool#10"));
+            if self.cond(s!("register-tool#10"), no_description) {
+                return self.return_rejected(
+                    call,
+                    Reason::InvalidStateError,
+                    s!("register-tool#10"),
+                );
+            }
+        } else {
+            // The 2026-08 text: "If tool name or description is the empty string" (the row now
+            // named register-tool#10), then the name's form (now register-tool#9).
+            self.step(s!("register-tool#10"));
+            let empty = name.is_empty() || no_description;
+            if self.cond(s!("register-tool#10"), empty) {
+                return self.return_rejected(
+                    call,
+                    Reason::InvalidStateError,
+                    s!("register-tool#10"),
+                );
+            }
+            self.step(s!("register-tool#9"));
+            if !tool_name_is_valid(name) {
+                return self.return_rejected(
+                    call,
+                    Reason::InvalidStateError,
+                    s!("register-tool#9"),
+                );
+            }
         }
         self.step(s!("register-tool#11"));
         let mut stringified = None;
@@ -153,6 +183,18 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn origin_keyed_or_file(&self, doc: DocId) -> bool {
         let d = &self.w.docs[doc.index()];
         d.origin_keyed || self.w.origins.scheme(d.origin) == Some("file")
+    }
+
+    /// The origin-keyed check of the 2026-08 text (`2026-08:register-tool#4`,
+    /// `2026-08:get-tools#4`, `2026-08:execute-tool#3`): whether `step` refuses `doc`. The
+    /// current text dropped it, so there it is not a step at all.
+    pub fn refuses_unkeyed_agent_cluster(&mut self, doc: DocId, step: StepId) -> bool {
+        if !self.variant.revision().checks_origin_keyed() {
+            return false;
+        }
+        self.step(step);
+        let refused = !self.origin_keyed_or_file(doc);
+        self.cond(step, refused)
     }
 
     /// The id of the empty string (an input schema that does not exist).

@@ -107,8 +107,9 @@ impl<R: Recorder> Cx<'_, R> {
                             // The current text's completionSteps run their steps in
                             // parallel: this block goes on to #2.3.5 without waiting for them
                             // (unless `completion-in-parallel` runs them here, to the end).
-                            let start_in_parallel = self.variant.revision().completion_steps_start_in_parallel()
-                                && !self.fix(&crate::variant::COMPLETION_IN_PARALLEL);
+                            let start_in_parallel =
+                                self.variant.revision().completion_steps_start_in_parallel()
+                                    && !self.fix(&crate::variant::COMPLETION_IN_PARALLEL);
                             if start_in_parallel {
                                 let key = self.free_cleanup_completion_key(uuid);
                                 self.spawn(key, Thread::Completion(proc));

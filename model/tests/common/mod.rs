@@ -38,8 +38,21 @@ pub fn one_doc(script: Json) -> String {
 }
 
 pub fn model(text: &str) -> WebMcpModel {
+    model_under(text, Variant::SEED)
+}
+
+/// The model of the 2026-08 text (docs/revisions.md), for behaviour the current text changed.
+#[allow(dead_code)]
+pub fn model_2026_08(text: &str) -> WebMcpModel {
+    model_under(
+        text,
+        Variant::SEED.at(webmcp_model::variant::Revision::Aug2026),
+    )
+}
+
+pub fn model_under(text: &str, variant: Variant) -> WebMcpModel {
     let world = World::from_json(text).unwrap_or_else(|e| panic!("scenario: {e}\n{text}"));
-    WebMcpModel::new(world, Variant::SEED)
+    WebMcpModel::new(world, variant)
 }
 
 pub fn doc(m: &WebMcpModel, name: &str) -> DocId {

@@ -103,6 +103,19 @@ impl std::fmt::Debug for PropertyDef {
 }
 
 /// The whole catalogue, in report order: each family (a module) contributes its properties.
+impl PropertyDef {
+    /// The earlier text whose steps alone the property is about (`2026-08` for
+    /// `assert:2026-08:execute-tool#15.10.1`): only a model of that text can reach its witness.
+    pub fn earlier_text(&self) -> Option<&'static str> {
+        let mut texts = self
+            .about
+            .iter()
+            .map(|id| webmcp_model::steps::StepId::parse(id).and_then(|s| s.removed_since()));
+        let first = texts.next()??;
+        texts.all(|t| t == Some(first)).then_some(first)
+    }
+}
+
 pub fn catalogue() -> Vec<PropertyDef> {
     [
         spec_text::properties(),

@@ -1,0 +1,600 @@
+//! `webmcp-check spec-sync PATH/index.bs`: what a revision of the draft changed, in terms of
+//! the step IDs the model cites (docs/spec-sync.md).
+//!
+//! The parsing and the comparison are `webmcp-spec-sync`'s; this module binds them to the
+//! model: the stored fingerprints (`spec/step-fingerprints.tsv`, embedded at build time), the
+//! transitions that cite each step (`s!("id")` in `model/src/`, listed at build time), the
+//! properties, fixes, failures and scenarios that name it. A drifted step that something cites
+//! fails the run (exit 1): the model may no longer say what the draft says.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use serde_json::{json, Value};
+use webmcp_spec_sync::{compare, parse_spec, read_store, write_store, Drift, Store};
+
+use crate::UsageError;
+
+include!(concat!(env!("OUT_DIR"), "/step_citations.rs"));
+
+/// The store the binary was built with: the fingerprints of the text the model follows.
+const BUILT_IN_STORE: &str = include_str!("../spec/step-fingerprints.tsv");
+const BUILT_IN_STORE_PATH: &str = "spec/step-fingerprints.tsv";
+
+/// A source larger than this is refused before it is read (the parser's own limit).
+const MAX_SOURCE_BYTES: u64 = webmcp_spec_sync::parse::MAX_INPUT as u64;
+/// A store larger than this is refused before it is read.
+const MAX_STORE_BYTES: u64 = 16 << 20;
+
+pub const EXIT: &str = "\
+Exit codes:
+  0  no step the model cites drifted (drift in steps nothing cites is reported, not failed;
+     with --accept: the store was written)
+  1  a step the model cites was added before, removed, renumbered, changed or split
+  2  bad usage or input: an unreadable, non-UTF-8 or oversized file, a malformed source or store";
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Markdown,
+    Github,
+}
+
+#[derive(clap::Args)]
+pub struct SpecSyncArgs {
+    /// The draft's Bikeshed source (index.bs of webmachinelearning/webmcp).
+    #[arg(value_name = "PATH")]
+    source: PathBuf,
+    /// The stored fingerprints to compare with [default: the table this binary was built with,
+    /// spec/step-fingerprints.tsv].
+    #[arg(long, value_name = "FILE")]
+    store: Option<PathBuf>,
+    /// Record the source as the new store: write its fingerprints to --store (default
+    /// spec/step-fingerprints.tsv under the current directory), after reporting the drift.
+    #[arg(long)]
+    accept: bool,
+    /// The label of the store's header line with --accept (default: the source's file name and
+    /// the fingerprint of its bytes).
+    #[arg(long, value_name = "TEXT")]
+    label: Option<String>,
+    /// How to print the report.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+/// Who cites a step: the places that must be revisited when it drifts.
+#[derive(Default)]
+struct Citations {
+    transitions: Vec<String>,
+    properties: Vec<&'static str>,
+    fixes: Vec<&'static str>,
+    failures: Vec<&'static str>,
+    scenarios: Vec<&'static str>,
+    revisions: Vec<&'static str>,
+}
+
+impl Citations {
+    fn of(id: &str) -> Citations {
+        let mut c = Citations {
+            transitions: STEP_CITATIONS
+                .iter()
+                .filter(|(cited, _, _)| *cited == id)
+                .map(|(_, file, line)| format!("{file}:{line}"))
+                .collect(),
+            ..Citations::default()
+        };
+        for p in webmcp_properties::properties() {
+            if p.about.contains(&id) {
+                c.properties.push(p.name);
+            }
+        }
+        for f in webmcp_model::variant::FIXES {
+            if f.steps.contains(&id) {
+                c.fixes.push(f.name);
+            }
+        }
+        for r in webmcp_model::variant::REVISIONS {
+            if r.steps.contains(&id) {
+                c.revisions.push(r.name);
+            }
+        }
+        for f in webmcp_model::failures::EXECUTE_FAILURES {
+            if f.detected_at == id {
+                c.failures.push(f.cause);
+            }
+        }
+        for (stem, text) in crate::catalog::SCENARIOS {
+            if mentions(text, id) {
+                c.scenarios.push(stem);
+            }
+        }
+        c.failures.dedup();
+        c
+    }
+
+    fn is_empty(&self) -> bool {
+        self.transitions.is_empty()
+            && self.properties.is_empty()
+            && self.fixes.is_empty()
+            && self.failures.is_empty()
+            && self.scenarios.is_empty()
+            && self.revisions.is_empty()
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "transitions": self.transitions,
+            "properties": self.properties,
+            "fixes": self.fixes,
+            "failures": self.failures,
+            "scenarios": self.scenarios,
+            "revisions": self.revisions,
+        })
+    }
+
+    /// "transitions model/src/…:61; properties p, q; …", or "nothing".
+    fn sentence(&self) -> String {
+        let mut parts = Vec::new();
+        let mut add = |name: &str, items: Vec<String>| {
+            if !items.is_empty() {
+                parts.push(format!("{name} {}", items.join(", ")));
+            }
+        };
+        add("transitions", self.transitions.clone());
+        add("properties", strings(&self.properties));
+        add("fixes", strings(&self.fixes));
+        add("revisions", strings(&self.revisions));
+        add("failures", strings(&self.failures));
+        add("scenarios", strings(&self.scenarios));
+        if parts.is_empty() {
+            "nothing".into()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// Whether `text` names the step `id` (not a longer ID it is a prefix of).
+fn mentions(text: &str, id: &str) -> bool {
+    text.match_indices(id).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + id.len()..].chars().next();
+        let joins =
+            |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == ':');
+        let continues = after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '[')
+            || text[at + id.len()..].starts_with('.')
+                && text[at + id.len() + 1..].starts_with(|c: char| c.is_ascii_alphanumeric());
+        !joins(before) && !continues
+    })
+}
+
+/// One drifted step of the report.
+struct Entry {
+    /// added, removed, renumbered, changed, split.
+    what: &'static str,
+    /// The ID the model knows (the stored one); for an added step, the new ID.
+    old_id: String,
+    /// The ID(s) in the source, if any.
+    new_ids: Vec<String>,
+    old_text: Option<String>,
+    new_text: Option<String>,
+    line: Option<usize>,
+    cited: Citations,
+}
+
+fn entries(drift: &Drift, lines: &dyn Fn(&str) -> Option<usize>) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for a in &drift.added {
+        out.push(Entry {
+            what: "added",
+            old_id: a.id.clone(),
+            new_ids: vec![a.id.clone()],
+            old_text: None,
+            new_text: Some(a.text.clone()),
+            line: Some(a.line),
+            // A new step is cited by nothing yet, unless the model already uses its ID for
+            // another step: then what cites it is now about a different text.
+            cited: Citations::of(&a.id),
+        });
+    }
+    for r in &drift.removed {
+        out.push(Entry {
+            what: "removed",
+            old_id: r.id.clone(),
+            new_ids: vec![],
+            old_text: paraphrase(&r.id),
+            new_text: None,
+            line: None,
+            cited: Citations::of(&r.id),
+        });
+    }
+    for r in &drift.renumbered {
+        out.push(Entry {
+            what: "renumbered",
+            old_id: r.old_id.clone(),
+            new_ids: vec![r.new_id.clone()],
+            old_text: paraphrase(&r.old_id),
+            new_text: Some(r.text.clone()),
+            line: lines(&r.new_id),
+            cited: Citations::of(&r.old_id),
+        });
+    }
+    for c in &drift.changed {
+        out.push(Entry {
+            what: "changed",
+            old_id: c.old_id.clone(),
+            new_ids: vec![c.new_id.clone()],
+            old_text: paraphrase(&c.old_id),
+            new_text: Some(c.new_text.clone()),
+            line: lines(&c.new_id),
+            cited: Citations::of(&c.old_id),
+        });
+    }
+    for s in &drift.split {
+        out.push(Entry {
+            what: "split",
+            old_id: s.old_id.clone(),
+            new_ids: s.new.iter().map(|(id, _)| id.clone()).collect(),
+            old_text: paraphrase(&s.old_id),
+            new_text: Some(
+                s.new
+                    .iter()
+                    .map(|(_, t)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+            ),
+            line: s.new.first().and_then(|(id, _)| lines(id)),
+            cited: Citations::of(&s.old_id),
+        });
+    }
+    out
+}
+
+/// What a step said, in our paraphrase (the step table's summary): the store keeps no text of
+/// the draft.
+fn paraphrase(id: &str) -> Option<String> {
+    webmcp_model::steps::StepId::parse(id)
+        .map(|s| s.info().summary)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn read_limited(path: &Path, max: u64, what: &str) -> Result<String, UsageError> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| UsageError(format!("cannot read {what} {}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(UsageError(format!(
+            "{what} {} is not a file",
+            path.display()
+        )));
+    }
+    if meta.len() > max {
+        return Err(UsageError(format!(
+            "{what} {} is {} bytes, more than the {max} this command reads",
+            path.display(),
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| UsageError(format!("cannot read {what} {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        UsageError(format!(
+            "{what} {} is not UTF-8 (byte {} is invalid)",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
+    let text = read_limited(&args.source, MAX_SOURCE_BYTES, "source")?;
+    let parsed =
+        parse_spec(&text).map_err(|e| UsageError(format!("{}: {e}", args.source.display())))?;
+    let (store_text, store_name) = match &args.store {
+        Some(path) if !args.accept || path.exists() => (
+            read_limited(path, MAX_STORE_BYTES, "store")?,
+            path.display().to_string(),
+        ),
+        _ => (
+            BUILT_IN_STORE.to_string(),
+            format!("{BUILT_IN_STORE_PATH} (built in)"),
+        ),
+    };
+    let store: Store =
+        read_store(&store_text).map_err(|e| UsageError(format!("{store_name}: {e}")))?;
+    let drift = compare(&store.steps, &parsed.steps);
+    let lines = |id: &str| parsed.steps.iter().find(|s| s.id == id).map(|s| s.line);
+    let entries = entries(&drift, &lines);
+    let failing = entries.iter().filter(|e| fails(e)).count();
+    let source_name = args.source.display().to_string();
+    let report = Report {
+        source: &source_name,
+        store: &store,
+        store_name: &store_name,
+        steps: parsed.steps.len(),
+        drift: &drift,
+        entries: &entries,
+        failing,
+    };
+    let rendered = match args.format {
+        Format::Human => report.human(),
+        Format::Json => serde_json::to_string_pretty(&report.json()).expect("JSON") + "\n",
+        Format::Markdown => report.markdown(),
+        Format::Github => report.github(),
+    };
+    out!("{rendered}");
+    if args.accept {
+        let target = args
+            .store
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(BUILT_IN_STORE_PATH));
+        let label = args.label.clone().unwrap_or_else(|| {
+            let name = args
+                .source
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| source_name.clone());
+            format!(
+                "{name} fnv1a64:{}",
+                webmcp_spec_sync::Fingerprint::of(&text)
+            )
+        });
+        if label.contains(['\n', '\r']) {
+            return Err(UsageError("--label must be one line".into()));
+        }
+        let out = crate::output_file(Some(&target))?;
+        crate::write_output(out, &write_store(&label, &parsed.steps))?;
+        eprintln!(
+            "webmcp-check: wrote {} steps to {}; the model's step table \
+             (model/src/steps/table.rs) and spec/webmcp-algorithms.md must follow it",
+            parsed.steps.len(),
+            target.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    Ok(if failing > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Whether a drifted step fails the run: something the model has cites it.
+fn fails(e: &Entry) -> bool {
+    !e.cited.is_empty()
+}
+
+struct Report<'a> {
+    source: &'a str,
+    store: &'a Store,
+    store_name: &'a str,
+    steps: usize,
+    drift: &'a Drift,
+    entries: &'a [Entry],
+    failing: usize,
+}
+
+impl Report<'_> {
+    fn counts(&self) -> String {
+        let d = self.drift;
+        format!(
+            "{} added, {} removed, {} renumbered, {} changed, {} split",
+            d.added.len(),
+            d.removed.len(),
+            d.renumbered.len(),
+            d.changed.len(),
+            d.split.len()
+        )
+    }
+
+    fn headline(&self) -> String {
+        format!(
+            "{} ({} steps) against {} ({}): {}",
+            self.source,
+            self.steps,
+            self.store_name,
+            self.store.source,
+            self.counts()
+        )
+    }
+
+    fn verdict(&self) -> String {
+        if self.failing > 0 {
+            format!(
+                "exit 1: {} drifted step(s) are cited by the model; update \
+                 spec/webmcp-algorithms.md, the step table and what cites them, then record \
+                 the source with --accept",
+                self.failing
+            )
+        } else if self.drift.is_empty() {
+            "no drift: the model's step IDs still name the draft's steps".into()
+        } else {
+            "no step the model cites drifted".into()
+        }
+    }
+
+    fn ids(e: &Entry) -> String {
+        if e.new_ids.is_empty() || e.new_ids == [e.old_id.clone()] {
+            e.old_id.clone()
+        } else {
+            format!("{} -> {}", e.old_id, e.new_ids.join(", "))
+        }
+    }
+
+    fn human(&self) -> String {
+        let mut out = format!("{}\n", self.headline());
+        for slug in &self.drift.new_algorithms {
+            out += &format!("new algorithm: {slug}\n");
+        }
+        for slug in &self.drift.removed_algorithms {
+            out += &format!("removed algorithm: {slug}\n");
+        }
+        for e in self.entries {
+            let line = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            out += &format!("{:<10} {}{line}\n", e.what, Self::ids(e));
+            if e.what == "changed" || e.what == "split" {
+                out += &format!(
+                    "           was (our paraphrase): {}\n           now: {}\n",
+                    e.old_text.as_deref().unwrap_or("(no paraphrase)"),
+                    e.new_text.as_deref().unwrap_or("")
+                );
+            } else if e.what == "added" {
+                out += &format!("           text: {}\n", e.new_text.as_deref().unwrap_or(""));
+            }
+            out += &format!("           cited by: {}\n", e.cited.sentence());
+        }
+        out += &self.verdict();
+        out.push('\n');
+        out
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "source": self.source,
+            "store": self.store_name,
+            "store_label": self.store.source,
+            "steps": self.steps,
+            "new_algorithms": self.drift.new_algorithms,
+            "removed_algorithms": self.drift.removed_algorithms,
+            "drift": self.entries.iter().map(|e| json!({
+                "kind": e.what,
+                "id": e.old_id,
+                "new_ids": e.new_ids,
+                "paraphrase": e.old_text,
+                "new_text": e.new_text,
+                "line": e.line,
+                "cited_by": e.cited.to_json(),
+                "fails": fails(e),
+            })).collect::<Vec<_>>(),
+            "failing": self.failing,
+            "exit": if self.failing > 0 { 1 } else { 0 },
+        })
+    }
+
+    fn markdown(&self) -> String {
+        let mut out = format!(
+            "## Spec drift: {}\n\n`{}` ({} steps) against `{}` (`{}`).\n\n",
+            self.counts(),
+            self.source,
+            self.steps,
+            self.store_name,
+            self.store.source
+        );
+        for slug in &self.drift.new_algorithms {
+            out += &format!("- new algorithm: `{slug}`\n");
+        }
+        for slug in &self.drift.removed_algorithms {
+            out += &format!("- removed algorithm: `{slug}`\n");
+        }
+        if !self.entries.is_empty() {
+            out += "| drift | step | line | text now | cited by |\n|---|---|---:|---|---|\n";
+            for e in self.entries {
+                out += &format!(
+                    "| {}{} | `{}` | {} | {} | {} |\n",
+                    e.what,
+                    if fails(e) { " ❌" } else { "" },
+                    Self::ids(e),
+                    e.line.map(|l| l.to_string()).unwrap_or_default(),
+                    cell(e.new_text.as_deref().unwrap_or("—")),
+                    cell(&e.cited.sentence())
+                );
+            }
+            out.push('\n');
+        }
+        out += &self.verdict();
+        out.push('\n');
+        out
+    }
+
+    /// GitHub workflow commands: an error per failing step, a warning per other drift, each
+    /// anchored at its line of the source.
+    fn github(&self) -> String {
+        let mut out = String::new();
+        for e in self.entries {
+            let level = if fails(e) { "error" } else { "warning" };
+            let at = match e.line {
+                Some(l) => format!(" file={},line={l}", escape_property(self.source)),
+                None => format!(" file={}", escape_property(self.source)),
+            };
+            out += &format!(
+                "::{level}{at},title={}::{}\n",
+                escape_property(&format!("{} {}", e.what, Self::ids(e))),
+                escape_data(&format!(
+                    "{} {}; cited by {}",
+                    e.what,
+                    Self::ids(e),
+                    e.cited.sentence()
+                ))
+            );
+        }
+        out += &format!("{}\n{}\n", self.headline(), self.verdict());
+        out
+    }
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// GitHub's escaping of a workflow command's message.
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// GitHub's escaping of a workflow command's property value.
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mention_is_the_whole_id() {
+        assert!(mentions("at execute-tool#16.1, then", "execute-tool#16.1"));
+        assert!(mentions("(execute-tool#16.1)", "execute-tool#16.1"));
+        assert!(mentions("execute-tool#16.1.", "execute-tool#16.1"));
+        assert!(!mentions("execute-tool#16.10", "execute-tool#16.1"));
+        assert!(!mentions("execute-tool#16.1.issue-1", "execute-tool#16.1"));
+        assert!(!mentions("un-execute-tool#16.1", "execute-tool#16.1"));
+        assert!(!mentions("2026-08:execute-tool#3", "execute-tool#3"));
+    }
+
+    #[test]
+    fn every_citation_of_the_model_is_a_step_of_the_table() {
+        assert!(STEP_CITATIONS.len() > 100);
+        for (id, file, line) in STEP_CITATIONS {
+            assert!(
+                webmcp_model::steps::StepId::parse(id).is_some(),
+                "{file}:{line} cites {id}, not a row of the step table"
+            );
+        }
+    }
+
+    #[test]
+    fn the_built_in_store_is_the_step_table_of_the_current_text() {
+        let store = read_store(BUILT_IN_STORE).unwrap();
+        let stored: Vec<&str> = store.steps.iter().map(|s| s.id.as_str()).collect();
+        let table: Vec<&str> = webmcp_model::steps::STEPS
+            .iter()
+            .map(|s| s.id)
+            .filter(|id| !id.starts_with("2026-08:"))
+            .collect();
+        assert_eq!(stored, table);
+    }
+
+    #[test]
+    fn github_commands_escape_what_would_end_them() {
+        assert_eq!(escape_data("a%b\nc"), "a%25b%0Ac");
+        assert_eq!(escape_property("x:y,z"), "x%3Ay%2Cz");
+    }
+}
