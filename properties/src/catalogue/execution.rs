@@ -96,12 +96,13 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
     ]
 }
 
-/// A tool that completed delivers its result, unless the caller gave up.
+/// A tool that completed delivers its result, unless the caller gave up; unregistering the tool
+/// while it runs does not cancel it (`unregister-tool#5.note`; `tool-unregisters-itself`).
 pub(super) fn delivery() -> Vec<PropertyDef> {
     vec![PropertyDef {
         name: "completed-result-delivered",
         kind: Kind::AtTermination,
-        about: &["imperative-execute-steps#10.fulfilled.5", "execute-tool#16.10.1", "execute-tool#16.10.3", "unload-cleanup#2.3.2"],
+        about: &["imperative-execute-steps#10.fulfilled.5", "execute-tool#16.10.1", "execute-tool#16.10.3", "unload-cleanup#2.3.2", "unregister-tool#5.note"],
         claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with that value's serialization, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3), or the body's own signal was aborted while it ran (whose result no-result-after-tool-aborted forbids delivering)",
         holds: completed_result_delivered,
         witness: Witness::State {
