@@ -296,6 +296,14 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
     let text = read_limited(&args.source, MAX_SOURCE_BYTES, "source")?;
     let parsed =
         parse_spec(&text).map_err(|e| UsageError(format!("{}: {e}", args.source.display())))?;
+    // A file with no algorithm at all is not a revision of the draft: comparing it would report
+    // every step removed, and --accept would record an empty table.
+    if parsed.algorithms.is_empty() {
+        return Err(UsageError(format!(
+            "{} has no <div algorithm> block: it is not the draft's Bikeshed source (index.bs)",
+            args.source.display()
+        )));
+    }
     let (store_text, store_name) = match &args.store {
         Some(path) if !args.accept || path.exists() => (
             read_limited(path, MAX_STORE_BYTES, "store")?,

@@ -185,6 +185,8 @@ fn bad_input_gets_one_line_and_exit_2() {
     let not_utf8 = write("latin1.bs", b"<div algorithm>\n1. caf\xe9\n</div>\n");
     let bad_store = write("bad.tsv", "no header\n");
     let unclosed = write("unclosed.bs", "<div algorithm=\"x\">\n1. Return.\n");
+    let empty = write("empty.bs", "");
+    let not_bikeshed = write("page.html", "<!doctype html><p>1. Not an algorithm.</p>\n");
     let dir = temp("a-directory");
     std::fs::create_dir_all(&dir).unwrap();
     let cases: Vec<Vec<&str>> = vec![
@@ -192,6 +194,14 @@ fn bad_input_gets_one_line_and_exit_2() {
         vec!["spec-sync", &not_utf8],
         vec!["spec-sync", FIXTURE, "--store", &bad_store],
         vec!["spec-sync", &unclosed],
+        vec!["spec-sync", &empty],
+        vec![
+            "spec-sync",
+            &not_bikeshed,
+            "--accept",
+            "--store",
+            &bad_store,
+        ],
         vec!["spec-sync", dir.to_str().unwrap()],
         vec!["spec-sync", FIXTURE, "--format", "yaml"],
         vec![
