@@ -581,6 +581,17 @@ enum AttachKind {
     Example,
 }
 
+impl AttachKind {
+    /// A note box or paragraph when `note`, an issue otherwise.
+    fn note_or_issue(note: bool) -> AttachKind {
+        if note {
+            AttachKind::Note
+        } else {
+            AttachKind::Issue
+        }
+    }
+}
+
 struct Attachment {
     kind: AttachKind,
     line: usize,
@@ -668,11 +679,7 @@ impl Emitter {
                         || class_has(&class, "issue");
                     let first = index == 0;
                     if (is_note || is_issue) && !(first && scope != Scope::Top) {
-                        let kind = if is_note {
-                            AttachKind::Note
-                        } else {
-                            AttachKind::Issue
-                        };
+                        let kind = AttachKind::note_or_issue(is_note);
                         attachments.push(Attachment {
                             kind,
                             line,
@@ -759,11 +766,7 @@ impl Emitter {
                     } else if class_has(&class, "note") || class_has(&class, "issue") {
                         let raw = join(body);
                         let (text, items, examples) = read_note_div(div_inner(&raw), &raw, line);
-                        let kind = if class_has(&class, "note") {
-                            AttachKind::Note
-                        } else {
-                            AttachKind::Issue
-                        };
+                        let kind = AttachKind::note_or_issue(class_has(&class, "note"));
                         attachments.push(Attachment {
                             kind,
                             line,
