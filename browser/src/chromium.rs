@@ -48,11 +48,17 @@ pub fn resolve_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
     }
 }
 
-/// Flags for every launch: headless, no sandbox (runs as root in CI), and no
-/// traffic other than to the loopback server.
+/// Flags for every launch: headless, no sandbox (runs as root in CI), shared memory in the
+/// temporary directory rather than /dev/shm, and no traffic other than to the loopback server.
+///
+/// `--disable-dev-shm-usage`: containers often give /dev/shm 64 MB, too little for Chromium,
+/// which then crashes or hangs before the page runs. Debian's launcher adds the flag itself
+/// when /dev/shm is small, but its test breaks (and adds nothing) when `findmnt` prints more
+/// than one line for /dev/shm, as it does on some machines.
 pub const BASE_FLAGS: &[&str] = &[
     "--headless",
     "--no-sandbox",
+    "--disable-dev-shm-usage",
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
@@ -104,18 +110,22 @@ impl Chromium {
         args
     }
 
-    /// Starts Chromium on `url`. The returned guard kills it (and its process
-    /// group) and removes the profile directory when dropped.
+    /// Starts Chromium on `url`, its standard error going to a log in the profile directory
+    /// ([`Running::stderr_tail`]). The returned guard kills it (and its process group) and
+    /// removes the profile directory when dropped.
     pub fn launch(&self, url: &str) -> std::io::Result<Running> {
         let profile = fresh_profile_dir()?;
-        let child = Command::new(&self.path)
-            .args(self.args(&profile, url))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn();
-        match child {
+        let spawn = || {
+            let log = std::fs::File::create(profile.join(STDERR_LOG))?;
+            Command::new(&self.path)
+                .args(self.args(&profile, url))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log)
+                .process_group(0)
+                .spawn()
+        };
+        match spawn() {
             Ok(child) => Ok(Running { child, profile }),
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&profile);
@@ -140,10 +150,37 @@ pub struct Running {
     profile: PathBuf,
 }
 
+/// Chromium's standard error, inside its profile directory (removed with it).
+const STDERR_LOG: &str = "chromium-stderr.log";
+
+/// How much of the log [`Running::stderr_tail`] keeps.
+const STDERR_TAIL_LINES: usize = 12;
+
 impl Running {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// How the browser process ended, if it already has (a crash before the page ran shows
+    /// here); None while it runs.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The last lines Chromium wrote to standard error, without the D-Bus complaints every
+    /// headless start on a machine without a session bus prints; empty if it wrote nothing else.
+    pub fn stderr_tail(&self) -> String {
+        let log = std::fs::read(self.profile.join(STDERR_LOG)).unwrap_or_default();
+        tail_without_dbus(&String::from_utf8_lossy(&log), STDERR_TAIL_LINES)
+    }
+}
+
+fn tail_without_dbus(log: &str, lines: usize) -> String {
+    let kept: Vec<&str> = log
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.contains(":ERROR:dbus/"))
+        .collect();
+    kept[kept.len().saturating_sub(lines)..].join("\n")
 }
 
 impl Drop for Running {
@@ -174,6 +211,43 @@ mod tests {
         assert!(args.contains(&"--user-data-dir=/tmp/p".to_string()));
         assert!(args.contains(&"--enable-blink-features=WebMCP".to_string()));
         assert_eq!(args.last().unwrap(), "http://127.0.0.1:1/a.html");
+    }
+
+    #[test]
+    fn the_stderr_tail_drops_dbus_noise_and_keeps_the_last_lines() {
+        let log = "[1:2:ERROR:dbus/bus.cc:405] Failed to connect to the bus\n\
+                   first\n\n[1:2:ERROR:dbus/object_proxy.cc:572] Failed\nsecond\nthird\n";
+        assert_eq!(tail_without_dbus(log, 2), "second\nthird");
+        assert_eq!(tail_without_dbus(log, 12), "first\nsecond\nthird");
+        assert_eq!(
+            tail_without_dbus("[x:ERROR:dbus/bus.cc:1] only noise", 12),
+            ""
+        );
+    }
+
+    #[test]
+    fn a_failing_browser_leaves_its_stderr_and_exit_status() {
+        // `sh` stands in for a browser that complains and exits before any page runs.
+        let script =
+            std::env::temp_dir().join(format!("webmcp-fake-chromium-{}", std::process::id()));
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho 'shared memory exhausted' >&2\nexit 7\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let mut running = Chromium::new(&script)
+            .launch("http://127.0.0.1:1/")
+            .unwrap();
+        let status = (0..500).find_map(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            running.exit_status()
+        });
+        assert_eq!(status.and_then(|s| s.code()), Some(7));
+        assert_eq!(running.stderr_tail(), "shared memory exhausted");
+        drop(running);
+        std::fs::remove_file(script).unwrap();
     }
 
     #[test]

@@ -81,6 +81,9 @@ pub struct PageOutcome {
     /// Everything posted to `/__report`, in arrival order.
     pub reports: Vec<Report>,
     pub elapsed: Duration,
+    /// For a page that timed out without a single report, what the browser left to explain
+    /// it: whether it had exited, and the tail of its standard error. None otherwise.
+    pub browser_log: Option<String>,
 }
 
 impl PageOutcome {
@@ -181,17 +184,36 @@ pub fn run_pages_until(
                 server.wait_done_then_quiet(&visit.run, quiet, timeout)
             }
         };
-        drop(browser);
+        let reports = server.reports(&visit.run);
+        let browser_log = if done.is_none() && reports.is_empty() {
+            Some(silent_browser(browser))
+        } else {
+            drop(browser);
+            None
+        };
         let outcome = PageOutcome {
             run: visit.run.clone(),
             done,
-            reports: server.reports(&visit.run),
+            reports,
             elapsed: started.elapsed(),
+            browser_log,
         };
         on_page(&outcome);
         outcomes.push(outcome);
     }
     Ok(outcomes)
+}
+
+/// What a browser whose page never reported leaves behind (then it is killed).
+fn silent_browser(mut browser: chromium::Running) -> String {
+    let status = match browser.exit_status() {
+        Some(status) => format!("Chromium had exited ({status})"),
+        None => "Chromium was still running".to_string(),
+    };
+    match browser.stderr_tail() {
+        tail if tail.is_empty() => format!("{status}; it wrote nothing to standard error"),
+        tail => format!("{status}; the end of its standard error:\n{tail}"),
+    }
 }
 
 fn check_unique_runs(visits: &[Visit]) -> Result<(), RunError> {
