@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use webmcp_properties::bench::{
-    self, ChildSpec, Family, Machine, Report, Row, ScalingConfig, Target,
+    self, ChildSpec, Comparison, Family, Machine, Report, Row, ScalingConfig, Target,
 };
 
 use crate::{catalog, UsageError};
@@ -56,7 +56,12 @@ pub struct BenchArgs {
     /// --family-size NAME:N sizes (default: every standard scenario).
     #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg"])]
     compare_reduction: bool,
-    /// With --compare-reduction: a family at a size, as NAME:N (repeatable).
+    /// Instead of the per-scenario table, measure each target with the breadth-first frontier
+    /// kept as values and as bytes, side by side (one thread; targets as --compare-reduction).
+    #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg", "compare_reduction"])]
+    compare_frontier: bool,
+    /// With --compare-reduction or --compare-frontier: a family at a size, as NAME:N
+    /// (repeatable).
     #[arg(long = "family-size", value_name = "NAME:N")]
     family_sizes: Vec<String>,
 }
@@ -82,6 +87,8 @@ pub struct BenchChildArgs {
     symmetry: bool,
     #[arg(long, value_enum, default_value = "none")]
     reduction: crate::ReductionArg,
+    #[arg(long, value_enum, default_value = "auto")]
+    frontier: crate::FrontierArg,
     #[arg(long)]
     first_counterexamples: bool,
     #[arg(long, value_name = "SECONDS")]
@@ -114,6 +121,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
         threads: crate::threads_arg(args.threads)?,
         symmetry: args.symmetry,
         por: args.reduction == crate::ReductionArg::Por,
+        frontier: args.frontier.engine(),
         first_counterexamples: args.first_counterexamples,
         timeout: args.timeout,
         memory_limit_mib: args.memory_limit,
@@ -154,11 +162,15 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         .collect::<Vec<_>>()
         .join(" ");
     if args.compare_reduction {
-        return compare_reduction(args, &exe, &machine, &command);
+        return compare(Comparison::Reduction, args, &exe, &machine, &command);
+    }
+    if args.compare_frontier {
+        return compare(Comparison::Frontier, args, &exe, &machine, &command);
     }
     if !args.family_sizes.is_empty() {
         return Err(UsageError(
-            "--family-size names a target of --compare-reduction: add it".into(),
+            "--family-size names a target of --compare-reduction or --compare-frontier: add one"
+                .into(),
         ));
     }
     let (rows, scaling) = if args.scaling {
@@ -216,6 +228,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 threads: args.threads,
                 symmetry: args.symmetry,
                 por: false,
+                frontier: Default::default(),
                 first_counterexamples: true,
                 timeout: None,
                 memory_limit_mib: Some(args.memory_limit),
@@ -249,8 +262,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `bench --compare-reduction`: each target without and with partial-order reduction.
-fn compare_reduction(
+/// `bench --compare-reduction` (each target without and with partial-order reduction) and
+/// `bench --compare-frontier` (with the frontier as values and as bytes).
+fn compare(
+    comparison: Comparison,
     args: &BenchArgs,
     exe: &std::path::Path,
     machine: &Machine,
@@ -279,27 +294,35 @@ fn compare_reduction(
             .map(|w| Target::Scenario(w.name))
             .collect();
     }
-    let pairs = bench::compare_reduction(
+    let [a, b] = comparison.labels();
+    let pairs = bench::compare(
         exe,
+        comparison,
         &targets,
         args.repeat.unwrap_or(1),
         Some(args.timeout),
         args.memory_limit,
         &mut |p| {
             eprintln!(
-                "bench: {}: {} states without reduction, {} with",
-                p.target, p.none.unique_states, p.por.unique_states
+                "bench: {}: {} states ({a}), {} ({b})",
+                p.target, p.first.unique_states, p.second.unique_states
             )
         },
     )
     .map_err(|e| UsageError(e.to_string()))?;
     match args.format {
-        BenchFormat::Markdown => out!("{}", bench::reduction_markdown(&pairs, machine, command)),
-        BenchFormat::Json => outln!("{}", serde_json::to_string_pretty(&pairs).expect("JSON")),
+        BenchFormat::Markdown => out!(
+            "{}",
+            bench::comparison_markdown(comparison, &pairs, machine, command)
+        ),
+        BenchFormat::Json => {
+            let pairs: Vec<_> = pairs.iter().map(|p| p.to_json(comparison)).collect();
+            outln!("{}", serde_json::to_string_pretty(&pairs).expect("JSON"))
+        }
     }
     let stopped = pairs
         .iter()
-        .any(|p| !p.none.exhaustive || !p.por.exhaustive);
+        .any(|p| !p.first.exhaustive || !p.second.exhaustive);
     Ok(if stopped {
         ExitCode::from(3)
     } else {

@@ -14,14 +14,14 @@
 //! [`CHECKPOINT`] states: time and memory through a [`Budget`], states and depth as they are
 //! reached.
 
-use std::collections::VecDeque;
 use std::time::Instant;
 
 use crate::check::{Representative, TerminalObserver};
 use crate::fingerprint::fingerprint;
+use crate::frontier::Frontier;
 use crate::limits::{Budget, StopReason};
 use crate::model::Model;
-use crate::options::{Options, Progress, Reduction};
+use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::Parents;
 use crate::property::Property;
 use crate::result::Exploration;
@@ -74,14 +74,14 @@ pub(crate) fn explore<M: Model>(
     let mut undecided = props.len();
     // An observer of terminal states wants them all.
     let stop_when_decided = on_terminal.is_none();
-    let mut queue = VecDeque::new();
+    let mut queue = Frontier::new(order, model.codec(), options.frontier);
     let mut total = 0usize;
     for init in model.init_states() {
         let fp = fingerprint(&init);
         total += 1;
         if parents.insert_root(fp, &init) {
             // Depth counts the states of a path, as stateright does: an initial state is 1.
-            queue.push_back((init, fp, 1usize));
+            queue.push(init, fp, 1usize);
         }
     }
     let mut max_depth = 0usize;
@@ -91,11 +91,9 @@ pub(crate) fn explore<M: Model>(
     let mut actions = Vec::new();
     let mut popped = 0u64;
     loop {
-        let next = match order {
-            Order::Fifo => queue.pop_front(),
-            Order::Lifo => queue.pop_back(),
+        let Some((s, fp, depth)) = queue.pop(order) else {
+            break;
         };
-        let Some((s, fp, depth)) = next else { break };
         if popped.is_multiple_of(CHECKPOINT) {
             progress(Progress {
                 total_states: total,
@@ -107,6 +105,9 @@ pub(crate) fn explore<M: Model>(
                 // The state just taken is not explored: the search is not exhaustive.
                 stopped_by = Some(stop);
                 break;
+            }
+            if options.frontier == FrontierStorage::Auto && budget.memory_is_scarce() {
+                queue.memory_is_scarce();
             }
         }
         popped += 1;
@@ -166,7 +167,7 @@ pub(crate) fn explore<M: Model>(
             total += 1;
             let nfp = fingerprint(&next);
             if parents.insert(nfp, fp, &a) {
-                queue.push_back((next, nfp, depth + 1));
+                queue.push(next, nfp, depth + 1);
             }
         }
     }

@@ -33,7 +33,9 @@
 //! ## The searches ([`Mode`], [`Options::threads`])
 //!
 //! * **Breadth-first on one thread** ([`bfs`]): a FIFO queue with parent pointers, first
-//!   discovery wins, so every counterexample and witness is a *shortest* path.
+//!   discovery wins, so every counterexample and witness is a *shortest* path. Its
+//!   frontier holds values or, when the model gives a [`StateCodec`], bytes
+//!   ([`FrontierStorage`]): a choice of time against memory that changes nothing else.
 //! * **Depth-first on one thread** ([`bfs`] with a stack): the same search, a smaller
 //!   frontier, paths that are not shortest.
 //! * **Breadth-first on several threads** (`parallel_bfs`, `threads > 1`): level by level,
@@ -86,6 +88,7 @@
 pub mod bfs;
 mod check;
 pub mod fingerprint;
+mod frontier;
 pub mod limits;
 pub mod model;
 pub mod options;
@@ -99,8 +102,8 @@ pub mod simulation;
 
 pub use check::{Checker, Representative, TerminalObserver};
 pub use limits::StopReason;
-pub use model::Model;
-pub use options::{Mode, Options, Progress, Reduction};
+pub use model::{Model, StateCodec};
+pub use options::{FrontierStorage, Mode, Options, Progress, Reduction};
 pub use path::Path;
 pub use property::{Expectation, Property};
 pub use result::{Exploration, Verdict};

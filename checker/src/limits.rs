@@ -272,6 +272,8 @@ pub struct Budget {
     timeout: Option<Duration>,
     memory_mib: Option<u64>,
     next_memory_read: Instant,
+    /// The resident set at the last read, in bytes (0 before the first).
+    last_resident: u64,
 }
 
 impl Budget {
@@ -282,6 +284,7 @@ impl Budget {
             timeout,
             memory_mib: memory_mib.or_else(process_memory_limit),
             next_memory_read: start,
+            last_resident: 0,
         }
     }
 
@@ -299,13 +302,27 @@ impl Budget {
             return None;
         }
         self.next_memory_read = now + MEMORY_POLL;
-        if resident_bytes().is_some_and(|b| b > mib * 1024 * 1024) {
+        self.last_resident = resident_bytes().unwrap_or(0);
+        if self.last_resident > mib * 1024 * 1024 {
             MEMORY_STOPS.fetch_add(1, Ordering::SeqCst);
             return Some(StopReason::MemoryLimit { mib });
         }
         None
     }
 }
+
+impl Budget {
+    /// Whether the resident set, at the last read of [`Budget::exceeded`], was over a quarter
+    /// of the memory limit: the point from which a search trades time for memory (the
+    /// compact frontier). Never, without a limit.
+    pub fn memory_is_scarce(&self) -> bool {
+        self.memory_mib
+            .is_some_and(|mib| self.last_resident > mib * 1024 * 1024 / SCARCE_FRACTION)
+    }
+}
+
+/// Memory counts as scarce above this fraction (1/N) of the limit.
+pub const SCARCE_FRACTION: u64 = 4;
 
 /// A test hook: when set, [`can_start_threads`] behaves as if the OS refused any thread
 /// beyond this many (`usize::MAX`: not set).

@@ -47,10 +47,26 @@ pub trait Model {
         None
     }
 
+    /// A compact byte form of states for the breadth-first frontier, where most of a large
+    /// search's memory goes (the states reached but not yet expanded); `None` (the default)
+    /// keeps them as values.
+    fn codec(&self) -> Option<&dyn StateCodec<Self::State>> {
+        None
+    }
+
     /// Whether no action is enabled in `state`.
     fn is_terminal(&self, state: &Self::State) -> bool {
         let mut actions = Vec::new();
         self.actions(state, &mut actions);
         actions.is_empty()
     }
+}
+
+/// States as bytes and back: `decode(encode(s)) == s` for every state the model reaches.
+/// The bytes never leave the process, so the form is the model's to choose.
+pub trait StateCodec<S>: Sync {
+    /// Appends the bytes of `state` to `out`.
+    fn encode(&self, state: &S, out: &mut Vec<u8>);
+    /// The state `encode` wrote as `bytes`.
+    fn decode(&self, bytes: &[u8]) -> S;
 }

@@ -58,6 +58,43 @@ pub struct Options {
     /// [`crate::limits::process_memory_limit`].
     pub memory_limit_mib: Option<u64>,
     pub reduction: Reduction,
+    /// How the one-thread breadth-first search keeps the states it has yet to expand.
+    pub frontier: FrontierStorage,
+}
+
+/// How the one-thread breadth-first search keeps its frontier (`crate::frontier`). Only
+/// time and memory change: the states, their order, the counts and the paths are the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FrontierStorage {
+    /// As values until the process's resident memory passes a quarter of the memory limit,
+    /// then as bytes ([`crate::limits::Budget::memory_is_scarce`]).
+    #[default]
+    Auto,
+    /// As values: fastest, most memory.
+    Values,
+    /// As bytes from the first state, when the model has a codec ([`crate::StateCodec`]):
+    /// about half the memory of a large search, for about a third more time.
+    Bytes,
+}
+
+impl FrontierStorage {
+    pub const ALL: [FrontierStorage; 3] = [
+        FrontierStorage::Auto,
+        FrontierStorage::Values,
+        FrontierStorage::Bytes,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FrontierStorage::Auto => "auto",
+            FrontierStorage::Values => "values",
+            FrontierStorage::Bytes => "bytes",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<FrontierStorage> {
+        FrontierStorage::ALL.into_iter().find(|f| f.name() == text)
+    }
 }
 
 /// A snapshot of a running search, for progress displays.

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use webmcp_checker::{
-    Checker, Expectation, Exploration, Mode, Model, Options, Property, StopReason, Verdict,
+    Checker, Expectation, Exploration, FrontierStorage, Mode, Model, Options, Property, StateCodec,
+    StopReason, Verdict,
 };
 
 const N: u8 = 3;
@@ -59,6 +60,24 @@ impl Model for TwoCounters {
             Action::Halt => n.halted = true,
         }
         Some(n)
+    }
+
+    fn codec(&self) -> Option<&dyn StateCodec<State>> {
+        Some(self)
+    }
+}
+
+/// Three bytes: x, y, halted.
+impl StateCodec<State> for TwoCounters {
+    fn encode(&self, s: &State, out: &mut Vec<u8>) {
+        out.extend([s.x, s.y, u8::from(s.halted)]);
+    }
+    fn decode(&self, bytes: &[u8]) -> State {
+        State {
+            x: bytes[0],
+            y: bytes[1],
+            halted: bytes[2] == 1,
+        }
     }
 }
 
@@ -341,4 +360,33 @@ fn a_panicking_model_panics_the_parallel_search_instead_of_hanging_it() {
         .recv_timeout(Duration::from_secs(60))
         .expect("the search ended instead of hanging");
     assert!(panicked, "the model's panic reached the caller");
+}
+
+#[test]
+fn the_frontier_kept_as_bytes_changes_nothing_but_memory() {
+    let run = |frontier| {
+        check(&Options {
+            frontier,
+            ..Options::default()
+        })
+        .1
+    };
+    let (values, bytes) = (run(FrontierStorage::Values), run(FrontierStorage::Bytes));
+    assert_eq!(bytes.unique_states, values.unique_states);
+    assert_eq!(bytes.total_states, values.total_states);
+    assert_eq!(bytes.max_depth, values.max_depth);
+    assert_eq!(bytes.discoveries, values.discoveries);
+    // Depth-first keeps values whatever is asked: same search as without a codec.
+    let dfs = |frontier| {
+        check(&Options {
+            mode: Mode::Dfs,
+            frontier,
+            ..Options::default()
+        })
+        .1
+    };
+    assert_eq!(
+        dfs(FrontierStorage::Bytes).discoveries,
+        dfs(FrontierStorage::Values).discoveries
+    );
 }

@@ -455,3 +455,53 @@ mod digest_tests {
         assert_eq!(h(&a), empty, "emptied equals never filled");
     }
 }
+
+/// Collections travel as sequences of their entries (the engine's compact frontier keeps
+/// states as bytes, `crate::codec`). Maps and sets come back only from sorted, duplicate-free
+/// sequences, the form they were written in; anything else is refused, never trusted.
+mod wire {
+    use super::{OrdMap, OrdSet, Shared, Vector};
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    impl<T: Serialize> Serialize for Vector<T> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.as_slice().serialize(s)
+        }
+    }
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Vector<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Ok(Vector(Shared::from_vec(Vec::deserialize(d)?)))
+        }
+    }
+
+    impl<K: Serialize, V: Serialize> Serialize for OrdMap<K, V> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.as_slice().serialize(s)
+        }
+    }
+    impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for OrdMap<K, V> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let entries: Vec<(K, V)> = Vec::deserialize(d)?;
+            if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+                return Err(D::Error::custom("map keys out of order"));
+            }
+            Ok(OrdMap(Shared::from_vec(entries)))
+        }
+    }
+
+    impl<T: Serialize> Serialize for OrdSet<T> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.0.as_slice().serialize(s)
+        }
+    }
+    impl<'de, T: Deserialize<'de> + Ord> Deserialize<'de> for OrdSet<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let entries: Vec<T> = Vec::deserialize(d)?;
+            if !entries.windows(2).all(|w| w[0] < w[1]) {
+                return Err(D::Error::custom("set entries out of order"));
+            }
+            Ok(OrdSet(Shared::from_vec(entries)))
+        }
+    }
+}

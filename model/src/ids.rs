@@ -41,7 +41,7 @@ impl std::error::Error for IdOverflow {}
 macro_rules! small_id {
     ($(#[$doc:meta])* $name:ident($repr:ty), $kind:literal, $limit:expr) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         #[repr(transparent)]
         pub struct $name($repr);
 

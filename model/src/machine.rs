@@ -431,4 +431,8 @@ impl webmcp_checker::Model for WebMcpModel {
     fn persistent_action(&self, s: &State) -> Option<(Action, State)> {
         self.safe_step(s)
     }
+
+    fn codec(&self) -> Option<&dyn webmcp_checker::StateCodec<State>> {
+        Some(&crate::codec::Postcard)
+    }
 }

@@ -128,7 +128,19 @@ impl OriginTable {
 }
 
 /// A set of origins of one table, as a bit set (tool-map values stay small and cheap to hash).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct OriginSet(pub u64);
 
 impl OriginSet {

@@ -9,7 +9,9 @@ use crate::steps::StepId;
 use crate::threads::{Thread, ThreadKey};
 use crate::world::{Annotations, CallId, CtrlId, DocId, NavId, StrId, TabId, World};
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct State {
     pub docs: Vector<DocState>,
     pub navs: Vector<NavState>,
@@ -30,7 +32,9 @@ pub struct State {
     pub ghost: OrdSet<Ghost>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Lifecycle {
     /// Not yet any navigable's active document (a navigation target).
     Initial,
@@ -40,7 +44,9 @@ pub enum Lifecycle {
     Destroyed,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct DocState {
     pub lifecycle: Lifecycle,
     /// The ModelContext's tool map: name -> tool definition.
@@ -59,7 +65,9 @@ pub struct DocState {
 /// whether its k-th event has fired, and a script has at most this many of them).
 pub const TOOLCHANGES_COUNTED: u8 = crate::limits::MAX_TOOLCHANGE_AWAITS as u8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct ScriptState {
     /// The next statement to run (at most the script's length, which
     /// [`crate::limits::MAX_STATEMENTS`] keeps below `u8::MAX`).
@@ -83,7 +91,9 @@ impl ScriptState {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ScriptStatus {
     /// The script's first task has not run yet.
     NotStarted,
@@ -98,7 +108,9 @@ pub enum ScriptStatus {
     Threw,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct NavState {
     pub active: Option<DocId>,
     /// Whether its iframe element is still in its container document (always for a tab).
@@ -106,7 +118,9 @@ pub struct NavState {
 }
 
 /// A tool definition (built at `register-tool#18`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct ToolDefinition {
     pub name: StrId,
     pub title: Option<StrId>,
@@ -120,7 +134,9 @@ pub struct ToolDefinition {
 }
 
 /// A `RegisteredTool` dictionary (`get-tools#8.3.8.2`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct RegisteredTool {
     pub name: StrId,
     /// `None` stands for the empty string the draft substitutes for a null title.
@@ -136,7 +152,9 @@ pub struct RegisteredTool {
     pub definition: Option<CallId>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Value {
     Undefined,
     Tools(Vector<RegisteredTool>),
@@ -145,7 +163,9 @@ pub enum Value {
 }
 
 /// Why a promise was rejected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Reason {
     InvalidStateError,
     SecurityError,
@@ -185,7 +205,9 @@ impl Reason {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Status {
     /// The call has not run.
     NotCalled,
@@ -194,7 +216,9 @@ pub enum Status {
     Rejected(Reason),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct PromiseState {
     pub status: Status,
     /// Ghost: resolve/reject attempts after creation (saturating at 3).
@@ -212,7 +236,9 @@ impl PromiseState {
 }
 
 /// What aborting a signal runs (abort steps are never removed: `1.7` of the draft).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum AbortStep {
     /// `register-tool#17.3`: unregister the tool, reject the registration promise.
     Register { call: CallId },
@@ -224,7 +250,9 @@ pub enum AbortStep {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct ControllerState {
     pub aborted: bool,
     pub abort_steps: Vector<AbortStep>,
@@ -232,7 +260,9 @@ pub struct ControllerState {
 
 /// A pending tool execution (`execute-tool#16.11`); its completion steps are identified by
 /// the uuid, which is the executeTool call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct PendingExecution {
     pub caller: DocId,
     pub target: DocId,
@@ -240,7 +270,9 @@ pub struct PendingExecution {
 }
 
 /// The page's `execute` callback for one execution, after it was invoked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Body {
     pub target: DocId,
     /// The registration whose callback ran.
@@ -262,14 +294,28 @@ pub struct Body {
 }
 
 /// How a tool body's promise settles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Settlement {
     /// Fulfilled; what serializing the value gives (`imperative-execute-steps#10.fulfilled.4`).
     Fulfilled(Result<StrId, crate::names::Thrown>),
     Rejected,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct EnvState {
     /// At most [`crate::limits::MAX_INTERVENTIONS`]; only decremented while positive.
     pub interventions_left: u8,
@@ -297,7 +343,9 @@ impl EnvState {
 }
 
 /// Facts transitions record for the properties.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Ghost {
     /// An `Assert:` step was reached and its condition was false.
     AssertFailed(StepId),
@@ -347,13 +395,17 @@ pub enum Ghost {
 }
 
 /// A task on the webmcp task source, with the document whose global it was queued on.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Task {
     pub doc: DocId,
     pub kind: TaskKind,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum TaskKind {
     /// `notify-tool-change#3.3`, caused by a registration (`registered`) or by the
     /// unregistration its abort steps ran.

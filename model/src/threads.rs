@@ -9,7 +9,9 @@ use crate::world::{CallId, DocId, NavId, StrId};
 
 /// Which `in parallel` block a thread is. Keys are unique in a state, and the same in every
 /// run of a scenario, so a trace can name a thread without depending on thread order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ThreadKey {
     /// `register-tool#20` of a registerTool call.
     Register(CallId),
@@ -32,7 +34,19 @@ pub enum ThreadKey {
 }
 
 /// A set of navigables, iterated in tree order (navigable ids are assigned in tree order).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct NavList(pub u64);
 
 impl NavList {
@@ -53,7 +67,9 @@ impl NavList {
 /// A list of uuids (execution calls), in the order they were appended.
 pub type UuidList = Vector<CallId>;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Thread {
     /// *notify documents of a tool change*, then (for a registration) `register-tool#20.2`.
     Notify {
@@ -84,7 +100,9 @@ pub enum Thread {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum NotifyPc {
     /// `notify-tool-change#1`–`#2`.
     Start,
@@ -94,7 +112,9 @@ pub enum NotifyPc {
     ResolveRegistration,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum GetToolsPc {
     /// `get-tools#8.1`–`#8.2`.
     Start,
@@ -112,7 +132,9 @@ pub enum GetToolsPc {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ExecutePc {
     /// `execute-tool#16.1`–`#16.4`.
     CheckTraversableAndOrigin,
@@ -127,14 +149,18 @@ pub enum ExecutePc {
 }
 
 /// *cancel a pending tool execution* given a traversable and a uuid, as a sub-program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct CancelProc {
     pub traversable: NavId,
     pub uuid: CallId,
     pub pc: CancelPc,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum CancelPc {
     /// `cancel-pending-execution#1`–`#2`.
     Check,
@@ -147,7 +173,9 @@ pub enum CancelPc {
 }
 
 /// The completion steps of one execution (`execute-tool#16.10`), run in parallel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct CompletionProc {
     pub uuid: CallId,
     pub target: DocId,
@@ -156,7 +184,9 @@ pub struct CompletionProc {
     pub pc: CompletionPc,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum CompletionPc {
     /// `execute-tool#16.10.1` (and, under the 2026-08 text, its Assert `2026-08:execute-tool#15.10.1`).
     Check,
@@ -166,7 +196,9 @@ pub enum CompletionPc {
     Queue,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum CleanupPc {
     /// `unload-cleanup#2.1`–`#2.2`.
     Collect,
@@ -174,7 +206,9 @@ pub enum CleanupPc {
     Each { uuids: UuidList, sub: CleanupSub },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum CleanupSub {
     /// `unload-cleanup#2.3.1`–`#2.3.4`'s choice.
     Read,

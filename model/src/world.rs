@@ -49,7 +49,9 @@ pub struct Doc {
     pub script: Vec<Op>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Annotations {
     pub read_only: bool,
     pub untrusted_content: bool,
@@ -181,7 +183,9 @@ pub struct Controller {
 }
 
 /// How a running tool body settles the promise its `execute` callback returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Outcome {
     /// Fulfils with a value that serializes (`"done"`).
     Fulfil,

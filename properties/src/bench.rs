@@ -22,7 +22,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use webmcp_model::{Variant, WebMcpModel, World};
 
-use crate::driver::{check, properties, CheckOptions, Mode, ScenarioResult, Verdict};
+use crate::driver::{
+    check, properties, CheckOptions, FrontierStorage, Mode, ScenarioResult, Verdict,
+};
 use crate::limits::StopReason;
 
 /// The hidden subcommand that measures one run in a fresh process.
@@ -279,6 +281,8 @@ pub struct ChildSpec {
     pub symmetry: bool,
     /// Partial-order reduction (`--reduction por`).
     pub por: bool,
+    /// How the one-thread BFS keeps its frontier (`--frontier`).
+    pub frontier: FrontierStorage,
     /// Also time, for each violated property, a BFS bounded at its counterexample's depth.
     pub first_counterexamples: bool,
     /// Stop the run after this many seconds (the measurement is then not exhaustive).
@@ -307,6 +311,9 @@ impl ChildSpec {
         }
         if self.por {
             args.extend(["--reduction".into(), "por".into()]);
+        }
+        if self.frontier != FrontierStorage::default() {
+            args.extend(["--frontier".into(), self.frontier.name().into()]);
         }
         if self.first_counterexamples {
             args.push("--first-counterexamples".into());
@@ -373,6 +380,7 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         } else {
             crate::driver::Reduction::None
         },
+        frontier: spec.frontier,
         ..options(
             spec.threads,
             spec.symmetry,
@@ -865,6 +873,7 @@ pub fn run_scaling(
                     first_counterexamples: false,
                     timeout: Some(config.timeout),
                     memory_limit_mib: Some(config.memory_limit_mib),
+                    frontier: FrontierStorage::default(),
                 };
                 let row = measure_repeated(exe, &spec, config.repeat)?;
                 let stop = !row.exhaustive || row.seconds > config.limit_seconds;
@@ -1179,14 +1188,20 @@ mod tests {
             r.stopped = stopped.map(str::to_string);
             r
         };
-        let pair = |por_stopped| ReductionPair {
+        let pair = |por_stopped| Pair {
             target: "t".into(),
-            none: row(3000, None),
-            por: row(1000, por_stopped),
+            first: row(3000, None),
+            second: row(1000, por_stopped),
         };
-        let done = reduction_markdown(&[pair(None)], &machine, "cmd");
+        let table =
+            |pairs: &[Pair]| comparison_markdown(Comparison::Reduction, pairs, &machine, "cmd");
+        let done = table(&[pair(None)]);
         assert!(done.contains("| 3.00x |"), "{done}");
-        let stopped = reduction_markdown(&[pair(Some("timeout"))], &machine, "cmd");
+        assert!(done.contains("states (none) | states (por)"), "{done}");
+        let json = pair(None).to_json(Comparison::Frontier);
+        assert_eq!(json["values"]["unique_states"], 3000);
+        assert_eq!(json["bytes"]["unique_states"], 1000);
+        let stopped = table(&[pair(Some("timeout"))]);
         assert!(!stopped.contains("3.00x"), "{stopped}");
         assert!(stopped.contains("(stopped: timeout)"), "{stopped}");
     }
@@ -1211,6 +1226,7 @@ mod tests {
             first_counterexamples: true,
             timeout: Some(60),
             memory_limit_mib: Some(4096),
+            frontier: FrontierStorage::default(),
         };
         assert_eq!(
             spec.args().join(" "),
@@ -1257,44 +1273,81 @@ mod tests {
     }
 }
 
-/// One target measured without and with partial-order reduction.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ReductionPair {
-    pub target: String,
-    pub none: Row,
-    pub por: Row,
+/// What `bench` measures two ways, side by side: each target without and with
+/// partial-order reduction, or with its frontier kept as values and as bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    Reduction,
+    Frontier,
 }
 
-/// Measures each target twice, one thread, without and then with partial-order reduction,
-/// each run in its own process.
-pub fn compare_reduction(
+impl Comparison {
+    /// The names of the two ways, as the table and the JSON call them.
+    pub fn labels(self) -> [&'static str; 2] {
+        match self {
+            Comparison::Reduction => ["none", "por"],
+            Comparison::Frontier => ["values", "bytes"],
+        }
+    }
+
+    /// The run of `target` the first (`false`) or second (`true`) way.
+    fn spec(self, target: &Target, second: bool, timeout: Option<u64>, mib: u64) -> ChildSpec {
+        ChildSpec {
+            target: target.clone(),
+            threads: 1,
+            symmetry: false,
+            por: self == Comparison::Reduction && second,
+            frontier: match (self, second) {
+                (Comparison::Frontier, false) => FrontierStorage::Values,
+                (Comparison::Frontier, true) => FrontierStorage::Bytes,
+                (Comparison::Reduction, _) => FrontierStorage::default(),
+            },
+            first_counterexamples: false,
+            timeout,
+            memory_limit_mib: Some(mib),
+        }
+    }
+}
+
+/// One target measured both ways of a [`Comparison`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pair {
+    pub target: String,
+    pub first: Row,
+    pub second: Row,
+}
+
+impl Pair {
+    /// As JSON, each row under its way's name (`{"target", "none", "por"}` for the reduction).
+    pub fn to_json(&self, comparison: Comparison) -> serde_json::Value {
+        let [a, b] = comparison.labels();
+        serde_json::json!({"target": self.target, a: self.first, b: self.second})
+    }
+}
+
+/// Measures each target twice, one thread, the first way and then the second, each run in
+/// its own process.
+pub fn compare(
     exe: &Path,
+    comparison: Comparison,
     targets: &[Target],
     repeat: usize,
     timeout: Option<u64>,
     memory_limit_mib: u64,
-    progress: &mut dyn FnMut(&ReductionPair),
-) -> Result<Vec<ReductionPair>, ChildError> {
+    progress: &mut dyn FnMut(&Pair),
+) -> Result<Vec<Pair>, ChildError> {
     let mut pairs = Vec::new();
     for target in targets {
-        let spec = |por| ChildSpec {
-            target: target.clone(),
-            threads: 1,
-            symmetry: false,
-            por,
-            first_counterexamples: false,
-            timeout,
-            memory_limit_mib: Some(memory_limit_mib),
-        };
-        let none = measure_repeated(exe, &spec(false), repeat)?;
-        let por = measure_repeated(exe, &spec(true), repeat)?;
-        let pair = ReductionPair {
+        let spec = |second| comparison.spec(target, second, timeout, memory_limit_mib);
+        let first = measure_repeated(exe, &spec(false), repeat)?;
+        let second = measure_repeated(exe, &spec(true), repeat)?;
+        let pair = Pair {
             target: match target {
                 Target::Scenario(name) => name.clone(),
                 Target::Family(f, n) => format!("{} family, size {n}", f.name()),
             },
-            none,
-            por,
+            first,
+            second,
         };
         progress(&pair);
         pairs.push(pair);
@@ -1303,14 +1356,23 @@ pub fn compare_reduction(
 }
 
 /// The comparison as a Markdown table: states, time, CPU states/s and memory, side by side.
-pub fn reduction_markdown(pairs: &[ReductionPair], machine: &Machine, command: &str) -> String {
+pub fn comparison_markdown(
+    comparison: Comparison,
+    pairs: &[Pair],
+    machine: &Machine,
+    command: &str,
+) -> String {
+    let [a, b] = comparison.labels();
     let mut out = String::new();
     let _ = writeln!(
         out,
         "Command: `{command}`. Machine: {} CPUs ({}). One thread, exhaustive BFS, seed variant; each run in a fresh process.\n",
         machine.nproc, machine.cpu
     );
-    out.push_str("| target | states (none) | states (por) | fewer | time (none) | time (por) | CPU states/s (none) | CPU states/s (por) | peak MiB (none) | peak MiB (por) |\n");
+    let _ = writeln!(
+        out,
+        "| target | states ({a}) | states ({b}) | fewer | time ({a}) | time ({b}) | CPU states/s ({a}) | CPU states/s ({b}) | peak MiB ({a}) | peak MiB ({b}) |"
+    );
     out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     let per_cpu = |r: &Row| {
         r.cpu_seconds
@@ -1335,23 +1397,23 @@ pub fn reduction_markdown(pairs: &[ReductionPair], machine: &Machine, command: &
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             p.target,
-            states(&p.none),
-            states(&p.por),
+            states(&p.first),
+            states(&p.second),
             // A ratio of two searches a bound stopped compares nothing.
-            if p.none.exhaustive && p.por.exhaustive {
+            if p.first.exhaustive && p.second.exhaustive {
                 format!(
                     "{:.2}x",
-                    p.none.unique_states as f64 / p.por.unique_states.max(1) as f64
+                    p.first.unique_states as f64 / p.second.unique_states.max(1) as f64
                 )
             } else {
                 "—".to_string()
             },
-            seconds_text(p.none.seconds),
-            seconds_text(p.por.seconds),
-            per_cpu(&p.none),
-            per_cpu(&p.por),
-            mib(&p.none),
-            mib(&p.por),
+            seconds_text(p.first.seconds),
+            seconds_text(p.second.seconds),
+            per_cpu(&p.first),
+            per_cpu(&p.second),
+            mib(&p.first),
+            mib(&p.second),
         );
     }
     out

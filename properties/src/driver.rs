@@ -13,7 +13,7 @@ use webmcp_model::steps::StepId;
 use crate::catalogue::{catalogue, PropertyDef};
 use crate::limits::StopReason;
 
-pub use webmcp_checker::{Mode, Progress, Reduction, Verdict};
+pub use webmcp_checker::{FrontierStorage, Mode, Progress, Reduction, Verdict};
 
 /// The catalogue, built once per process.
 pub fn properties() -> &'static [PropertyDef] {
@@ -49,6 +49,8 @@ pub struct CheckOptions {
     pub symmetry: bool,
     /// Partial-order reduction (`webmcp_model::reduction`, `docs/model.md` §7).
     pub reduction: webmcp_checker::Reduction,
+    /// How the one-thread breadth-first search keeps its frontier (time against memory).
+    pub frontier: webmcp_checker::FrontierStorage,
 }
 
 /// One step of a counterexample: the action and the step IDs it executed.
@@ -110,6 +112,7 @@ impl CheckOptions {
             timeout: self.timeout,
             memory_limit_mib: self.memory_limit_mib,
             reduction: self.reduction,
+            frontier: self.frontier,
         }
     }
 }

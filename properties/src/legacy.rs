@@ -267,6 +267,8 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
         memory_limit_mib: options.memory_limit_mib,
         // The legacy model names no persistent actions: its searches are never reduced.
         reduction: webmcp_checker::Reduction::None,
+        // The legacy model gives no codec: its frontier holds values.
+        frontier: webmcp_checker::FrontierStorage::Values,
     };
     let mut observations = BTreeSet::new();
     let mut observe = |s: &LegacyState| {

@@ -31,6 +31,8 @@ fn options() -> CheckOptions {
         memory_limit_mib: Some(4096),
         symmetry: false,
         reduction: webmcp_properties::Reduction::None,
+        // Every random scenario's states also go through the compact frontier's codec.
+        frontier: webmcp_properties::FrontierStorage::Bytes,
     }
 }
 

@@ -42,7 +42,9 @@ pub struct StepInfo {
 }
 
 /// An index into [`STEPS`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct StepId(pub u16);
 
 impl StepId {

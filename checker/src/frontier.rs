@@ -1,0 +1,238 @@
+//! The one-thread search's frontier: the states reached but not yet expanded, with their
+//! fingerprints and depths.
+//!
+//! In a breadth-first search the frontier holds up to two whole levels, and on a large model
+//! it is most of the memory: a state kept as a value carries its own copies of whatever its
+//! transition changed. When the model gives a [`StateCodec`], a breadth-first frontier keeps
+//! each state as its bytes instead, back to back in blocks of [`BLOCK`] bytes that are freed
+//! as the search moves past them, and decodes it when it is expanded. A depth-first frontier
+//! is small and pops from the back, so it keeps values.
+
+use std::collections::VecDeque;
+
+use crate::bfs::Order;
+use crate::model::StateCodec;
+use crate::options::FrontierStorage;
+
+/// The size of one block of the byte queue.
+pub const BLOCK: usize = 1 << 20;
+
+/// The bytes before each encoded state: fingerprint, depth and length.
+const HEADER: usize = 8 + 8 + 4;
+
+pub(crate) struct Frontier<'m, S> {
+    /// Oldest first; a new segment starts where the storage changes.
+    segments: VecDeque<Segment<S>>,
+    /// Set once new states are to be kept as bytes (never for a depth-first search).
+    codec: Option<&'m dyn StateCodec<S>>,
+    compact: bool,
+    scratch: Vec<u8>,
+}
+
+enum Segment<S> {
+    Values(VecDeque<(S, u64, usize)>),
+    Bytes(ByteQueue),
+}
+
+impl<'m, S> Frontier<'m, S> {
+    /// A frontier for a search in `order`. A breadth-first one with a codec keeps states as
+    /// bytes under [`FrontierStorage::Bytes`], and from the first [`Frontier::memory_is_scarce`]
+    /// on under [`FrontierStorage::Auto`]; every other keeps values.
+    pub(crate) fn new(
+        order: Order,
+        codec: Option<&'m dyn StateCodec<S>>,
+        storage: FrontierStorage,
+    ) -> Self {
+        let codec = codec.filter(|_| order == Order::Fifo && storage != FrontierStorage::Values);
+        Frontier {
+            segments: VecDeque::new(),
+            compact: codec.is_some() && storage == FrontierStorage::Bytes,
+            codec,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// From now on, new states are kept as bytes (if this frontier can).
+    pub(crate) fn memory_is_scarce(&mut self) {
+        self.compact = self.codec.is_some();
+    }
+
+    pub(crate) fn push(&mut self, state: S, fp: u64, depth: usize) {
+        match (self.compact, self.codec, self.segments.back_mut()) {
+            (true, Some(codec), back) => {
+                self.scratch.clear();
+                codec.encode(&state, &mut self.scratch);
+                let queue = match back {
+                    Some(Segment::Bytes(q)) => q,
+                    _ => {
+                        self.segments
+                            .push_back(Segment::Bytes(ByteQueue::default()));
+                        match self.segments.back_mut() {
+                            Some(Segment::Bytes(q)) => q,
+                            _ => unreachable!("just pushed"),
+                        }
+                    }
+                };
+                queue.push(fp, depth, &self.scratch);
+            }
+            (_, _, Some(Segment::Values(q))) => q.push_back((state, fp, depth)),
+            _ => self
+                .segments
+                .push_back(Segment::Values(VecDeque::from([(state, fp, depth)]))),
+        }
+    }
+
+    /// The next state to expand: the oldest under [`Order::Fifo`], the newest under
+    /// [`Order::Lifo`].
+    pub(crate) fn pop(&mut self, order: Order) -> Option<(S, u64, usize)> {
+        loop {
+            let segment = match order {
+                Order::Fifo => self.segments.front_mut()?,
+                Order::Lifo => self.segments.back_mut()?,
+            };
+            let next = match segment {
+                Segment::Values(q) => match order {
+                    Order::Fifo => q.pop_front(),
+                    Order::Lifo => q.pop_back(),
+                },
+                Segment::Bytes(q) => q.pop().map(|(fp, depth, bytes)| {
+                    let codec = self.codec.expect("bytes only with a codec");
+                    (codec.decode(bytes), fp, depth)
+                }),
+            };
+            if next.is_some() {
+                return next;
+            }
+            // This segment is spent; the last one stays (its allocation is reused).
+            if self.segments.len() == 1 {
+                return None;
+            }
+            match order {
+                Order::Fifo => self.segments.pop_front(),
+                Order::Lifo => self.segments.pop_back(),
+            };
+        }
+    }
+}
+
+/// A FIFO of byte records in blocks: a block is dropped once every record in it was taken,
+/// and the last block is reused when the queue runs empty.
+#[derive(Default)]
+pub(crate) struct ByteQueue {
+    blocks: VecDeque<Vec<u8>>,
+    /// Where the next record starts in the front block.
+    read: usize,
+    len: usize,
+}
+
+impl ByteQueue {
+    pub(crate) fn push(&mut self, fp: u64, depth: usize, bytes: &[u8]) {
+        let record = HEADER + bytes.len();
+        let fits = self
+            .blocks
+            .back()
+            .is_some_and(|b| b.capacity() - b.len() >= record);
+        if !fits {
+            self.blocks.push_back(Vec::with_capacity(BLOCK.max(record)));
+        }
+        let block = self.blocks.back_mut().expect("a block with room");
+        block.extend_from_slice(&fp.to_le_bytes());
+        block.extend_from_slice(&(depth as u64).to_le_bytes());
+        let len = u32::try_from(bytes.len()).expect("an encoded state under 4 GiB");
+        block.extend_from_slice(&len.to_le_bytes());
+        block.extend_from_slice(bytes);
+        self.len += 1;
+    }
+
+    /// The oldest record: fingerprint, depth and bytes.
+    pub(crate) fn pop(&mut self) -> Option<(u64, usize, &[u8])> {
+        loop {
+            let last = self.blocks.len() == 1;
+            let front = self.blocks.front_mut()?;
+            if self.read < front.len() {
+                let at = self.read;
+                let word = |i: usize| -> [u8; 8] { front[i..i + 8].try_into().expect("8 bytes") };
+                let fp = u64::from_le_bytes(word(at));
+                let depth = u64::from_le_bytes(word(at + 8)) as usize;
+                let len = u32::from_le_bytes(front[at + 16..at + 20].try_into().expect("4 bytes"));
+                let start = at + HEADER;
+                let end = start + len as usize;
+                self.read = end;
+                self.len -= 1;
+                let front = self.blocks.front().expect("still there");
+                return Some((fp, depth, &front[start..end]));
+            }
+            self.read = 0;
+            if last {
+                front.clear();
+                return None;
+            }
+            self.blocks.pop_front();
+        }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever is pushed and popped, in whatever interleaving, comes out in order and
+        /// intact, across block boundaries and records larger than a block.
+        #[test]
+        fn the_byte_queue_is_a_fifo(ops in proptest::collection::vec(
+            prop_oneof![
+                (any::<u64>(), 0usize..1000, prop_oneof![20 => 0usize..64, 1 => (BLOCK - 40)..(BLOCK + 40)])
+                    .prop_map(|(fp, d, n)| Some((fp, d, n))),
+                Just(None),
+            ],
+            0..120,
+        )) {
+            let mut q = ByteQueue::default();
+            let mut model = VecDeque::new();
+            for op in ops {
+                match op {
+                    Some((fp, depth, n)) => {
+                        let bytes: Vec<u8> = (0..n).map(|i| (i as u64 ^ fp) as u8).collect();
+                        q.push(fp, depth, &bytes);
+                        model.push_back((fp, depth, bytes));
+                    }
+                    None => {
+                        let got = q.pop().map(|(f, d, b)| (f, d, b.to_vec()));
+                        prop_assert_eq!(got, model.pop_front());
+                    }
+                }
+                prop_assert_eq!(q.len(), model.len());
+            }
+            while let Some(expected) = model.pop_front() {
+                let got = q.pop().map(|(f, d, b)| (f, d, b.to_vec()));
+                prop_assert_eq!(got, Some(expected));
+            }
+            prop_assert!(q.pop().is_none());
+        }
+    }
+
+    #[test]
+    fn blocks_are_freed_as_the_queue_moves_on() {
+        let mut q = ByteQueue::default();
+        let record = vec![7u8; 1000];
+        let per_block = BLOCK / (HEADER + record.len());
+        for i in 0..3 * per_block {
+            q.push(i as u64, 1, &record);
+        }
+        assert_eq!(q.blocks.len(), 3);
+        for _ in 0..per_block + 1 {
+            q.pop().unwrap();
+        }
+        assert_eq!(q.blocks.len(), 2, "the first block is gone once read");
+        while q.pop().is_some() {}
+        assert_eq!(q.blocks.len(), 1, "the last block is kept for reuse");
+        assert!(q.blocks[0].is_empty());
+    }
+}
