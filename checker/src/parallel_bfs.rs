@@ -34,8 +34,9 @@ use crate::path::Path;
 use crate::property::Property;
 use crate::result::Exploration;
 
-/// Shards of the visited set (a power of two: a fingerprint's top bits choose one).
-const SHARDS: usize = 64;
+/// Shards of the visited set: as many as the one-thread search's, chosen by the same bits
+/// (`crate::path::shard_of`).
+use crate::path::SHARDS;
 /// States a worker takes from the level at a time.
 const CHUNK: usize = 64;
 /// How often progress is reported and the time and memory budget asked while a level runs.
@@ -64,8 +65,7 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
     }
 
     fn shard(&self, fp: u64) -> std::sync::MutexGuard<'_, FingerprintMap<Link<A>>> {
-        // SHARDS is 64: the top six bits.
-        self.shards[(fp >> 58) as usize]
+        self.shards[crate::path::shard_of(fp)]
             .lock()
             .expect("no worker panics holding a shard")
     }

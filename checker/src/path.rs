@@ -12,35 +12,58 @@ pub struct Path<S, A> {
 
 /// For every state reached, by fingerprint: the state it was first reached from and the
 /// action that led here; an initial state has neither.
+///
+/// The links live in [`SHARDS`] tables chosen by the fingerprint's top bits, so that a table
+/// growing doubles a sixty-fourth of the links at a time. One table would, at every doubling,
+/// hold its old and its new storage at once: three times its size, which is what stopped
+/// large searches at their memory limit (a search stopped exactly at a doubling).
 pub(crate) struct Parents<S, A> {
-    links: FingerprintMap<Option<(u64, A)>>,
+    links: Vec<FingerprintMap<Option<(u64, A)>>>,
+    len: usize,
     /// The initial states, by fingerprint (a path is rebuilt back to one of them).
     roots: Vec<(u64, S)>,
 }
 
+/// How many tables the links are spread over (a power of two).
+pub(crate) const SHARDS: usize = 64;
+
+/// The table of `fp`: six bits from the middle of the fingerprint. Not its top bits: the
+/// hash table compares the top seven bits of its keys before the keys themselves, and in a
+/// table whose keys all share their top six those seven would take two values. Not its low
+/// bits either: they choose the bucket. Bits 40 to 45 are neither for any table under 2⁴⁰
+/// buckets.
+pub(crate) fn shard_of(fp: u64) -> usize {
+    ((fp >> SHARD_SHIFT) as usize) & (SHARDS - 1)
+}
+
+const SHARD_SHIFT: u32 = 40;
+
 impl<S: Clone, A: Clone> Parents<S, A> {
     pub(crate) fn new() -> Self {
         Parents {
-            links: FingerprintMap::default(),
+            links: (0..SHARDS).map(|_| FingerprintMap::default()).collect(),
+            len: 0,
             roots: Vec::new(),
         }
     }
 
     /// Records an initial state; `false` when an equal one is already known.
     pub(crate) fn insert_root(&mut self, fp: u64, state: &S) -> bool {
-        if self.links.contains_key(&fp) {
+        if self.contains(fp) {
             return false;
         }
-        self.links.insert(fp, None);
+        self.links[shard_of(fp)].insert(fp, None);
+        self.len += 1;
         self.roots.push((fp, state.clone()));
         true
     }
 
     /// Records the first way a state was reached; `false` when it was already known.
     pub(crate) fn insert(&mut self, fp: u64, parent: u64, action: &A) -> bool {
-        match self.links.entry(fp) {
+        match self.links[shard_of(fp)].entry(fp) {
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(Some((parent, action.clone())));
+                self.len += 1;
                 true
             }
             std::collections::hash_map::Entry::Occupied(_) => false,
@@ -48,17 +71,21 @@ impl<S: Clone, A: Clone> Parents<S, A> {
     }
 
     pub(crate) fn contains(&self, fp: u64) -> bool {
-        self.links.contains_key(&fp)
+        self.links[shard_of(fp)].contains_key(&fp)
     }
 
     /// How many states are known.
     pub(crate) fn len(&self) -> usize {
-        self.links.len()
+        self.len
     }
 
     /// The path by which the state with fingerprint `fp` was first reached.
     pub(crate) fn path_to(&self, fp: u64) -> Path<S, A> {
-        rebuild(fp, |fp| self.links.get(&fp).cloned().flatten(), &self.roots)
+        rebuild(
+            fp,
+            |fp| self.links[shard_of(fp)].get(&fp).cloned().flatten(),
+            &self.roots,
+        )
     }
 }
 
@@ -81,4 +108,47 @@ pub(crate) fn rebuild<S: Clone, A>(
         .map(|(_, s)| s.clone())
         .expect("every path leads back to an initial state");
     Path { init, actions }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_leave_the_bits_the_hash_table_uses_to_the_table() {
+        // Fingerprints that differ only in their top seven bits, or only in their low bits,
+        // all share one table; the table gets fingerprints whose top bits vary.
+        let base = 0x0123_4567_89ab_cdef_u64;
+        for top in 0..128u64 {
+            assert_eq!(shard_of(base ^ (top << 57)), shard_of(base));
+        }
+        for low in 0..(1u64 << 20) {
+            assert_eq!(shard_of(base ^ low), shard_of(base));
+        }
+        let all: std::collections::BTreeSet<_> = (0..SHARDS as u64)
+            .map(|i| shard_of(i << SHARD_SHIFT))
+            .collect();
+        assert_eq!(all.len(), SHARDS);
+    }
+
+    #[test]
+    fn links_spread_over_shards_keep_every_path() {
+        let mut p: Parents<u8, u8> = Parents::new();
+        assert!(p.insert_root(7, &0));
+        assert!(!p.insert_root(7, &0));
+        // A chain 7 -> a -> b -> ..., its fingerprints spread over every shard.
+        let fps: Vec<u64> = (1..=200u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        let mut parent = 7;
+        for (i, &fp) in fps.iter().enumerate() {
+            assert!(p.insert(fp, parent, &(i as u8)));
+            assert!(!p.insert(fp, parent, &0), "a second way in is not recorded");
+            parent = fp;
+        }
+        assert_eq!(p.len(), 201);
+        let path = p.path_to(*fps.last().unwrap());
+        assert_eq!(path.init, 0);
+        assert_eq!(path.actions, (0..200).map(|i| i as u8).collect::<Vec<_>>());
+    }
 }
