@@ -327,7 +327,7 @@ struct CheckArgs {
     /// explores every interleaving. Verdicts do not change; paths may get longer.
     #[arg(long, value_enum, default_value = "none")]
     reduction: ReductionArg,
-    /// How one-thread breadth-first search keeps the states it has yet to expand: `values`
+    /// How breadth-first search keeps the states it has yet to expand: `values`
     /// (fastest), `bytes` (about half the memory of a large search, about a third more time),
     /// or `auto`: values until the process's memory passes a quarter of --memory-limit, then
     /// bytes. Nothing else changes: states, counts, verdicts and paths are the same.

@@ -1,12 +1,13 @@
-//! The one-thread search's frontier: the states reached but not yet expanded, with their
-//! fingerprints and depths.
+//! The frontier of the breadth-first searches: the states reached but not yet expanded, with
+//! their fingerprints (and, on one thread, their depths).
 //!
 //! In a breadth-first search the frontier holds up to two whole levels, and on a large model
 //! it is most of the memory: a state kept as a value carries its own copies of whatever its
 //! transition changed. When the model gives a [`StateCodec`], a breadth-first frontier keeps
 //! each state as its bytes instead, back to back in blocks of [`BLOCK`] bytes that are freed
 //! as the search moves past them, and decodes it when it is expanded. A depth-first frontier
-//! is small and pops from the back, so it keeps values.
+//! is small and pops from the back, so it keeps values. The parallel search keeps each level
+//! in [`Chunk`]s handed between workers, of values or of the same records.
 
 use std::collections::VecDeque;
 
@@ -177,6 +178,106 @@ impl ByteQueue {
     }
 }
 
+/// A few states of one level of the parallel search, as one worker produced them: values,
+/// or (once [`Chunk::filler`] was asked for bytes) the codec's bytes, each record its
+/// fingerprint, its length and its bytes.
+pub(crate) enum Chunk<S> {
+    Values(Vec<(S, u64)>),
+    Bytes(Vec<u8>),
+}
+
+impl<S> Default for Chunk<S> {
+    fn default() -> Self {
+        Chunk::Values(Vec::new())
+    }
+}
+
+impl<S> Chunk<S> {
+    /// The states, each with its fingerprint, in the order they were pushed.
+    pub(crate) fn into_states<'m>(
+        self,
+        codec: Option<&'m dyn StateCodec<S>>,
+    ) -> impl Iterator<Item = (S, u64)> + 'm
+    where
+        S: 'm,
+    {
+        let (values, bytes) = match self {
+            Chunk::Values(v) => (v, Vec::new()),
+            Chunk::Bytes(b) => (Vec::new(), b),
+        };
+        let mut at = 0;
+        let decoded = std::iter::from_fn(move || {
+            if at >= bytes.len() {
+                return None;
+            }
+            let fp = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+            let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().expect("4 bytes"));
+            let (start, end) = (at + 12, at + 12 + len as usize);
+            at = end;
+            let codec = codec.expect("bytes only with a codec");
+            Some((codec.decode(&bytes[start..end]), fp))
+        });
+        values.into_iter().chain(decoded)
+    }
+}
+
+/// Fills chunks of `size` states, as values or as bytes.
+pub(crate) struct ChunkFiller<'m, S> {
+    codec: Option<&'m dyn StateCodec<S>>,
+    size: usize,
+    count: usize,
+    values: Vec<(S, u64)>,
+    bytes: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl<'m, S> ChunkFiller<'m, S> {
+    /// Bytes when `codec` is given, values otherwise.
+    pub(crate) fn new(codec: Option<&'m dyn StateCodec<S>>, size: usize) -> Self {
+        ChunkFiller {
+            codec,
+            size,
+            count: 0,
+            values: Vec::new(),
+            bytes: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Adds a state; returns the chunk once it holds `size` states.
+    pub(crate) fn push(&mut self, state: S, fp: u64) -> Option<Chunk<S>> {
+        match self.codec {
+            Some(codec) => {
+                self.scratch.clear();
+                codec.encode(&state, &mut self.scratch);
+                self.bytes.extend_from_slice(&fp.to_le_bytes());
+                let len = u32::try_from(self.scratch.len()).expect("an encoded state under 4 GiB");
+                self.bytes.extend_from_slice(&len.to_le_bytes());
+                self.bytes.extend_from_slice(&self.scratch);
+            }
+            None => self.values.push((state, fp)),
+        }
+        self.count += 1;
+        (self.count == self.size).then(|| self.take())
+    }
+
+    /// Whatever is left, as a last (smaller) chunk; `None` when empty.
+    pub(crate) fn finish(mut self) -> Option<Chunk<S>> {
+        (self.count > 0).then(|| self.take())
+    }
+
+    fn take(&mut self) -> Chunk<S> {
+        self.count = 0;
+        match self.codec {
+            Some(_) => Chunk::Bytes(std::mem::take(&mut self.bytes)),
+            None => Chunk::Values(std::mem::replace(
+                &mut self.values,
+                Vec::with_capacity(self.size),
+            )),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,6 +317,37 @@ mod tests {
             }
             prop_assert!(q.pop().is_none());
         }
+    }
+
+    /// Three bytes per state: the state is a small integer.
+    struct Le;
+    impl StateCodec<u32> for Le {
+        fn encode(&self, s: &u32, out: &mut Vec<u8>) {
+            out.extend_from_slice(&s.to_le_bytes()[..3]);
+        }
+        fn decode(&self, b: &[u8]) -> u32 {
+            u32::from_le_bytes([b[0], b[1], b[2], 0])
+        }
+    }
+
+    #[test]
+    fn chunks_of_values_and_of_bytes_give_back_what_was_pushed() {
+        for codec in [None, Some(&Le as &dyn StateCodec<u32>)] {
+            let mut filler = ChunkFiller::new(codec, 4);
+            let mut chunks = Vec::new();
+            for i in 0..10u32 {
+                chunks.extend(filler.push(i * 1000, u64::from(i)));
+            }
+            chunks.extend(filler.finish());
+            assert_eq!(chunks.len(), 3, "4 + 4 + 2");
+            let back: Vec<(u32, u64)> = chunks
+                .into_iter()
+                .flat_map(|c| c.into_states(codec))
+                .collect();
+            let expected: Vec<(u32, u64)> = (0..10u32).map(|i| (i * 1000, u64::from(i))).collect();
+            assert_eq!(back, expected);
+        }
+        assert!(ChunkFiller::<u32>::new(None, 4).finish().is_none());
     }
 
     #[test]

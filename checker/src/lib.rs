@@ -41,7 +41,7 @@
 //! * **Breadth-first on several threads** (`parallel_bfs`, `threads > 1`): level by level,
 //!   a sharded visited set. The same states, counts and depth as one thread, shortest paths,
 //!   and the same output whatever the thread count and schedule (where several states or
-//!   parents tie, the least fingerprint wins).
+//!   parents tie, the least fingerprint wins). Its levels' chunks, too, hold values or bytes.
 //! * **Depth-first on several threads** ([`parallel`]): stateright's checker on an adapter.
 //!   Same verdicts and state counts, paths neither shortest nor stable from run to run.
 //! * **Simulation** ([`simulation`]): seeded random walks; never exhaustive.

@@ -58,11 +58,11 @@ pub struct Options {
     /// [`crate::limits::process_memory_limit`].
     pub memory_limit_mib: Option<u64>,
     pub reduction: Reduction,
-    /// How the one-thread breadth-first search keeps the states it has yet to expand.
+    /// How the breadth-first searches keep the states they have yet to expand.
     pub frontier: FrontierStorage,
 }
 
-/// How the one-thread breadth-first search keeps its frontier (`crate::frontier`). Only
+/// How the breadth-first searches keep their frontier (`crate::frontier`). Only
 /// time and memory change: the states, their order, the counts and the paths are the same.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FrontierStorage {

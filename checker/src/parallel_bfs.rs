@@ -27,9 +27,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::fingerprint::{fingerprint, FingerprintMap};
+use crate::frontier::{Chunk, ChunkFiller};
 use crate::limits::{can_start_threads, Budget, StopReason};
 use crate::model::Model;
-use crate::options::{Options, Progress, Reduction};
+use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::Path;
 use crate::property::Property;
 use crate::result::Exploration;
@@ -176,9 +177,9 @@ impl Gate {
     }
 }
 
-/// A chunk of a level's states, owned by whichever worker takes it: a state is dropped as
-/// soon as it is expanded, so a level does not outlive its expansion.
-type Chunk<S> = Vec<(S, u64)>;
+// A chunk of a level's states (`crate::frontier::Chunk`, values or bytes) is owned by
+// whichever worker takes it: a state is dropped as soon as it is expanded, so a level does
+// not outlive its expansion.
 
 /// One level's states in chunks, as the workers produced them (one list per worker), with a
 /// cursor per list: a worker takes chunks of its own list first and then helps with the
@@ -238,6 +239,8 @@ struct Shared<S, A> {
     max_states_hit: AtomicBool,
     /// Stop expanding (a bound fired); the level is left unfinished.
     stop: AtomicBool,
+    /// Keep new states as bytes (`FrontierStorage`): from the start, or once memory is scarce.
+    compact: AtomicBool,
     /// No more levels: the workers return.
     done: AtomicBool,
     finished: AtomicUsize,
@@ -256,14 +259,17 @@ fn work_on_level<M: Model>(
     let expand = sh.expand.load(Ordering::Relaxed);
     let depth = sh.depth.load(Ordering::Relaxed);
     let mut next: Vec<Chunk<M::State>> = Vec::new();
-    let mut filling: Chunk<M::State> = Vec::with_capacity(CHUNK);
+    // The level's new states as bytes once memory is scarce (read once per level).
+    let codec = model.codec().filter(|_| sh.compact.load(Ordering::Relaxed));
+    let mut filling = ChunkFiller::new(codec, CHUNK);
     let mut actions = Vec::new();
     let mut generated = 0usize;
     'chunks: while let Some(chunk) = level.take(me) {
         // Published once a chunk, so that max_states and progress see it.
         sh.total
             .fetch_add(std::mem::take(&mut generated), Ordering::Relaxed);
-        for (s, fp) in &chunk {
+        for (s, fp) in chunk.into_states(model.codec()) {
+            let (s, fp) = (&s, &fp);
             if sh.stop.load(Ordering::Relaxed) {
                 break 'chunks;
             }
@@ -318,17 +324,12 @@ fn work_on_level<M: Model>(
                 generated += 1;
                 let nfp = fingerprint(&n);
                 if sh.visited.insert(nfp, *fp, &a, depth + 1) {
-                    filling.push((n, nfp));
-                    if filling.len() == CHUNK {
-                        next.push(std::mem::replace(&mut filling, Vec::with_capacity(CHUNK)));
-                    }
+                    next.extend(filling.push(n, nfp));
                 }
             }
         }
     }
-    if !filling.is_empty() {
-        next.push(filling);
-    }
+    next.extend(filling.finish());
     sh.total.fetch_add(generated, Ordering::Relaxed);
     *sh.produced[me].lock().expect("no worker panics holding it") = next;
 }
@@ -368,7 +369,7 @@ pub(crate) fn explore<M: Model + Sync>(
         },
         level: std::sync::RwLock::new(Level::new(vec![first
             .chunks(CHUNK)
-            .map(<[_]>::to_vec)
+            .map(|c| Chunk::Values(c.to_vec()))
             .collect()])),
         produced: (0..threads).map(|_| Mutex::new(Vec::new())).collect(),
         decided: std::sync::RwLock::new(vec![false; props.len()]),
@@ -378,6 +379,7 @@ pub(crate) fn explore<M: Model + Sync>(
         depth_cut: AtomicBool::new(false),
         max_states_hit: AtomicBool::new(false),
         stop: AtomicBool::new(false),
+        compact: AtomicBool::new(options.frontier == FrontierStorage::Bytes),
         done: AtomicBool::new(false),
         finished: AtomicUsize::new(0),
     };
@@ -463,6 +465,10 @@ pub(crate) fn explore<M: Model + Sync>(
                         stopped_by = Some(reason);
                         sh.stop.store(true, Ordering::Relaxed);
                     }
+                }
+                if options.frontier == FrontierStorage::Auto && budget.memory_is_scarce() {
+                    // From the next level on.
+                    sh.compact.store(true, Ordering::Relaxed);
                 }
                 std::thread::park_timeout(POLL);
             }

@@ -376,6 +376,22 @@ fn the_frontier_kept_as_bytes_changes_nothing_but_memory() {
     assert_eq!(bytes.total_states, values.total_states);
     assert_eq!(bytes.max_depth, values.max_depth);
     assert_eq!(bytes.discoveries, values.discoveries);
+    // The parallel search too (its chunks as bytes), on two threads.
+    let parallel = |frontier| {
+        check(&Options {
+            threads: 2,
+            frontier,
+            ..Options::default()
+        })
+        .1
+    };
+    let (pv, pb) = (
+        parallel(FrontierStorage::Values),
+        parallel(FrontierStorage::Bytes),
+    );
+    assert_eq!(pb.unique_states, values.unique_states);
+    assert_eq!(pb.total_states, pv.total_states);
+    assert_eq!(pb.discoveries, pv.discoveries);
     // Depth-first keeps values whatever is asked: same search as without a codec.
     let dfs = |frontier| {
         check(&Options {

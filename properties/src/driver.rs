@@ -49,7 +49,7 @@ pub struct CheckOptions {
     pub symmetry: bool,
     /// Partial-order reduction (`webmcp_model::reduction`, `docs/model.md` §7).
     pub reduction: webmcp_checker::Reduction,
-    /// How the one-thread breadth-first search keeps its frontier (time against memory).
+    /// How breadth-first search keeps its frontier (time against memory).
     pub frontier: webmcp_checker::FrontierStorage,
 }
 

@@ -1,7 +1,8 @@
 //! The compact frontier (`--frontier bytes`) changes nothing but memory: on every standard
-//! scenario, under the draft and `proposed`, with and without symmetry, the search keeping
-//! its frontier as bytes reaches the same states in the same order (same counts, same depth)
-//! and reports the same verdicts and the same paths as the one keeping values; and every
+//! scenario, under the draft and `proposed`, with and without symmetry, on one thread and on
+//! two, the search keeping its frontier as bytes reaches the same states in the same order
+//! (same counts, same depth) and reports the same verdicts and the same paths as the one
+//! keeping values; and every
 //! reachable state comes back from its bytes equal, with the same fingerprint.
 
 use std::collections::{HashSet, VecDeque};
@@ -42,13 +43,14 @@ fn a_frontier_of_bytes_gives_the_same_search_as_one_of_values() {
     let mut runs = 0;
     for world in standard_worlds() {
         for variant in [Variant::SEED, Variant::proposed()] {
-            for symmetry in [false, true] {
+            // One thread, with and without symmetry, and the parallel search on two.
+            for (threads, symmetry) in [(1, false), (1, true), (2, false)] {
                 let m = WebMcpModel::new(world.clone(), variant);
                 let run = |frontier| {
                     check(
                         m.clone(),
                         &CheckOptions {
-                            threads: 1,
+                            threads,
                             symmetry,
                             frontier,
                             ..CheckOptions::default()
@@ -59,7 +61,7 @@ fn a_frontier_of_bytes_gives_the_same_search_as_one_of_values() {
                 assert_eq!(
                     outcome(&values),
                     outcome(&bytes),
-                    "{} under {} (symmetry {symmetry})",
+                    "{} under {} ({threads} threads, symmetry {symmetry})",
                     world.name,
                     variant.name()
                 );
@@ -67,7 +69,7 @@ fn a_frontier_of_bytes_gives_the_same_search_as_one_of_values() {
             }
         }
     }
-    assert!(runs >= 4 * 50, "only {runs} runs: the suite went missing");
+    assert!(runs >= 6 * 50, "only {runs} runs: the suite went missing");
 }
 
 #[test]
