@@ -20,7 +20,7 @@ pub struct BenchArgs {
     /// Measure only these embedded scenarios (repeatable; default: all).
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
-    /// Checker threads for the per-scenario table, 1 to 256.
+    /// Checker threads for the per-scenario table and the comparisons, 1 to 256.
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
     /// Per-scenario table with symmetry reduction (one-thread BFS).
@@ -52,12 +52,13 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     /// Instead of the per-scenario table, measure each target without and with partial-order
-    /// reduction, side by side (one thread). Targets: the --scenario names and the
+    /// reduction, side by side (--threads threads). Targets: the --scenario names and the
     /// --family-size NAME:N sizes (default: every standard scenario).
     #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg"])]
     compare_reduction: bool,
     /// Instead of the per-scenario table, measure each target with the breadth-first frontier
-    /// kept as values and as bytes, side by side (one thread; targets as --compare-reduction).
+    /// kept as values and as bytes, side by side (--threads threads; targets as
+    /// --compare-reduction).
     #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg", "compare_reduction"])]
     compare_frontier: bool,
     /// With --compare-reduction or --compare-frontier: a family at a size, as NAME:N
@@ -295,20 +296,18 @@ fn compare(
             .collect();
     }
     let [a, b] = comparison.labels();
-    let pairs = bench::compare(
-        exe,
-        comparison,
-        &targets,
-        args.repeat.unwrap_or(1),
-        Some(args.timeout),
-        args.memory_limit,
-        &mut |p| {
-            eprintln!(
-                "bench: {}: {} states ({a}), {} ({b})",
-                p.target, p.first.unique_states, p.second.unique_states
-            )
-        },
-    )
+    let run = bench::CompareRun {
+        threads: crate::threads_arg(args.threads)?,
+        repeat: args.repeat.unwrap_or(1),
+        timeout: Some(args.timeout),
+        memory_limit_mib: args.memory_limit,
+    };
+    let pairs = bench::compare(exe, comparison, &targets, &run, &mut |p| {
+        eprintln!(
+            "bench: {}: {} states ({a}), {} ({b})",
+            p.target, p.first.unique_states, p.second.unique_states
+        )
+    })
     .map_err(|e| UsageError(e.to_string()))?;
     match args.format {
         BenchFormat::Markdown => out!(

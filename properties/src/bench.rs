@@ -1291,10 +1291,10 @@ impl Comparison {
     }
 
     /// The run of `target` the first (`false`) or second (`true`) way.
-    fn spec(self, target: &Target, second: bool, timeout: Option<u64>, mib: u64) -> ChildSpec {
+    fn spec(self, target: &Target, second: bool, run: &CompareRun) -> ChildSpec {
         ChildSpec {
             target: target.clone(),
-            threads: 1,
+            threads: run.threads,
             symmetry: false,
             por: self == Comparison::Reduction && second,
             frontier: match (self, second) {
@@ -1303,10 +1303,21 @@ impl Comparison {
                 (Comparison::Reduction, _) => FrontierStorage::default(),
             },
             first_counterexamples: false,
-            timeout,
-            memory_limit_mib: Some(mib),
+            timeout: run.timeout,
+            memory_limit_mib: Some(run.memory_limit_mib),
         }
     }
+}
+
+/// How each run of a comparison is made.
+#[derive(Clone, Debug)]
+pub struct CompareRun {
+    /// Search threads (the breadth-first search on one thread, or the parallel one).
+    pub threads: usize,
+    /// Runs per measurement (medians).
+    pub repeat: usize,
+    pub timeout: Option<u64>,
+    pub memory_limit_mib: u64,
 }
 
 /// One target measured both ways of a [`Comparison`].
@@ -1325,22 +1336,20 @@ impl Pair {
     }
 }
 
-/// Measures each target twice, one thread, the first way and then the second, each run in
-/// its own process.
+/// Measures each target twice, the first way and then the second, each run in its own
+/// process.
 pub fn compare(
     exe: &Path,
     comparison: Comparison,
     targets: &[Target],
-    repeat: usize,
-    timeout: Option<u64>,
-    memory_limit_mib: u64,
+    run: &CompareRun,
     progress: &mut dyn FnMut(&Pair),
 ) -> Result<Vec<Pair>, ChildError> {
     let mut pairs = Vec::new();
     for target in targets {
-        let spec = |second| comparison.spec(target, second, timeout, memory_limit_mib);
-        let first = measure_repeated(exe, &spec(false), repeat)?;
-        let second = measure_repeated(exe, &spec(true), repeat)?;
+        let spec = |second| comparison.spec(target, second, run);
+        let first = measure_repeated(exe, &spec(false), run.repeat)?;
+        let second = measure_repeated(exe, &spec(true), run.repeat)?;
         let pair = Pair {
             target: match target {
                 Target::Scenario(name) => name.clone(),
@@ -1366,8 +1375,10 @@ pub fn comparison_markdown(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Command: `{command}`. Machine: {} CPUs ({}). One thread, exhaustive BFS, seed variant; each run in a fresh process.\n",
-        machine.nproc, machine.cpu
+        "Command: `{command}`. Machine: {} CPUs ({}). {} thread(s), exhaustive BFS, seed variant; each run in a fresh process.\n",
+        machine.nproc,
+        machine.cpu,
+        pairs.first().map_or(1, |p| p.first.threads)
     );
     let _ = writeln!(
         out,
