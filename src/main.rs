@@ -735,6 +735,12 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     if args.symmetry && args.mode != ModeArg::Bfs {
         return Err(UsageError("--symmetry works with --mode bfs only".into()));
     }
+    if args.frontier != FrontierArg::Auto && args.mode != ModeArg::Bfs {
+        return Err(UsageError(
+            "--frontier chooses how breadth-first search keeps the states it has yet to expand: it needs --mode bfs"
+                .into(),
+        ));
+    }
     if args.reduction == ReductionArg::Por && sim {
         return Err(UsageError(
             "--reduction por prunes an exhaustive search: it needs --mode bfs or dfs, not random walks"
@@ -869,6 +875,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.threads != 1
         || args.symmetry
         || args.reduction == ReductionArg::Por
+        || args.frontier != FrontierArg::Auto
         || args.baseline.is_some()
         || args.revision.is_some()
     {
