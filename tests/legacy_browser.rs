@@ -21,11 +21,19 @@ fn conformance(variant: &str) -> (Option<i32>, serde_json::Value) {
             "json",
             "--variant",
             variant,
+            // Generous: a page returns as soon as it is done, and a slow first Chromium
+            // start on a busy machine must not turn a verdict into "inconclusive".
+            "--page-timeout",
+            "60",
         ])
         .output()
         .unwrap();
-    let v = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("JSON: {}", String::from_utf8_lossy(&out.stderr)));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("JSON: {stderr}"));
+    // What the command said on stderr (a page that reported nothing says why), so that a
+    // failing assertion that prints the report shows it too.
+    v["stderr"] = stderr.into_owned().into();
     (out.status.code(), v)
 }
 
@@ -64,16 +72,17 @@ fn the_polyfill_conforms_except_where_it_takes_two_alternatives() {
             .iter()
             .find(|s| s["scenario"] == name.as_str())
             .unwrap();
+        let why = format!("{name}: {s}\nstderr: {}", report["stderr"]);
         match name.as_str() {
             // The polyfill looks the tool up, awaits validation, then invokes it.
             "clear-between-request-and-start" => {
-                assert_eq!(allowed, Some(false));
+                assert_eq!(allowed, Some(false), "{why}");
                 assert_eq!(s["allowed_by"], serde_json::json!(["lookup-at-request"]));
                 assert_eq!(s["differences"][0]["key"], "e1.at-start");
             }
             // The polyfill deactivates the client only after the result is serialised.
             "interaction-same-task-as-settle" => {
-                assert_eq!(allowed, Some(false));
+                assert_eq!(allowed, Some(false), "{why}");
                 assert_eq!(
                     s["allowed_by"],
                     serde_json::json!(["unbound-client", "live-until-reply"])
@@ -81,7 +90,7 @@ fn the_polyfill_conforms_except_where_it_takes_two_alternatives() {
                 assert_eq!(s["differences"][0]["key"], "e1.rui#0");
             }
             "unload-during-execution" => assert_eq!(allowed, None, "not run in a browser"),
-            _ => assert_eq!(allowed, Some(true), "{name}: {s}"),
+            _ => assert_eq!(allowed, Some(true), "{why}"),
         }
     }
     let (code, report) = conformance("chosen+lookup-at-request+live-until-reply");

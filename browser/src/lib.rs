@@ -204,6 +204,18 @@ pub fn run_pages_until(
     Ok(outcomes)
 }
 
+/// An `on_page` for commands: says on stderr why a page reported nothing at all (the browser's
+/// exit status and the end of its stderr), which the verdict alone (inconclusive) does not.
+pub fn say_why_silent(outcome: &PageOutcome) {
+    if let Some(log) = &outcome.browser_log {
+        eprintln!(
+            "webmcp-check: the page of run {:?} reported nothing in {:.1} s: {log}",
+            outcome.run,
+            outcome.elapsed.as_secs_f64()
+        );
+    }
+}
+
 /// What a browser whose page never reported leaves behind (then it is killed).
 fn silent_browser(mut browser: chromium::Running) -> String {
     let status = match browser.exit_status() {

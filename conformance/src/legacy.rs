@@ -94,7 +94,7 @@ pub fn main(
         &chromium,
         |_| site(&runnable, polyfill),
         Duration::from_secs(args.page_timeout),
-        |_| {},
+        webmcp_browser::say_why_silent,
     )
     .map_err(|e| format!("browser run: {e}"))?;
     let rows: Vec<Row> = worlds

@@ -107,7 +107,7 @@ pub fn record(args: &Args) -> Result<Recording, String> {
         },
         Completion::Quiet(QUIET),
         Duration::from_secs(args.page_timeout),
-        |_| {},
+        webmcp_browser::say_why_silent,
     )
     .map_err(|e| format!("{}: {e}", chromium_path.display()))?;
     let outcome = outcomes.into_iter().next().expect("one visit");

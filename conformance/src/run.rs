@@ -226,7 +226,7 @@ pub fn run(
         },
         Completion::Quiet(QUIET),
         config.page_timeout,
-        |_| {},
+        webmcp_browser::say_why_silent,
     )
     .map_err(|e| format!("{}: {e}", config.chromium.display()))?;
     let mut results = Vec::new();

@@ -130,7 +130,7 @@ pub fn run(
             },
             Completion::DoneThenQuiet(QUIET),
             page_timeout,
-            |_| {},
+            webmcp_browser::say_why_silent,
         )
         .map_err(|e| e.to_string())?;
         let outcome = outcomes.into_iter().next().expect("one visit");

@@ -118,7 +118,7 @@ pub fn run(
             (site, visits)
         },
         page_timeout,
-        |_| {},
+        webmcp_browser::say_why_silent,
     )
     .map_err(|e| e.to_string())?;
     Ok(forms
