@@ -18,8 +18,41 @@ use crate::options::FrontierStorage;
 /// The size of one block of the byte queue.
 pub const BLOCK: usize = 1 << 20;
 
-/// The bytes before each encoded state: fingerprint, depth and length.
-const HEADER: usize = 8 + 8 + 4;
+/// The bytes before a record's state: its fingerprint and the state's length.
+const RECORD_HEADER: usize = 8 + 4;
+
+/// How a state is kept as bytes, in the byte queue and in chunks alike: its fingerprint, the
+/// length of its bytes, and the codec's bytes.
+fn put_record(out: &mut Vec<u8>, fp: u64, bytes: &[u8]) {
+    out.extend_from_slice(&fp.to_le_bytes());
+    out.extend_from_slice(&length(bytes.len()).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+/// [`put_record`] of `state`, encoded in place.
+fn put_encoded<S>(out: &mut Vec<u8>, fp: u64, codec: &dyn StateCodec<S>, state: &S) {
+    out.extend_from_slice(&fp.to_le_bytes());
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    codec.encode(state, out);
+    let len = length(out.len() - at - 4);
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+fn length(n: usize) -> u32 {
+    u32::try_from(n).expect("an encoded state under 4 GiB")
+}
+
+/// The record at `at`: the fingerprint, the state's bytes, and where the next record starts.
+fn get_record(buf: &[u8], at: usize) -> (u64, &[u8], usize) {
+    let fp = u64::from_le_bytes(buf[at..at + 8].try_into().expect("8 bytes"));
+    let len = u32::from_le_bytes(buf[at + 8..at + 12].try_into().expect("4 bytes")) as usize;
+    let start = at + RECORD_HEADER;
+    (fp, &buf[start..start + len], start + len)
+}
+
+/// The byte queue keeps each record's depth before it.
+const DEPTH: usize = 8;
 
 pub(crate) struct Frontier<'m, S> {
     /// Oldest first; a new segment starts where the storage changes.
@@ -128,7 +161,7 @@ pub(crate) struct ByteQueue {
 
 impl ByteQueue {
     pub(crate) fn push(&mut self, fp: u64, depth: usize, bytes: &[u8]) {
-        let record = HEADER + bytes.len();
+        let record = DEPTH + RECORD_HEADER + bytes.len();
         let fits = self
             .blocks
             .back()
@@ -137,11 +170,8 @@ impl ByteQueue {
             self.blocks.push_back(Vec::with_capacity(BLOCK.max(record)));
         }
         let block = self.blocks.back_mut().expect("a block with room");
-        block.extend_from_slice(&fp.to_le_bytes());
         block.extend_from_slice(&(depth as u64).to_le_bytes());
-        let len = u32::try_from(bytes.len()).expect("an encoded state under 4 GiB");
-        block.extend_from_slice(&len.to_le_bytes());
-        block.extend_from_slice(bytes);
+        put_record(block, fp, bytes);
         self.len += 1;
     }
 
@@ -152,16 +182,12 @@ impl ByteQueue {
             let front = self.blocks.front_mut()?;
             if self.read < front.len() {
                 let at = self.read;
-                let word = |i: usize| -> [u8; 8] { front[i..i + 8].try_into().expect("8 bytes") };
-                let fp = u64::from_le_bytes(word(at));
-                let depth = u64::from_le_bytes(word(at + 8)) as usize;
-                let len = u32::from_le_bytes(front[at + 16..at + 20].try_into().expect("4 bytes"));
-                let start = at + HEADER;
-                let end = start + len as usize;
-                self.read = end;
-                self.len -= 1;
+                let depth = u64::from_le_bytes(front[at..at + DEPTH].try_into().expect("8 bytes"));
                 let front = self.blocks.front().expect("still there");
-                return Some((fp, depth, &front[start..end]));
+                let (fp, bytes, next) = get_record(front, at + DEPTH);
+                self.read = next;
+                self.len -= 1;
+                return Some((fp, depth as usize, bytes));
             }
             self.read = 0;
             if last {
@@ -210,12 +236,10 @@ impl<S> Chunk<S> {
             if at >= bytes.len() {
                 return None;
             }
-            let fp = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-            let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().expect("4 bytes"));
-            let (start, end) = (at + 12, at + 12 + len as usize);
-            at = end;
+            let (fp, state, next) = get_record(&bytes, at);
+            at = next;
             let codec = codec.expect("bytes only with a codec");
-            Some((codec.decode(&bytes[start..end]), fp))
+            Some((codec.decode(state), fp))
         });
         values.into_iter().chain(decoded)
     }
@@ -228,7 +252,6 @@ pub(crate) struct ChunkFiller<'m, S> {
     count: usize,
     values: Vec<(S, u64)>,
     bytes: Vec<u8>,
-    scratch: Vec<u8>,
 }
 
 impl<'m, S> ChunkFiller<'m, S> {
@@ -240,21 +263,13 @@ impl<'m, S> ChunkFiller<'m, S> {
             count: 0,
             values: Vec::new(),
             bytes: Vec::new(),
-            scratch: Vec::new(),
         }
     }
 
     /// Adds a state; returns the chunk once it holds `size` states.
     pub(crate) fn push(&mut self, state: S, fp: u64) -> Option<Chunk<S>> {
         match self.codec {
-            Some(codec) => {
-                self.scratch.clear();
-                codec.encode(&state, &mut self.scratch);
-                self.bytes.extend_from_slice(&fp.to_le_bytes());
-                let len = u32::try_from(self.scratch.len()).expect("an encoded state under 4 GiB");
-                self.bytes.extend_from_slice(&len.to_le_bytes());
-                self.bytes.extend_from_slice(&self.scratch);
-            }
+            Some(codec) => put_encoded(&mut self.bytes, fp, codec, &state),
             None => self.values.push((state, fp)),
         }
         self.count += 1;
@@ -354,7 +369,7 @@ mod tests {
     fn blocks_are_freed_as_the_queue_moves_on() {
         let mut q = ByteQueue::default();
         let record = vec![7u8; 1000];
-        let per_block = BLOCK / (HEADER + record.len());
+        let per_block = BLOCK / (DEPTH + RECORD_HEADER + record.len());
         for i in 0..3 * per_block {
             q.push(i as u64, 1, &record);
         }

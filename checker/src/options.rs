@@ -78,22 +78,12 @@ pub enum FrontierStorage {
 }
 
 impl FrontierStorage {
-    pub const ALL: [FrontierStorage; 3] = [
-        FrontierStorage::Auto,
-        FrontierStorage::Values,
-        FrontierStorage::Bytes,
-    ];
-
     pub fn name(self) -> &'static str {
         match self {
             FrontierStorage::Auto => "auto",
             FrontierStorage::Values => "values",
             FrontierStorage::Bytes => "bytes",
         }
-    }
-
-    pub fn parse(text: &str) -> Option<FrontierStorage> {
-        FrontierStorage::ALL.into_iter().find(|f| f.name() == text)
     }
 }
 
