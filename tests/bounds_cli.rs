@@ -2,20 +2,11 @@
 //! nothing panics for want of threads or memory; long runs show progress in CI logs.
 
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{bin, run, text};
 
 /// A scenario file: a top-level document and `n` same-origin iframes without scripts, which
 /// has millions of states and decides no property early.

@@ -3,19 +3,9 @@
 //! and exit 2.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+mod common;
+use common::{run, text};
 
 /// Made-up algorithms in our own words that use every construct the parser reads, under the
 /// real slugs (`register-tool`), so that the model's citations apply. The project ships no copy

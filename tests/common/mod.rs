@@ -1,8 +1,24 @@
-//! Shared by the CLI tests: the `expect` block of every scenario file in a folder, and the
-//! check that a generated document is the one committed.
+//! Shared by the CLI tests: running the binary, the `expect` block of every scenario file in a
+//! folder, and the check that a generated document is the one committed.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+}
+
+/// Runs it with `args` and waits.
+pub fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+/// Output bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
 
 /// Scenario name -> (property -> expected verdict), for every `.json` file in `dir`.
 pub fn expectations_in(dir: &str) -> BTreeMap<String, BTreeMap<String, String>> {
