@@ -188,70 +188,75 @@ struct Entry {
     cited: Citations,
 }
 
+impl Entry {
+    /// A drifted step: what the model knows of `old_id` (our paraphrase, and what cites it)
+    /// beside what the source now has.
+    fn of(
+        what: &'static str,
+        old_id: &str,
+        new_ids: Vec<String>,
+        new_text: Option<String>,
+        line: Option<usize>,
+    ) -> Entry {
+        Entry {
+            what,
+            old_id: old_id.to_string(),
+            new_ids,
+            old_text: paraphrase(old_id),
+            new_text,
+            line,
+            cited: Citations::of(old_id),
+        }
+    }
+}
+
 fn entries(drift: &Drift, lines: &dyn Fn(&str) -> Option<usize>) -> Vec<Entry> {
     let mut out = Vec::new();
     for a in &drift.added {
+        // A new step is cited by nothing yet, unless the model already uses its ID for
+        // another step: then what cites it is now about a different text.
+        let entry = Entry::of(
+            "added",
+            &a.id,
+            vec![a.id.clone()],
+            Some(a.text.clone()),
+            Some(a.line),
+        );
         out.push(Entry {
-            what: "added",
-            old_id: a.id.clone(),
-            new_ids: vec![a.id.clone()],
             old_text: None,
-            new_text: Some(a.text.clone()),
-            line: Some(a.line),
-            // A new step is cited by nothing yet, unless the model already uses its ID for
-            // another step: then what cites it is now about a different text.
-            cited: Citations::of(&a.id),
+            ..entry
         });
     }
     for r in &drift.removed {
-        out.push(Entry {
-            what: "removed",
-            old_id: r.id.clone(),
-            new_ids: vec![],
-            old_text: paraphrase(&r.id),
-            new_text: None,
-            line: None,
-            cited: Citations::of(&r.id),
-        });
+        out.push(Entry::of("removed", &r.id, vec![], None, None));
     }
     for r in &drift.renumbered {
-        out.push(Entry {
-            what: "renumbered",
-            old_id: r.old_id.clone(),
-            new_ids: vec![r.new_id.clone()],
-            old_text: paraphrase(&r.old_id),
-            new_text: Some(r.text.clone()),
-            line: lines(&r.new_id),
-            cited: Citations::of(&r.old_id),
-        });
+        out.push(Entry::of(
+            "renumbered",
+            &r.old_id,
+            vec![r.new_id.clone()],
+            Some(r.text.clone()),
+            lines(&r.new_id),
+        ));
     }
     for c in &drift.changed {
-        out.push(Entry {
-            what: "changed",
-            old_id: c.old_id.clone(),
-            new_ids: vec![c.new_id.clone()],
-            old_text: paraphrase(&c.old_id),
-            new_text: Some(c.new_text.clone()),
-            line: lines(&c.new_id),
-            cited: Citations::of(&c.old_id),
-        });
+        out.push(Entry::of(
+            "changed",
+            &c.old_id,
+            vec![c.new_id.clone()],
+            Some(c.new_text.clone()),
+            lines(&c.new_id),
+        ));
     }
     for s in &drift.split {
-        out.push(Entry {
-            what: "split",
-            old_id: s.old_id.clone(),
-            new_ids: s.new.iter().map(|(id, _)| id.clone()).collect(),
-            old_text: paraphrase(&s.old_id),
-            new_text: Some(
-                s.new
-                    .iter()
-                    .map(|(_, t)| t.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" / "),
-            ),
-            line: s.new.first().and_then(|(id, _)| lines(id)),
-            cited: Citations::of(&s.old_id),
-        });
+        let texts: Vec<&str> = s.new.iter().map(|(_, t)| t.as_str()).collect();
+        out.push(Entry::of(
+            "split",
+            &s.old_id,
+            s.new.iter().map(|(id, _)| id.clone()).collect(),
+            Some(texts.join(" / ")),
+            s.new.first().and_then(|(id, _)| lines(id)),
+        ));
     }
     out
 }
