@@ -81,8 +81,9 @@ pub struct PageOutcome {
     /// Everything posted to `/__report`, in arrival order.
     pub reports: Vec<Report>,
     pub elapsed: Duration,
-    /// For a page that timed out without a single report, what the browser left to explain
-    /// it: whether it had exited, and the tail of its standard error. None otherwise.
+    /// For a page that timed out without a single report in each of its [`LAUNCHES`]
+    /// browsers, what each browser left to explain it: whether it had exited, and the tail of
+    /// its standard error. None otherwise.
     pub browser_log: Option<String>,
 }
 
@@ -145,7 +146,8 @@ pub enum Completion {
 
 /// Starts the server, asks `build` for the site and the visits (it gets the
 /// origin URLs, which exist only once ports are bound), and opens each visit
-/// in a fresh Chromium, one after another, waiting at most `timeout` per page.
+/// in a fresh Chromium, one after another, waiting at most `timeout` per page (per browser:
+/// a page that reports nothing at all is opened again in a new one, [`LAUNCHES`] in all).
 /// `on_page` sees each outcome as soon as it exists (for progress output).
 pub fn run_pages(
     chromium: &Chromium,
@@ -176,21 +178,30 @@ pub fn run_pages_until(
     let mut outcomes = Vec::with_capacity(visits.len());
     for visit in &visits {
         let started = Instant::now();
-        let browser = chromium.launch(&visit.url(&origins))?;
-        let done = match completion {
-            Completion::Done => server.wait_done(&visit.run, timeout),
-            Completion::Quiet(quiet) => server.wait_quiet(&visit.run, quiet, timeout),
-            Completion::DoneThenQuiet(quiet) => {
-                server.wait_done_then_quiet(&visit.run, quiet, timeout)
+        // A page that reported nothing at all ran nothing we can judge; on a busy machine a
+        // fresh Chromium has sat there with the page unloaded. It gets one more browser.
+        let mut silent_logs = Vec::new();
+        let (done, reports) = loop {
+            let browser = chromium.launch(&visit.url(&origins))?;
+            let done = match completion {
+                Completion::Done => server.wait_done(&visit.run, timeout),
+                Completion::Quiet(quiet) => server.wait_quiet(&visit.run, quiet, timeout),
+                Completion::DoneThenQuiet(quiet) => {
+                    server.wait_done_then_quiet(&visit.run, quiet, timeout)
+                }
+            };
+            let reports = server.reports(&visit.run);
+            if done.is_some() || !reports.is_empty() {
+                drop(browser);
+                break (done, reports);
+            }
+            silent_logs.push(silent_browser(browser));
+            if silent_logs.len() == LAUNCHES {
+                break (done, reports);
             }
         };
-        let reports = server.reports(&visit.run);
-        let browser_log = if done.is_none() && reports.is_empty() {
-            Some(silent_browser(browser))
-        } else {
-            drop(browser);
-            None
-        };
+        let browser_log = (!silent_logs.is_empty() && reports.is_empty() && done.is_none())
+            .then(|| silent_logs.join("\n(launched again) "));
         let outcome = PageOutcome {
             run: visit.run.clone(),
             done,
@@ -215,6 +226,9 @@ pub fn say_why_silent(outcome: &PageOutcome) {
         );
     }
 }
+
+/// How many browsers a page that reports nothing at all is given.
+pub const LAUNCHES: usize = 2;
 
 /// What a browser whose page never reported leaves behind (then it is killed).
 fn silent_browser(mut browser: chromium::Running) -> String {

@@ -48,6 +48,12 @@ fn pages_on_both_origins_report_and_timeouts_are_reported() {
     assert!(silent.reports.is_empty());
     let log = silent.browser_log.as_deref().unwrap_or_default();
     assert!(log.starts_with("Chromium was still running"), "{log}");
+    // It was given a second browser, which said the same.
+    assert_eq!(
+        log.matches("Chromium was still running").count(),
+        2,
+        "{log}"
+    );
 }
 
 /// Serves the two-origin site and opens `path` on the primary origin as run `run`.
