@@ -9,6 +9,7 @@ mod alloc;
 mod baseline;
 mod bench_cmd;
 mod catalog;
+mod distributed;
 mod exit_codes;
 mod findings_cmd;
 mod legacy_cmd;
@@ -336,6 +337,8 @@ struct CheckArgs {
     /// Write every counterexample and witness here as an ITF trace (.itf.json).
     #[arg(long, value_name = "DIR", default_value = webmcp_traces::export::DEFAULT_TRACE_DIR)]
     trace_dir: std::path::PathBuf,
+    #[command(flatten)]
+    distributed: distributed::EngineArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -665,9 +668,18 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     if args.profile == Profile::Legacy {
+        if args.distributed.is_timely() {
+            return Err(UsageError(
+                "--engine timely checks the draft's scenarios; the legacy profile has its own search"
+                    .into(),
+            ));
+        }
         return legacy_check(args);
     }
     let plan = plan_check(args)?;
+    if let Some(cluster) = &plan.cluster {
+        return distributed::run(&plan, cluster, args);
+    }
     let results = explore(&plan, args)?;
     let judgement = baseline::judge(&results, plan.baseline.as_ref());
     out!("{}", render_check(&plan, &results, &judgement, args));
@@ -686,6 +698,8 @@ struct CheckPlan {
     sources: Vec<(String, String)>,
     options: CheckOptions,
     baseline: Option<baseline::Baseline>,
+    /// `--engine timely`: the workers and processes of the run.
+    cluster: Option<webmcp_properties::driver::Cluster>,
 }
 
 fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
@@ -769,6 +783,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         reduction: args.reduction.engine(),
         frontier: args.frontier.engine(),
     };
+    let cluster = args.distributed.cluster(args, &variant, &sources)?;
     webmcp_traces::export::prepare_trace_dir(&args.trace_dir)
         .map_err(|e| UsageError(e.to_string()))?;
     Ok(CheckPlan {
@@ -777,6 +792,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         sources,
         options,
         baseline,
+        cluster,
     })
 }
 
@@ -785,41 +801,60 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
 fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Vec<ScenarioResult>, UsageError> {
     let mut results = Vec::new();
     let mut traces_written = 0;
-    for (world, (source, text)) in plan.worlds.iter().zip(&plan.sources) {
+    for (i, world) in plan.worlds.iter().enumerate() {
         let model = WebMcpModel::new(world.clone(), plan.variant);
         let result = if args.quiet {
-            check(model.clone(), &plan.options)
+            check(model, &plan.options)
         } else {
             let mut bar = progress::Bar::new(&world.name);
-            let r = check_with_progress(model.clone(), &plan.options, &mut |p| bar.update(p));
+            let r = check_with_progress(model, &plan.options, &mut |p| bar.update(p));
             bar.finish();
             r
         };
         if args.format == Format::Human {
-            out!(
-                "{}",
-                output::human(
-                    world,
-                    &result,
-                    args.verbose,
-                    !args.no_timings,
-                    plan.baseline.as_ref()
-                )
-            );
+            out!("{}", human_report(plan, args, i, &result));
         }
-        traces_written +=
-            webmcp_traces::export::write_result(&args.trace_dir, &model, source, text, &result)
-                .map_err(UsageError)?
-                .len();
+        traces_written += write_traces(plan, args, i, &result)?;
         results.push(result);
     }
-    if traces_written > 0 && !args.quiet {
+    say_traces_written(args, traces_written);
+    Ok(results)
+}
+
+/// The human report of the plan's `i`th scenario.
+fn human_report(plan: &CheckPlan, args: &CheckArgs, i: usize, result: &ScenarioResult) -> String {
+    output::human(
+        &plan.worlds[i],
+        result,
+        args.verbose,
+        !args.no_timings,
+        plan.baseline.as_ref(),
+    )
+}
+
+/// Writes the traces of the plan's `i`th scenario's result; how many.
+fn write_traces(
+    plan: &CheckPlan,
+    args: &CheckArgs,
+    i: usize,
+    result: &ScenarioResult,
+) -> Result<usize, UsageError> {
+    let (source, text) = &plan.sources[i];
+    let model = WebMcpModel::new(plan.worlds[i].clone(), plan.variant);
+    Ok(
+        webmcp_traces::export::write_result(&args.trace_dir, &model, source, text, result)
+            .map_err(UsageError)?
+            .len(),
+    )
+}
+
+fn say_traces_written(args: &CheckArgs, n: usize) {
+    if n > 0 && !args.quiet {
         eprintln!(
-            "webmcp-check: {traces_written} trace(s) written to {}",
+            "webmcp-check: {n} trace(s) written to {}",
             args.trace_dir.display()
         );
     }
-    Ok(results)
 }
 
 /// Everything after the per-scenario reports: the whole report in a machine format, or the

@@ -44,6 +44,8 @@ pub enum StopReason {
     Runs { n: u64 },
     /// The checker threads could not be started.
     ThreadSpawn { threads: usize, reason: String },
+    /// A distributed run lost a worker or a process (`--engine timely`).
+    Cluster { reason: String },
 }
 
 impl StopReason {
@@ -56,6 +58,7 @@ impl StopReason {
             StopReason::MemoryLimit { .. } => "memory-limit",
             StopReason::Runs { .. } => "runs",
             StopReason::ThreadSpawn { .. } => "thread-spawn",
+            StopReason::Cluster { .. } => "cluster",
         }
     }
 
@@ -72,6 +75,7 @@ impl StopReason {
             StopReason::ThreadSpawn { threads, reason } => {
                 json!({"kind": self.kind(), "threads": threads, "reason": reason})
             }
+            StopReason::Cluster { reason } => json!({"kind": self.kind(), "reason": reason}),
         }
     }
 
@@ -86,7 +90,9 @@ impl StopReason {
             StopReason::MaxDepth { .. } => {
                 format!("stopped by {self}: deeper states were not explored ({after} states)")
             }
-            StopReason::ThreadSpawn { .. } => format!("stopped: {self}"),
+            StopReason::ThreadSpawn { .. } | StopReason::Cluster { .. } => {
+                format!("stopped: {self}")
+            }
             _ => format!("stopped by {self} after {after} states"),
         }
     }
@@ -107,6 +113,7 @@ impl fmt::Display for StopReason {
             StopReason::ThreadSpawn { threads, reason } => {
                 write!(f, "could not start {threads} checker threads ({reason})")
             }
+            StopReason::Cluster { reason } => write!(f, "the cluster failed ({reason})"),
         }
     }
 }

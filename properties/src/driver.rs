@@ -14,6 +14,7 @@ use crate::catalogue::{catalogue, PropertyDef};
 use crate::limits::StopReason;
 
 pub use webmcp_checker::{FrontierStorage, Mode, Progress, Reduction, Verdict};
+pub use webmcp_checker_timely::{Cluster, ClusterError, Hostfile, Traffic};
 
 /// The catalogue, built once per process.
 pub fn properties() -> &'static [PropertyDef] {
@@ -141,6 +142,28 @@ pub fn check_with_progress(
     let found = checker.run();
     let seconds = start.elapsed().as_secs_f64();
     results(&model, found, seconds)
+}
+
+/// Model-checks every scenario on timely dataflow ([`webmcp_checker_timely`]): the same
+/// results as the engine's parallel breadth-first search, on the workers and processes
+/// `cluster` names. Every process of the run calls this with the same models and options;
+/// the first process gets the results and what the workers sent one another, the others
+/// `None`.
+pub fn check_distributed(
+    models: Vec<WebMcpModel>,
+    options: &CheckOptions,
+    cluster: &Cluster,
+) -> Result<Option<(Vec<ScenarioResult>, Traffic)>, ClusterError> {
+    let props = engine_properties().to_vec();
+    let run = webmcp_checker_timely::explore(models.clone(), props, &options.engine(), cluster)?;
+    Ok(run.map(|run| {
+        let results = models
+            .iter()
+            .zip(run.explorations)
+            .map(|(model, (found, took))| results(model, found, took.as_secs_f64()))
+            .collect();
+        (results, run.traffic)
+    }))
 }
 
 /// Per-property results from what the engine found.
