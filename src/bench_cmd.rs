@@ -61,7 +61,13 @@ pub struct BenchArgs {
     /// --compare-reduction).
     #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg", "compare_reduction"])]
     compare_frontier: bool,
-    /// With --compare-reduction or --compare-frontier: a family at a size, as NAME:N
+    /// Instead of the per-scenario table, measure each target on the local engine with
+    /// --threads threads and on timely dataflow with as many workers (check --engine timely),
+    /// side by side, with the bytes the workers sent one another per state (targets as
+    /// --compare-reduction).
+    #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg", "compare_reduction", "compare_frontier"])]
+    compare_engines: bool,
+    /// With --compare-reduction, --compare-frontier or --compare-engines: a family at a size, as NAME:N
     /// (repeatable).
     #[arg(long = "family-size", value_name = "NAME:N")]
     family_sizes: Vec<String>,
@@ -96,6 +102,9 @@ pub struct BenchChildArgs {
     timeout: Option<u64>,
     #[arg(long, value_name = "MIB")]
     memory_limit: Option<u64>,
+    /// Explore on timely dataflow with this many workers.
+    #[arg(long, value_name = "W")]
+    timely_workers: Option<usize>,
 }
 
 pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
@@ -126,6 +135,10 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
         first_counterexamples: args.first_counterexamples,
         timeout: args.timeout,
         memory_limit_mib: args.memory_limit,
+        timely_workers: match args.timely_workers {
+            Some(w) => Some(crate::threads_arg(w)?),
+            None => None,
+        },
     };
     let m = bench::measure(bench::model_of(world), &spec);
     outln!("{}", serde_json::to_string(&m).expect("JSON"));
@@ -168,9 +181,12 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     if args.compare_frontier {
         return compare(Comparison::Frontier, args, &exe, &machine, &command);
     }
+    if args.compare_engines {
+        return compare(Comparison::Engine, args, &exe, &machine, &command);
+    }
     if !args.family_sizes.is_empty() {
         return Err(UsageError(
-            "--family-size names a target of --compare-reduction or --compare-frontier: add one"
+            "--family-size names a target of --compare-reduction, --compare-frontier or --compare-engines: add one"
                 .into(),
         ));
     }
@@ -233,6 +249,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 first_counterexamples: true,
                 timeout: None,
                 memory_limit_mib: Some(args.memory_limit),
+                timely_workers: None,
             };
             let row = bench::measure_repeated(&exe, &spec, repeat)
                 .map_err(|e| UsageError(e.to_string()))?;

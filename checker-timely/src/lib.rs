@@ -213,11 +213,41 @@ impl Search {
     }
 
     fn push_level(&mut self, depth: u32, fp: u64, bytes: &[u8]) {
+        self.push_level_with(depth, fp, |out| out.extend_from_slice(bytes));
+    }
+
+    /// Appends a record whose bytes `encode` writes in place.
+    fn push_level_with(&mut self, depth: u32, fp: u64, encode: impl FnOnce(&mut Vec<u8>)) {
         let level = self.levels.entry(depth).or_default();
         level.extend_from_slice(&fp.to_le_bytes());
-        level.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-        level.extend_from_slice(bytes);
+        let at = level.len();
+        level.extend_from_slice(&[0; 4]);
+        encode(level);
+        let len = u32::try_from(level.len() - at - 4).expect("an encoded state under 4 GiB");
+        level[at..at + 4].copy_from_slice(&len.to_le_bytes());
         self.recorded += 1;
+    }
+
+    /// Records a state reached at `link.depth` unless it was reached before; a state reached
+    /// at the same depth keeps the least (parent, action), the rule of the local parallel
+    /// search, so that paths do not depend on the order messages arrive in.
+    fn record(&mut self, fp: u64, link: Link, encode: impl FnOnce(&mut Vec<u8>)) {
+        match self.visited.entry(fp) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let depth = link.depth;
+                e.insert(link);
+                self.push_level_with(depth, fp, encode);
+            }
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                let known = e.get_mut();
+                if known.depth == link.depth
+                    && known.action != ROOT
+                    && (link.parent, link.action_fp) < (known.parent, known.action_fp)
+                {
+                    *known = link;
+                }
+            }
+        }
     }
 
     fn receive(&mut self, message: Message) {
@@ -229,33 +259,15 @@ impl Search {
                 action,
                 depth,
                 bytes,
-            } => match self.visited.entry(fp) {
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(Link {
-                        parent,
-                        action_fp,
-                        action,
-                        depth,
-                    });
-                    self.push_level(depth, fp, &bytes);
-                }
-                std::collections::hash_map::Entry::Occupied(mut e) => {
-                    // The same rule as the local parallel search: at equal depth the least
-                    // (parent, action) wins, so paths do not depend on arrival order.
-                    let link = e.get_mut();
-                    if link.depth == depth
-                        && link.action != ROOT
-                        && (parent, action_fp) < (link.parent, link.action_fp)
-                    {
-                        *link = Link {
-                            parent,
-                            action_fp,
-                            action,
-                            depth,
-                        };
-                    }
-                }
-            },
+            } => {
+                let link = Link {
+                    parent,
+                    action_fp,
+                    action,
+                    depth,
+                };
+                self.record(fp, link, |out| out.extend_from_slice(&bytes));
+            }
             Message::Probe { fp } => {
                 if !self.visited.contains_key(&fp) {
                     self.depth_cut = true;
@@ -654,6 +666,7 @@ fn search<M: Model>(
     let mut stopped: Option<Stop> = None;
     let mut max_states_hit = false;
     let mut actions = Vec::new();
+    let mut sent = SentBefore::new(peers);
     loop {
         let level = net
             .shard
@@ -738,20 +751,38 @@ fn search<M: Model>(
                     })
                     .collect(),
             };
+            let next_depth = (depth + 1) as u32;
             for (index, a, next) in successors {
                 let Some(next) = next else { continue };
                 mine.generated += 1;
                 let nfp = fingerprint(&next);
+                let to = owner(nfp, peers);
+                let link = Link {
+                    parent: fp,
+                    action_fp: fingerprint(&a),
+                    action: index,
+                    depth: next_depth,
+                };
+                if to == me {
+                    // Owned here: recorded at once, and encoded only if new.
+                    let search = &mut net.shard.borrow_mut().search;
+                    search.record(nfp, link, |out| codec.encode(&next, out));
+                    continue;
+                }
+                if sent.sent_before(nfp, next_depth) {
+                    // Its owner has it from an earlier level: this copy would change nothing.
+                    continue;
+                }
                 let mut bytes = Vec::new();
                 codec.encode(&next, &mut bytes);
                 net.send(
-                    owner(nfp, peers),
+                    to,
                     Message::State {
                         fp: nfp,
-                        parent: fp,
-                        action_fp: fingerprint(&a),
-                        action: index,
-                        depth: (depth + 1) as u32,
+                        parent: link.parent,
+                        action_fp: link.action_fp,
+                        action: link.action,
+                        depth: next_depth,
                         bytes,
                     },
                 );
@@ -837,6 +868,36 @@ fn search<M: Model>(
         stopped_by: stopped_by.filter(|_| !all_decided),
         discoveries,
     })
+}
+
+/// Fingerprints this worker sent to other workers, with the depth they were sent at, in a
+/// table of fixed size where a newer entry overwrites an older one. A successor sent at an
+/// earlier level is recorded by its owner at that level or before, so sending it again
+/// would change nothing; one sent at the same depth is sent again (its parent may be less).
+struct SentBefore {
+    slots: Vec<(u64, u32)>,
+}
+
+impl SentBefore {
+    const SLOTS: usize = 1 << 18;
+
+    fn new(peers: usize) -> SentBefore {
+        // One worker alone sends nothing.
+        let n = if peers > 1 { Self::SLOTS } else { 0 };
+        SentBefore {
+            slots: vec![(0, u32::MAX); n],
+        }
+    }
+
+    /// Whether `fp` was sent at a depth before `depth`; else notes it as sent at `depth`.
+    fn sent_before(&mut self, fp: u64, depth: u32) -> bool {
+        let slot = &mut self.slots[(fp as usize) & (Self::SLOTS - 1)];
+        if slot.0 == fp && slot.1 < depth {
+            return true;
+        }
+        *slot = (fp, depth);
+        false
+    }
 }
 
 /// The summaries of one round, one per worker, in worker order.

@@ -290,6 +290,9 @@ pub struct ChildSpec {
     /// Stop the run when the process's resident set exceeds this many MiB (the measurement
     /// is then not exhaustive): a run that outgrows the machine stops alone.
     pub memory_limit_mib: Option<u64>,
+    /// Explore on timely dataflow with this many workers (`--engine timely`) instead of the
+    /// local engine's `threads`.
+    pub timely_workers: Option<usize>,
 }
 
 impl ChildSpec {
@@ -323,6 +326,9 @@ impl ChildSpec {
         }
         if let Some(m) = self.memory_limit_mib {
             args.extend(["--memory-limit".into(), m.to_string()]);
+        }
+        if let Some(w) = self.timely_workers {
+            args.extend(["--timely-workers".into(), w.to_string()]);
         }
         args
     }
@@ -364,6 +370,24 @@ pub struct Measurement {
     /// Why a run that is not exhaustive stopped ("timeout", "memory limit").
     #[serde(default)]
     pub stopped: Option<String>,
+    /// On timely dataflow: what the workers sent one another.
+    #[serde(default)]
+    pub sent: Option<Sent>,
+}
+
+/// What the workers of a timely run sent one another (to another worker, not to themselves).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sent {
+    pub states: u64,
+    pub bytes: u64,
+}
+
+impl Sent {
+    /// Bytes on the wire per state generated in the run (a state sent to its owner is
+    /// generated once; so are those kept by their own worker).
+    pub fn bytes_per_generated_state(&self, total_states: usize) -> f64 {
+        self.bytes as f64 / total_states.max(1) as f64
+    }
 }
 
 /// Runs one measurement in this process: call it only from a fresh child process, so that
@@ -388,7 +412,21 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         )
     };
     let cpu_before = cpu_seconds();
-    let result = check(model.clone(), &opts);
+    let (result, sent) = match spec.timely_workers {
+        None => (check(model.clone(), &opts), None),
+        Some(workers) => {
+            let cluster = crate::driver::Cluster::local(workers);
+            let (mut results, traffic) =
+                crate::driver::check_distributed(vec![model.clone()], &opts, &cluster)
+                    .expect("one process starts")
+                    .expect("the only process reports");
+            let sent = Sent {
+                states: traffic.states,
+                bytes: traffic.bytes,
+            };
+            (results.remove(0), Some(sent))
+        }
+    };
     let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let peak = peak_rss_kib();
     let first_counterexamples = if spec.first_counterexamples {
@@ -411,6 +449,7 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         peak_rss_kib: peak,
         first_counterexamples,
         stopped: result.stopped_by.as_ref().map(stop_text),
+        sent,
     }
 }
 
@@ -571,6 +610,9 @@ pub struct Row {
     pub violations: usize,
     /// Per finding, the median over runs.
     pub first_counterexamples: Vec<FirstCounterexample>,
+    /// On timely dataflow: bytes sent between workers per state generated (median).
+    #[serde(default)]
+    pub bytes_sent_per_state: Option<f64>,
 }
 
 impl Row {
@@ -671,6 +713,11 @@ pub fn median_row(runs: &[Measurement]) -> Row {
         stopped: runs.iter().find_map(|m| m.stopped.clone()),
         violations: col(|m| m.violations),
         first_counterexamples,
+        bytes_sent_per_state: runs
+            .iter()
+            .map(|m| m.sent.map(|s| s.bytes_per_generated_state(m.total_states)))
+            .collect::<Option<Vec<f64>>>()
+            .map(median_f64),
     }
 }
 
@@ -874,6 +921,7 @@ pub fn run_scaling(
                     timeout: Some(config.timeout),
                     memory_limit_mib: Some(config.memory_limit_mib),
                     frontier: FrontierStorage::default(),
+                    timely_workers: None,
                 };
                 let row = measure_repeated(exe, &spec, config.repeat)?;
                 let stop = !row.exhaustive || row.seconds > config.limit_seconds;
@@ -1227,6 +1275,7 @@ mod tests {
             timeout: Some(60),
             memory_limit_mib: Some(4096),
             frontier: FrontierStorage::default(),
+            timely_workers: None,
         };
         assert_eq!(
             spec.args().join(" "),
@@ -1279,6 +1328,8 @@ mod tests {
 pub enum Comparison {
     Reduction,
     Frontier,
+    /// The local engine on `threads` threads against timely dataflow on as many workers.
+    Engine,
 }
 
 impl Comparison {
@@ -1287,6 +1338,7 @@ impl Comparison {
         match self {
             Comparison::Reduction => ["none", "por"],
             Comparison::Frontier => ["values", "bytes"],
+            Comparison::Engine => ["local", "timely"],
         }
     }
 
@@ -1300,8 +1352,9 @@ impl Comparison {
             frontier: match (self, second) {
                 (Comparison::Frontier, false) => FrontierStorage::Values,
                 (Comparison::Frontier, true) => FrontierStorage::Bytes,
-                (Comparison::Reduction, _) => FrontierStorage::default(),
+                (Comparison::Reduction | Comparison::Engine, _) => FrontierStorage::default(),
             },
+            timely_workers: (self == Comparison::Engine && second).then_some(run.threads),
             first_counterexamples: false,
             timeout: run.timeout,
             memory_limit_mib: Some(run.memory_limit_mib),
@@ -1380,11 +1433,18 @@ pub fn comparison_markdown(
         machine.cpu,
         pairs.first().map_or(1, |p| p.first.threads)
     );
+    let engines = comparison == Comparison::Engine;
     let _ = writeln!(
         out,
-        "| target | states ({a}) | states ({b}) | fewer | time ({a}) | time ({b}) | CPU states/s ({a}) | CPU states/s ({b}) | peak MiB ({a}) | peak MiB ({b}) |"
+        "| target | states ({a}) | states ({b}) | fewer | time ({a}) | time ({b}) | CPU states/s ({a}) | CPU states/s ({b}) | peak MiB ({a}) | peak MiB ({b}) |{}",
+        if engines {
+            format!(" bytes sent per state ({b}) |")
+        } else {
+            String::new()
+        }
     );
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    out.push_str(if engines { "---:|\n" } else { "\n" });
     let per_cpu = |r: &Row| {
         r.cpu_seconds
             .filter(|c| *c > 0.0)
@@ -1426,6 +1486,16 @@ pub fn comparison_markdown(
             mib(&p.first),
             mib(&p.second),
         );
+        if engines {
+            out.pop();
+            let _ = writeln!(
+                out,
+                " {} |",
+                p.second
+                    .bytes_sent_per_state
+                    .map_or("-".to_string(), |b| format!("{b:.0}"))
+            );
+        }
     }
     out
 }
