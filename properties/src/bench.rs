@@ -1220,6 +1220,7 @@ mod tests {
                 found: true,
             }],
             stopped: None,
+            sent: None,
         }
     }
 
