@@ -306,7 +306,7 @@ struct CheckArgs {
     all: bool,
     /// With --all: check only shard I of N, the scenarios at positions I-1, I-1+N, ... of
     /// `list`'s order. `merge` joins the shards' JSON reports (docs/ci.md).
-    #[arg(long, value_name = "I/N", requires = "all")]
+    #[arg(long, value_name = "I/N")]
     shard: Option<shard::Shard>,
     /// A scenario file to check (repeatable).
     #[arg(long = "scenario-file", value_name = "PATH")]
@@ -809,9 +809,10 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         worlds.extend(catalog::all().map_err(UsageError)?);
     }
     let whole_suite = worlds.len();
-    if args.shard.is_some() && !args.files.is_empty() {
+    if args.shard.is_some() && (!args.all || !args.files.is_empty()) {
         return Err(UsageError(
-            "--shard splits the embedded scenarios of --all: it takes no --scenario-file".into(),
+            "--shard splits the embedded scenarios of --all: give --all, and no --scenario or --scenario-file"
+                .into(),
         ));
     }
     let mut worlds = shard::select(worlds, args.shard);
