@@ -2,7 +2,9 @@
 //! accepted for now, so CI fails only on new ones and reports listed ones that went away.
 
 use serde::Deserialize;
-use webmcp_properties::{ScenarioResult, Verdict};
+use webmcp_properties::Verdict;
+
+use crate::report::ScenarioRecord;
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -109,7 +111,7 @@ pub struct Judgement {
     pub stale: Vec<Finding>,
 }
 
-pub fn judge(results: &[ScenarioResult], baseline: Option<&Baseline>) -> Judgement {
+pub fn judge(results: &[ScenarioRecord], baseline: Option<&Baseline>) -> Judgement {
     let mut j = Judgement::default();
     for r in results {
         for p in r.violations() {

@@ -12,8 +12,8 @@ use webmcp_properties::driver::{check_distributed, Cluster, ClusterError, Hostfi
 use webmcp_properties::limits::{thousands, StopReason};
 
 use crate::{
-    baseline, human_report, output, render_check, say_traces_written, write_traces, CheckArgs,
-    CheckPlan, Format, FrontierArg, ModeArg, UsageError,
+    human_report, say_traces_written, write_traces, CheckArgs, CheckPlan, Format, FrontierArg,
+    ModeArg, UsageError,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -174,9 +174,5 @@ pub(crate) fn run(
             traffic.bytes as f64 / traffic.states.max(1) as f64
         );
     }
-    let judgement = baseline::judge(&results, plan.baseline.as_ref());
-    out!("{}", render_check(plan, &results, &judgement, args));
-    Ok(ExitCode::from(
-        output::Outcome::of(&results, &judgement).exit_code(),
-    ))
+    Ok(crate::conclude(plan, &results, args))
 }

@@ -15,7 +15,9 @@ Exit codes:
   1  a property was violated (with --baseline: one the baseline does not list)
   2  bad usage or input: an unknown name, a malformed scenario or baseline file, a bad value
   3  incomplete: a bound (--max-states, --max-depth, --timeout, --memory-limit) stopped a search,
-     or --mode sim took random walks; undecided properties are never reported as held";
+     or --mode sim took random walks; undecided properties are never reported as held
+A --shard that holds no scenario decides nothing: it says so on stderr and exits 3, never a pass
+(`merge` judges the whole run).";
 
 pub const LIST: &str = "\
 Exit codes: 0 listed, 2 bad usage.";
@@ -76,4 +78,6 @@ Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --ch
 given; else Debian's /usr/bin/chromium.";
 
 pub const MUTANTS: &str = "\
-Exit codes: 0 the mutation score is at least --min-score, 1 it is below, 2 bad usage.";
+Exit codes: 0 the mutation score is at least --min-score, 1 it is below, 2 bad usage, 3 a bound
+stopped a check, so a mutant is undecided. A --shard that holds no mutant exits 3, never a pass
+(`merge` judges the whole run).";

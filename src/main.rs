@@ -13,9 +13,12 @@ mod distributed;
 mod exit_codes;
 mod findings_cmd;
 mod legacy_cmd;
+mod merge_cmd;
 mod mutants_cmd;
 mod output;
 mod progress;
+mod report;
+mod shard;
 mod spec_sync_cmd;
 mod sweep_cmd;
 mod sweep_scale;
@@ -68,7 +71,7 @@ enum Command {
     /// Run the scenarios' browser forms in headless Chromium (or the polyfill) and judge
     /// what the pages observe against the model, under seed and proposed.
     #[command(after_help = exit_codes::CONFORMANCE)]
-    Conformance(webmcp_conformance::cli::Args),
+    Conformance(ConformanceArgs),
     /// Serve a directory of pages on two loopback origins with a recorder in every HTML
     /// document, open one page in headless Chromium and write what the pages did with the
     /// WebMCP API as a log (docs/trace-validation.md).
@@ -104,6 +107,10 @@ enum Command {
     /// (docs/spec-sync.md).
     #[command(after_help = spec_sync_cmd::EXIT)]
     SpecSync(spec_sync_cmd::SpecSyncArgs),
+    /// Join the JSON reports of the shards of one `check --all`, `sweep` or `mutants` run
+    /// (`--shard I/N`) into the report of the whole run (docs/ci.md).
+    #[command(after_help = merge_cmd::EXIT)]
+    Merge(merge_cmd::MergeArgs),
 }
 
 /// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
@@ -118,6 +125,39 @@ struct ListArgs {
     /// List the draft's scenarios, or the legacy proposal's.
     #[arg(long, value_enum, default_value_t = Profile::Draft)]
     profile: Profile,
+}
+
+#[derive(clap::Args)]
+struct ConformanceArgs {
+    #[command(flatten)]
+    run: webmcp_conformance::cli::Args,
+    /// Run only shard I of N of the scenarios that have a browser form, those at positions
+    /// I-1, I-1+N, ... of `list`'s order.
+    #[arg(long, value_name = "I/N", conflicts_with_all = ["scenario", "scenario_file", "wpt_dir", "write_docs"])]
+    shard: Option<shard::Shard>,
+}
+
+/// The embedded scenarios `conformance` runs: every one, or with --shard the shard's part
+/// of those with a browser form.
+fn conformance_scenarios(
+    shard: Option<shard::Shard>,
+) -> Result<Vec<(&'static str, &'static str)>, UsageError> {
+    let Some(shard) = shard else {
+        return Ok(catalog::SCENARIOS.to_vec());
+    };
+    let (_, without_form) =
+        webmcp_conformance::run::forms(catalog::SCENARIOS).map_err(UsageError)?;
+    let with_form: Vec<(&str, &str)> = catalog::SCENARIOS
+        .iter()
+        .filter(|(name, _)| !without_form.contains_key(*name))
+        .copied()
+        .collect();
+    let whole = with_form.len() as u64;
+    let part = shard::select(with_form, Some(shard));
+    if part.is_empty() {
+        shard::note_empty(shard, whole, "scenarios with a browser form");
+    }
+    Ok(part)
 }
 
 #[derive(clap::Args)]
@@ -265,6 +305,10 @@ struct CheckArgs {
     /// Check every embedded scenario.
     #[arg(long)]
     all: bool,
+    /// With --all: check only shard I of N, the scenarios at positions I-1, I-1+N, ... of
+    /// `list`'s order. `merge` joins the shards' JSON reports (docs/ci.md).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<shard::Shard>,
     /// A scenario file to check (repeatable).
     #[arg(long = "scenario-file", value_name = "PATH")]
     files: Vec<std::path::PathBuf>,
@@ -473,6 +517,7 @@ fn main() -> ExitCode {
                 .map_err(UsageError)
         }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
+        Command::Merge(a) => merge_cmd::merge(&a),
         Command::SpecSync(a) => spec_sync_cmd::spec_sync(&a),
         Command::Validate(a) => match webmcp_conformance::trace::cli::main(&a) {
             Ok((code, text)) => {
@@ -491,12 +536,17 @@ fn main() -> ExitCode {
                 ExitCode::from(code)
             })
             .map_err(UsageError),
-        Command::Conformance(a) => webmcp_conformance::cli::main(&a, catalog::SCENARIOS)
-            .map(|(code, text)| {
-                out!("{text}");
-                ExitCode::from(code)
-            })
-            .map_err(UsageError),
+        Command::Conformance(a) => conformance_scenarios(a.shard).and_then(|scenarios| {
+            if a.shard.is_some() && scenarios.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            webmcp_conformance::cli::main(&a.run, &scenarios)
+                .map(|(code, text)| {
+                    out!("{text}");
+                    ExitCode::from(code)
+                })
+                .map_err(UsageError)
+        }),
     };
     match result {
         Ok(code) => code,
@@ -677,15 +727,77 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         return legacy_check(args);
     }
     let plan = plan_check(args)?;
+    if let (Some(shard), true) = (args.shard, plan.worlds.is_empty()) {
+        shard::note_empty(shard, plan.whole_suite as u64, "scenarios");
+    }
     if let Some(cluster) = &plan.cluster {
         return distributed::run(&plan, cluster, args);
     }
     let results = explore(&plan, args)?;
-    let judgement = baseline::judge(&results, plan.baseline.as_ref());
-    out!("{}", render_check(&plan, &results, &judgement, args));
-    Ok(ExitCode::from(
-        output::Outcome::of(&results, &judgement).exit_code(),
-    ))
+    let status = conclude(&plan, &results, args);
+    if args.shard.is_some() && plan.worlds.is_empty() {
+        // Nothing was decided here: never a pass (`merge` judges the whole).
+        return Ok(ExitCode::from(3));
+    }
+    Ok(status)
+}
+
+/// Everything after the per-scenario reports, judged against the baseline, and the exit
+/// status it gives.
+fn conclude(plan: &CheckPlan, results: &[ScenarioResult], args: &CheckArgs) -> ExitCode {
+    let records: Vec<report::ScenarioRecord> =
+        results.iter().map(report::ScenarioRecord::of).collect();
+    let judgement = baseline::judge(&records, plan.baseline.as_ref());
+    out!("{}", render_check(plan, &records, &judgement, args));
+    ExitCode::from(output::Outcome::of(&records, &judgement).exit_code())
+}
+
+/// What a check shard's JSON report records about itself: its shard, its scenarios and
+/// every option that changes what a verdict says.
+fn check_shard_record(
+    plan: &CheckPlan,
+    args: &CheckArgs,
+    shard: shard::Shard,
+) -> shard::ShardRecord {
+    let options = plan_options(plan, args);
+    shard::ShardRecord {
+        command: "check".into(),
+        index: shard.index,
+        count: shard.count,
+        options,
+        total: plan.whole_suite as u64,
+        items: Some(plan.worlds.iter().map(|w| w.name.clone()).collect()),
+    }
+}
+
+/// The options a merge of check shards compares (and re-reads: `timings`, `baseline`).
+fn plan_options(plan: &CheckPlan, args: &CheckArgs) -> std::collections::BTreeMap<String, String> {
+    let text = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+    let mode = match args.mode {
+        ModeArg::Bfs => "bfs",
+        ModeArg::Dfs => "dfs",
+        ModeArg::Sim => "sim",
+    };
+    [
+        ("variant", plan.variant.name()),
+        ("mode", mode.to_string()),
+        ("seed", text(args.seed.map(|n| n.to_string()))),
+        ("runs", text(args.runs.map(|n| n.to_string()))),
+        ("threads", args.threads.to_string()),
+        ("max-states", text(args.max_states.map(|n| n.to_string()))),
+        ("max-depth", text(args.max_depth.map(|n| n.to_string()))),
+        ("timeout", text(args.timeout.map(|n| n.to_string()))),
+        ("symmetry", args.symmetry.to_string()),
+        (
+            "reduction",
+            format!("{:?}", plan.options.reduction).to_lowercase(),
+        ),
+        ("timings", (!args.no_timings).to_string()),
+        ("baseline", plan.baseline.is_some().to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// What one `check` of the draft will do, decided before any exploration so that every
@@ -700,6 +812,8 @@ struct CheckPlan {
     baseline: Option<baseline::Baseline>,
     /// `--engine timely`: the workers and processes of the run.
     cluster: Option<webmcp_properties::driver::Cluster>,
+    /// How many scenarios --all has before --shard takes its part.
+    whole_suite: usize,
 }
 
 fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
@@ -717,6 +831,14 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     if args.all {
         worlds.extend(catalog::all().map_err(UsageError)?);
     }
+    let whole_suite = worlds.len();
+    if args.shard.is_some() && (!args.all || !args.files.is_empty()) {
+        return Err(UsageError(
+            "--shard splits the embedded scenarios of --all: give --all, and no --scenario or --scenario-file"
+                .into(),
+        ));
+    }
+    let mut worlds = shard::select(worlds, args.shard);
     for name in &args.scenarios {
         worlds.push(catalog::named(name).map_err(UsageError)?);
     }
@@ -732,7 +854,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         worlds.push(world);
         sources.push((path.display().to_string(), text));
     }
-    if worlds.is_empty() {
+    if worlds.is_empty() && args.shard.is_none() {
         return Err(UsageError(
             "nothing to check: give --all, --scenario NAME or --scenario-file PATH".into(),
         ));
@@ -793,6 +915,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         options,
         baseline,
         cluster,
+        whole_suite,
     })
 }
 
@@ -861,25 +984,30 @@ fn say_traces_written(args: &CheckArgs, n: usize) {
 /// baseline judgement and the closing summary for people.
 fn render_check(
     plan: &CheckPlan,
-    results: &[ScenarioResult],
+    results: &[report::ScenarioRecord],
     judgement: &baseline::Judgement,
     args: &CheckArgs,
 ) -> String {
     let with_baseline = plan.baseline.is_some();
     match args.format {
+        Format::Human if results.is_empty() => String::new(),
         Format::Human => format!(
             "{}{}",
             output::baseline_summary(judgement, with_baseline),
             output::closing_summary(results, judgement, with_baseline, &args.trace_dir)
         ),
-        Format::Json => format!(
-            "{}\n",
-            output::json(
+        Format::Json => {
+            let mut doc = output::json(
                 results,
                 !args.no_timings,
-                with_baseline.then_some(judgement)
-            )
-        ),
+                with_baseline.then_some(judgement),
+            );
+            if let Some(s) = args.shard {
+                doc[shard::KEY] =
+                    serde_json::to_value(check_shard_record(plan, args, s)).expect("JSON");
+            }
+            format!("{}\n", serde_json::to_string_pretty(&doc).expect("JSON"))
+        }
         Format::Junit => output::junit(results, !args.no_timings, plan.baseline.as_ref()),
         Format::Markdown => {
             output::markdown_summary(results, judgement, with_baseline, !args.no_timings)
@@ -913,6 +1041,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.frontier != FrontierArg::Auto
         || args.baseline.is_some()
         || args.revision.is_some()
+        || args.shard.is_some()
     {
         return Err(UsageError(
             "--profile legacy supports --format human|json, --max-states, --max-depth, --timeout and --memory-limit only".into(),

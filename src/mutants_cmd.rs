@@ -9,7 +9,12 @@ use webmcp_model::mutation::{Mutant, Operator};
 use webmcp_model::{Variant, WebMcpModel, World};
 use webmcp_properties::mutants::{Baseline, Fate};
 
+use crate::shard::Shard;
 use crate::UsageError;
+
+mod merge;
+
+pub use merge::merge;
 
 #[derive(clap::Args)]
 pub struct MutantsArgs {
@@ -37,6 +42,21 @@ pub struct MutantsArgs {
     /// Partial-order reduction of every check (as `check --reduction`).
     #[arg(long, value_enum, default_value = "none")]
     reduction: crate::ReductionArg,
+    /// Run only shard I of N of the selected mutants, those at positions I-1, I-1+N, ... in
+    /// the report's order; `merge` joins the shards' JSON reports (docs/ci.md).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// What to print: a line per mutant and the score (text; the default), the report
+    /// (markdown; the default with -o), or JSON (what `merge` reads).
+    #[arg(long, value_enum)]
+    format: Option<MutantsFormat>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MutantsFormat {
+    Text,
+    Markdown,
+    Json,
 }
 
 fn percent(text: &str) -> Result<f64, String> {
@@ -99,7 +119,7 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         Ok(m) => m,
         Err(e) => return Ok(stopped(e)),
     };
-    let selected: Vec<Mutant> = match &args.mutant {
+    let mut selected: Vec<Mutant> = match &args.mutant {
         Some(name) => {
             let m = Mutant::parse(name)
                 .ok_or_else(|| UsageError(format!("unknown mutant \"{name}\"")))?;
@@ -115,42 +135,115 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
             .filter(|m| operator.is_none_or(|o| m.op == o))
             .collect(),
     };
+    // The canonical order is the report's; the shard takes its part of it.
+    selected.sort();
+    let whole = selected.len() as u64;
+    let selected = crate::shard::select(selected, args.shard);
+    if let (Some(shard), true) = (args.shard, selected.is_empty()) {
+        crate::shard::note_empty(shard, whole, "mutants");
+    }
     let fates = run(&baseline, &selected, args.threads, usize::from(args.bound));
-    let (killed, counted) = score_of(&fates);
-    let score = 100.0 * killed as f64 / counted.max(1) as f64;
-    let candidates = webmcp_model::mutation::candidates().len();
-    let report = markdown(&fates, score, usize::from(args.bound), candidates);
+    let run = Run {
+        fates,
+        bound: usize::from(args.bound),
+        min_score: args.min_score,
+        candidates: webmcp_model::mutation::candidates().len(),
+    };
+    let format = args.format.unwrap_or(if args.output.is_some() {
+        MutantsFormat::Markdown
+    } else {
+        MutantsFormat::Text
+    });
+    let text = match format {
+        MutantsFormat::Text => run.text(),
+        MutantsFormat::Markdown => run.markdown(),
+        MutantsFormat::Json => {
+            let shard = args
+                .shard
+                .map(|s| merge::shard_record(args, s, whole, &run));
+            format!("{}\n", merge::json(&run, shard))
+        }
+    };
     match (output, &args.output) {
         (Some(o), Some(path)) => {
-            o.commit(&report).map_err(|e| UsageError(e.to_string()))?;
+            o.commit(&text).map_err(|e| UsageError(e.to_string()))?;
             eprintln!("wrote {}", path.display());
-        }
-        _ => {
-            for (m, f) in &fates {
-                outln!("{:<70} {}", m.name(), fate_text(f));
+            if format == MutantsFormat::Markdown {
+                outln!("{}", run.score_line());
             }
         }
+        _ => out!("{text}"),
     }
-    outln!(
-        "{killed} of {counted} mutants killed ({} equivalent left out): score {score:.1}% (target {:.0}%)",
-        fates.len() - counted,
-        args.min_score
-    );
-    let undecided = fates
-        .iter()
-        .filter(|(_, f)| matches!(f, Fate::Stopped { .. }))
-        .count();
-    if undecided > 0 {
-        eprintln!(
-            "webmcp-check: {undecided} mutant(s) undecided: a bound stopped their check (see above)"
-        );
+    if args.shard.is_some() && selected.is_empty() {
+        // Nothing was decided here: never a pass (`merge` judges the whole).
         return Ok(ExitCode::from(3));
     }
-    Ok(if score + 1e-9 >= args.min_score {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(ExitCode::from(run.exit_code(true)))
+}
+
+/// The fates of a run of mutants (the whole selection, a shard's part, or merged shards).
+pub struct Run {
+    /// In the canonical (sorted) order of the mutants.
+    fates: Vec<(Mutant, Fate)>,
+    bound: usize,
+    min_score: f64,
+    candidates: usize,
+}
+
+impl Run {
+    fn score(&self) -> (usize, usize, f64) {
+        let (killed, counted) = score_of(&self.fates);
+        (
+            killed,
+            counted,
+            100.0 * killed as f64 / counted.max(1) as f64,
+        )
+    }
+
+    fn score_line(&self) -> String {
+        let (killed, counted, score) = self.score();
+        format!(
+            "{killed} of {counted} mutants killed ({} equivalent left out): score {score:.1}% (target {:.0}%)",
+            self.fates.len() - counted,
+            self.min_score
+        )
+    }
+
+    fn text(&self) -> String {
+        let mut out = String::new();
+        for (m, f) in &self.fates {
+            let _ = writeln!(out, "{:<70} {}", m.name(), fate_text(f));
+        }
+        let _ = writeln!(out, "{}", self.score_line());
+        out
+    }
+
+    fn markdown(&self) -> String {
+        markdown(&self.fates, self.score().2, self.bound, self.candidates)
+    }
+
+    /// 3 when a mutant is undecided (saying so on stderr if `tell`), 1 when the score is
+    /// below --min-score, else 0.
+    fn exit_code(&self, tell: bool) -> u8 {
+        let undecided = self
+            .fates
+            .iter()
+            .filter(|(_, f)| matches!(f, Fate::Stopped { .. }))
+            .count();
+        if undecided > 0 {
+            if tell {
+                eprintln!(
+                    "webmcp-check: {undecided} mutant(s) undecided: a bound stopped their check (see above)"
+                );
+            }
+            return 3;
+        }
+        if self.score().2 + 1e-9 >= self.min_score {
+            0
+        } else {
+            1
+        }
+    }
 }
 
 fn run(

@@ -2,9 +2,11 @@
 
 use serde_json::json;
 use webmcp_model::World;
-use webmcp_properties::{Kind, PropertyResult, ScenarioResult, Verdict};
+use webmcp_properties::limits::StopReason;
+use webmcp_properties::{ScenarioResult, Verdict};
 
 use crate::baseline::{Baseline, Judgement};
+use crate::report::{kind_name, PropertyRecord, ScenarioRecord};
 
 /// The first line of a scenario's human report: sizes, time, and whether it was exhaustive.
 pub fn run_header(
@@ -31,15 +33,25 @@ fn thousands(n: usize) -> String {
 /// Why a scenario's exploration is not exhaustive, naming the bound: "stopped by --timeout
 /// 5 s after 1,234,567 states". `None` when it is exhaustive.
 pub fn stop_text(r: &ScenarioResult) -> Option<String> {
-    match &r.stopped_by {
-        Some(stop) => Some(stop.describe(r.total_states)),
-        None if !r.exhaustive => Some("a bound stopped exploration".to_string()),
+    stop_phrase(r.stopped_by.as_ref(), r.exhaustive, r.total_states)
+}
+
+/// [`stop_text`] of a result's parts (a result, or a record read back from JSON).
+pub fn stop_phrase(
+    stopped_by: Option<&StopReason>,
+    exhaustive: bool,
+    total_states: usize,
+) -> Option<String> {
+    match stopped_by {
+        Some(stop) => Some(stop.describe(total_states)),
+        None if !exhaustive => Some("a bound stopped exploration".to_string()),
         None => None,
     }
 }
 
-fn is_known(baseline: Option<&Baseline>, r: &ScenarioResult, p: &PropertyResult) -> bool {
-    baseline.is_some_and(|b| b.lists(&r.scenario, p.def.name, &r.variant).is_some())
+/// Whether the baseline lists this violation of `property` in `scenario` under `variant`.
+fn is_known(baseline: Option<&Baseline>, scenario: &str, property: &str, variant: &str) -> bool {
+    baseline.is_some_and(|b| b.lists(scenario, property, variant).is_some())
 }
 
 pub fn human(
@@ -65,7 +77,7 @@ pub fn human(
             continue;
         }
         let label = match p.verdict {
-            Verdict::Violated if is_known(baseline, r, p) => "known",
+            Verdict::Violated if is_known(baseline, &r.scenario, p.def.name, &r.variant) => "known",
             Verdict::Violated => "VIOLATED",
             v => v.as_str(),
         };
@@ -119,7 +131,12 @@ pub fn human(
     out
 }
 
-pub fn json(results: &[ScenarioResult], timings: bool, judgement: Option<&Judgement>) -> String {
+/// The JSON report of a check (what `--format json` prints).
+pub fn json(
+    results: &[ScenarioRecord],
+    timings: bool,
+    judgement: Option<&Judgement>,
+) -> serde_json::Value {
     let scenarios: Vec<_> = results
         .iter()
         .map(|r| {
@@ -129,11 +146,11 @@ pub fn json(results: &[ScenarioResult], timings: bool, judgement: Option<&Judgem
                 .map(|p| {
                     json!({
                         "name": p.def.name,
-                        "kind": match p.def.kind { Kind::Always => "always", Kind::AtTermination => "at-termination", Kind::Sometimes => "sometimes" },
+                        "kind": kind_name(p.def.kind),
                         "about": p.def.about,
                         "verdict": p.verdict.as_str(),
-                        "counterexample": p.path.as_ref().filter(|_| p.verdict == Verdict::Violated).map(|path| path.iter().map(|s| json!({
-                            "action": format!("{:?}", s.action),
+                        "counterexample": p.counterexample.as_ref().map(|path| path.iter().map(|s| json!({
+                            "action": s.action,
                             "steps": s.steps.iter().map(|x| x.id()).collect::<Vec<_>>(),
                         })).collect::<Vec<_>>()),
                     })
@@ -157,18 +174,23 @@ pub fn json(results: &[ScenarioResult], timings: bool, judgement: Option<&Judgem
         .collect();
     let mut doc = json!({ "scenarios": scenarios });
     if let Some(j) = judgement {
-        let pairs = |v: &[(String, String)]| {
-            v.iter()
-                .map(|(s, p)| json!({"scenario": s, "property": p}))
-                .collect::<Vec<_>>()
-        };
-        doc["baseline"] = json!({
-            "new": pairs(&j.new),
-            "known": pairs(&j.known),
-            "no_longer_occurring": j.stale.iter().map(|f| json!({"scenario": f.scenario, "property": f.property, "variant": f.variant})).collect::<Vec<_>>(),
-        });
+        doc["baseline"] = baseline_json(j);
     }
-    serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+    doc
+}
+
+/// The `baseline` part of the JSON report: new, known and no longer occurring findings.
+pub fn baseline_json(j: &Judgement) -> serde_json::Value {
+    let pairs = |v: &[(String, String)]| {
+        v.iter()
+            .map(|(s, p)| json!({"scenario": s, "property": p}))
+            .collect::<Vec<_>>()
+    };
+    json!({
+        "new": pairs(&j.new),
+        "known": pairs(&j.known),
+        "no_longer_occurring": j.stale.iter().map(|f| json!({"scenario": f.scenario, "property": f.property, "variant": f.variant})).collect::<Vec<_>>(),
+    })
 }
 
 /// The step IDs of a counterexample's last action: where the property broke.
@@ -307,15 +329,15 @@ pub fn xml_escape(s: &str) -> String {
     out
 }
 
-fn counterexample_text(p: &PropertyResult) -> String {
-    p.path
+fn counterexample_text(p: &PropertyRecord) -> String {
+    p.counterexample
         .as_ref()
         .map(|path| {
             path.iter()
                 .enumerate()
                 .map(|(i, s)| {
                     format!(
-                        "{}. {:?} ({})",
+                        "{}. {} ({})",
                         i + 1,
                         s.action,
                         webmcp_traces::step_list(&s.steps)
@@ -329,7 +351,7 @@ fn counterexample_text(p: &PropertyResult) -> String {
 
 /// JUnit XML: one testsuite per scenario, one testcase per property. A new violation is a
 /// failure; a known finding and an undecided property are skipped.
-pub fn junit(results: &[ScenarioResult], timings: bool, baseline: Option<&Baseline>) -> String {
+pub fn junit(results: &[ScenarioRecord], timings: bool, baseline: Option<&Baseline>) -> String {
     let mut suites = String::new();
     let (mut total, mut failures, mut skipped) = (0, 0, 0);
     for r in results {
@@ -338,7 +360,7 @@ pub fn junit(results: &[ScenarioResult], timings: bool, baseline: Option<&Baseli
         for p in &r.properties {
             let name = xml_escape(p.def.name);
             let body = match p.verdict {
-                Verdict::Violated if is_known(baseline, r, p) => {
+                Verdict::Violated if is_known(baseline, &r.scenario, p.def.name, &r.variant) => {
                     sk += 1;
                     "<skipped message=\"known finding (listed in the baseline)\"/>".to_string()
                 }
@@ -355,7 +377,7 @@ pub fn junit(results: &[ScenarioResult], timings: bool, baseline: Option<&Baseli
                     sk += 1;
                     format!(
                         "<skipped message=\"incomplete: {}\"/>",
-                        xml_escape(&stop_text(r).unwrap_or_default())
+                        xml_escape(&r.stop_text().unwrap_or_default())
                     )
                 }
                 _ => String::new(),
@@ -392,7 +414,7 @@ pub fn junit(results: &[ScenarioResult], timings: bool, baseline: Option<&Baseli
 
 /// A Markdown summary for a CI step summary.
 pub fn markdown_summary(
-    results: &[ScenarioResult],
+    results: &[ScenarioRecord],
     j: &Judgement,
     with_baseline: bool,
     timings: bool,
@@ -411,7 +433,7 @@ pub fn markdown_summary(
     });
     for r in results {
         let violated = r.violations().count();
-        let verdict = match stop_text(r) {
+        let verdict = match r.stop_text() {
             Some(why) => format!("incomplete: {why}"),
             None if violated > 0 => "violations".to_string(),
             None => "pass".to_string(),
@@ -465,7 +487,7 @@ pub fn github_property(s: &str) -> String {
 /// GitHub workflow commands: an error per new violation, a warning per stale finding or
 /// incomplete property, each pointing at the file the scenario came from (`sources[i]` for
 /// `results[i]`; a baseline's stale finding at its embedded scenario).
-pub fn github(sources: &[&str], results: &[ScenarioResult], j: &Judgement) -> String {
+pub fn github(sources: &[&str], results: &[ScenarioRecord], j: &Judgement) -> String {
     let source_of = |scenario: &str| {
         results
             .iter()
@@ -490,7 +512,7 @@ pub fn github(sources: &[&str], results: &[ScenarioResult], j: &Judgement) -> St
         let prop = r.and_then(|r| r.properties.iter().find(|x| x.def.name == p));
         let steps = prop.map(|x| x.def.about.join(", ")).unwrap_or_default();
         let last = prop
-            .and_then(|x| x.path.as_ref())
+            .and_then(|x| x.counterexample.as_ref())
             .and_then(|path| path.last())
             .map(|st| webmcp_traces::step_list(&st.steps))
             .unwrap_or_default();
@@ -526,7 +548,7 @@ pub fn github(sources: &[&str], results: &[ScenarioResult], j: &Judgement) -> St
                     "{} was not decided for {}: {}",
                     p.def.name,
                     r.scenario,
-                    stop_text(r).unwrap_or_default()
+                    r.stop_text().unwrap_or_default()
                 ),
             ));
         }
@@ -546,7 +568,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn of(results: &[ScenarioResult], j: &Judgement) -> Outcome {
+    pub fn of(results: &[ScenarioRecord], j: &Judgement) -> Outcome {
         // Any scenario that stopped early makes the run incomplete, even if its verdicts are
         // all decided: a bound was hit, and the run says so.
         if !j.new.is_empty() {
@@ -575,7 +597,7 @@ impl Outcome {
 /// The closing lines of a human check report: what was judged, what the exit status means,
 /// and where to look next. Written for someone running the checker for the first time.
 pub fn closing_summary(
-    results: &[ScenarioResult],
+    results: &[ScenarioRecord],
     j: &Judgement,
     with_baseline: bool,
     trace_dir: &std::path::Path,

@@ -11,11 +11,16 @@ use std::time::{Duration, Instant};
 use webmcp_properties::limits::thousands;
 
 use serde_json::json;
-use webmcp_generator::{Bound, Counts, Gen, Shard};
+use webmcp_generator::{Bound, Counts, Gen};
 use webmcp_model::{Variant, WebMcpModel, World};
 use webmcp_properties::{check, properties, CheckOptions, Kind, ScenarioResult, Verdict};
 
+mod merge;
+
+pub use merge::merge;
+
 use crate::output::{github_data, github_property, xml_escape};
+use crate::shard::Shard;
 use crate::{Format, UsageError};
 
 pub const EXIT: &str = "\
@@ -25,6 +30,8 @@ Exit codes:
   2  bad usage: a malformed --bound, --shard, --variant or flag combination (one line on stderr)
   3  incomplete: --timeout, --max-states or --memory-limit stopped some scenario's search, or
      scenarios were left unchecked, and nothing was violated; never a pass
+A --shard that holds no scenario checks nothing and exits 0, saying so on stderr: `merge`
+decides whether the shards together are the whole sweep.
 With --scale: 0 once the table is printed (the bound the time limit stopped is marked
 \"(stopped)\" and never counted as swept), 2 bad usage.
 
@@ -40,10 +47,11 @@ pub struct SweepArgs {
     /// The spec variant: seed (the text as written), proposed, seed+FIX+... or proposed-FIX-...
     #[arg(long, value_name = "VARIANT", default_value = "seed")]
     variant: String,
-    /// Check only shard I of N (1 <= I <= N) of the canonical enumeration: the scenarios
-    /// whose index is I-1 modulo N. The N shards are disjoint and together are the space.
+    /// Check only shard I of N (1 <= I <= N) of the canonical enumeration (or of the distinct
+    /// samples): the scenarios whose index is I-1 modulo N. The N shards are disjoint and
+    /// together are the space; `merge` joins their JSON reports.
     #[arg(long, value_name = "I/N")]
-    shard: Option<String>,
+    shard: Option<Shard>,
     /// Instead of enumerating, draw N scenarios at random within the bound (for bounds too
     /// big to enumerate); duplicates up to renaming are checked once.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
@@ -117,10 +125,7 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
     }
     let bound = Bound::parse(&args.bound).map_err(UsageError)?;
     let variant = Variant::parse(&args.variant).map_err(UsageError)?;
-    let shard = match &args.shard {
-        Some(s) => Some(Shard::parse(s).map_err(UsageError)?),
-        None => None,
-    };
+    let shard = args.shard;
     if args.no_swarm && args.sample.is_none() {
         return Err(UsageError(
             "--no-swarm changes how --sample draws: it needs --sample N".into(),
@@ -195,7 +200,7 @@ struct PropertyTally {
     witnessing: u64,
     /// (statements, documents, counterexample length, index) and the scenario: smallest
     /// first, so the same scenario wins whatever order the workers finish in.
-    smallest: Option<(Key, Gen)>,
+    smallest: Option<(Key, Named)>,
     /// Where --out wrote the smallest scenario and its trace.
     files: Option<(String, String)>,
     /// The root cause of the smallest violation, as `findings` names causes.
@@ -260,7 +265,11 @@ fn by_cause(s: &Sweep) -> Vec<(String, Vec<&'static str>)> {
 fn find_causes(sweep: &mut Sweep, options: &CheckOptions) {
     let proposed = Variant::proposed();
     for p in 0..sweep.tally.len() {
-        let Some((_, gen)) = sweep.tally[p].smallest.clone() else {
+        let Some(gen) = sweep.tally[p]
+            .smallest
+            .as_ref()
+            .and_then(|(_, n)| n.gen.clone())
+        else {
             continue;
         };
         let violates = |v: Variant| {
@@ -287,6 +296,25 @@ fn find_causes(sweep: &mut Sweep, options: &CheckOptions) {
 
 type Key = (usize, usize, usize, u64);
 
+/// A generated scenario as a report names it; `gen` is absent in a report read back by
+/// `merge`, which needs only the name and summary.
+#[derive(Clone, Debug)]
+struct Named {
+    name: String,
+    summary: String,
+    gen: Option<Gen>,
+}
+
+impl Named {
+    fn of(gen: &Gen) -> Named {
+        Named {
+            name: webmcp_generator::name(gen),
+            summary: webmcp_generator::describe(gen),
+            gen: Some(gen.clone()),
+        }
+    }
+}
+
 /// The whole sweep's result.
 struct Sweep {
     bound: Bound,
@@ -297,6 +325,8 @@ struct Sweep {
     counts: Option<Counts>,
     /// How many scenarios this run was to check (this shard's, or the distinct samples').
     selected: u64,
+    /// How many scenarios the unsharded run checks (the canonical or distinct sampled ones).
+    whole: u64,
     checked: u64,
     incomplete: u64,
     skipped: u64,
@@ -306,10 +336,16 @@ struct Sweep {
     tally: Vec<PropertyTally>,
     /// The scenario with the most unique states: (unique states, index, scenario). One
     /// scenario can dominate a sweep's time and memory.
-    largest: Option<(usize, u64, Gen)>,
+    largest: Option<(usize, u64, Named)>,
     /// The first few scenarios a bound stopped (index order), to re-run on their own, and
     /// the bound that stopped each.
-    stopped: Vec<(u64, Gen, String)>,
+    stopped: Vec<(u64, Named, String)>,
+    /// Process CPU seconds and peak resident set (MiB) of the whole sweep, for --format json
+    /// with timings.
+    cpu_seconds: Option<f64>,
+    peak_rss_mib: Option<f64>,
+    /// The options a shard report records (`merge` compares them).
+    options: std::collections::BTreeMap<String, String>,
 }
 
 /// How many stopped scenarios a report names.
@@ -363,9 +399,15 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut sweep = Sweep::new(&plan);
+    sweep.options = shard_options(&plan, args);
     run(&plan, &mut sweep, start, show_progress);
+    if let (Some(shard), 0) = (sweep.shard, sweep.selected) {
+        crate::shard::note_empty(shard, sweep.whole, "scenarios");
+    }
     find_causes(&mut sweep, &plan.options);
     sweep.seconds = start.elapsed().as_secs_f64();
+    sweep.cpu_seconds = webmcp_properties::bench::cpu_seconds();
+    sweep.peak_rss_mib = webmcp_properties::bench::peak_rss_kib().map(|k| k as f64 / 1024.0);
     if let Some(dir) = &args.out {
         write_smallest(&mut sweep, &plan, dir)?;
     }
@@ -452,7 +494,7 @@ pub fn evidence(variant: Variant, jobs: usize) -> String {
                     "- `{}` by {} scenario(s); the smallest ({stmts} statements, {docs} documents, {len} actions): `{}`\n",
                     def.name,
                     thousands(sweep.tally[p].violating),
-                    webmcp_generator::describe(gen)
+                    gen.summary
                 ));
             }
         }
@@ -464,38 +506,60 @@ pub fn evidence(variant: Variant, jobs: usize) -> String {
     out
 }
 
+/// The options a sweep shard's report records: what decides the scenarios and the verdicts.
+fn shard_options(plan: &Plan, args: &SweepArgs) -> std::collections::BTreeMap<String, String> {
+    let text = |v: Option<String>| v.unwrap_or_else(|| "none".into());
+    [
+        ("bound", plan.bound.to_string()),
+        ("variant", plan.variant.name()),
+        (
+            "sample",
+            text(plan.sample.map(|(n, seed)| format!("{n} (seed {seed})"))),
+        ),
+        ("no-swarm", args.no_swarm.to_string()),
+        ("max-states", text(args.max_states.map(|n| n.to_string()))),
+        ("timeout", text(args.timeout.map(|n| n.to_string()))),
+        (
+            "reduction",
+            format!("{:?}", plan.options.reduction).to_lowercase(),
+        ),
+        ("timings", (!args.no_timings).to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
 /// How many of `canonical` indices shard `s` holds.
 fn shard_size(canonical: u64, s: Shard) -> u64 {
-    let first = s.index - 1;
-    if canonical > first {
-        (canonical - first).div_ceil(s.count)
-    } else {
-        0
-    }
+    s.size_of(canonical)
 }
 
 /// Feeds the selected scenarios, in order, to `send`: this shard of the enumeration (which
 /// is streamed, never held in memory), or of the distinct samples. Returns the whole
-/// space's counts for an exhaustive sweep.
-fn produce(plan: &Plan, mut send: impl FnMut(u64, Gen) -> ControlFlow<()>) -> Option<Counts> {
+/// space's counts for an exhaustive sweep, and how many scenarios the unsharded run has.
+fn produce(
+    plan: &Plan,
+    mut send: impl FnMut(u64, Gen) -> ControlFlow<()>,
+) -> (Option<Counts>, u64) {
     let shard = plan.shard.unwrap_or(Shard::WHOLE);
     if let Some((n, seed)) = plan.sample {
-        for (i, g) in webmcp_generator::sample(&plan.bound, n, seed, plan.sampling)
-            .into_iter()
-            .enumerate()
-        {
+        let drawn = webmcp_generator::sample(&plan.bound, n, seed, plan.sampling);
+        let whole = drawn.len() as u64;
+        for (i, g) in drawn.into_iter().enumerate() {
             if shard.contains(i as u64) && send(i as u64, g).is_break() {
                 break;
             }
         }
-        return None;
+        return (None, whole);
     }
-    Some(webmcp_generator::for_each_canonical(&plan.bound, |i, g| {
+    let counts = webmcp_generator::for_each_canonical(&plan.bound, |i, g| {
         if shard.contains(i) {
             return send(i, g.clone());
         }
         ControlFlow::Continue(())
-    }))
+    });
+    (Some(counts), counts.canonical)
 }
 
 /// How many scenarios the run will check, for the progress bar (a counting pass over the
@@ -568,8 +632,9 @@ fn run(plan: &Plan, sweep: &mut Sweep, start: Instant, show_progress: bool) {
             }
             sweep.add(&c, &gen);
         }
-        let (counts, sent) = producer.join().expect("the producer does not panic");
+        let ((counts, whole), sent) = producer.join().expect("the producer does not panic");
         sweep.counts = counts;
+        sweep.whole = whole;
         sweep.selected = sent;
     });
     if let Some(bar) = bar {
@@ -641,6 +706,7 @@ impl Sweep {
             sample: plan.sample,
             counts: None,
             selected: 0,
+            whole: 0,
             checked: 0,
             incomplete: 0,
             skipped: 0,
@@ -652,6 +718,9 @@ impl Sweep {
                 .collect(),
             largest: None,
             stopped: Vec::new(),
+            cpu_seconds: None,
+            peak_rss_mib: None,
+            options: Default::default(),
         }
     }
 
@@ -672,11 +741,11 @@ impl Sweep {
             .as_ref()
             .is_none_or(|(u, i, _)| size > (*u, std::cmp::Reverse(*i)))
         {
-            self.largest = Some((c.unique_states, c.index, gen.clone()));
+            self.largest = Some((c.unique_states, c.index, Named::of(gen)));
         }
         if c.incomplete && !c.skipped {
             let by = c.stopped_by.clone().unwrap_or_else(|| "a bound".into());
-            self.stopped.push((c.index, gen.clone(), by));
+            self.stopped.push((c.index, Named::of(gen), by));
             self.stopped.sort_by_key(|(i, _, _)| *i);
             self.stopped.truncate(STOPPED_SHOWN);
         }
@@ -685,7 +754,7 @@ impl Sweep {
             t.violating += 1;
             let key = (c.statements, c.documents, len, c.index);
             if t.smallest.as_ref().is_none_or(|(k, _)| key < *k) {
-                t.smallest = Some((key, gen.clone()));
+                t.smallest = Some((key, Named::of(gen)));
             }
         }
         for &p in &c.witnessed {
@@ -698,9 +767,14 @@ impl Sweep {
     }
 
     /// Whether some property may be undecided: a bound stopped a search, or no scenario was
-    /// checked at all (an empty shard), which must never read as a pass.
+    /// checked at all (an empty sample, or a sweep the deadline stopped before its first),
+    /// which must never read as a pass; nor may an empty shard (`merge` judges the whole).
     fn undecided(&self) -> bool {
         self.incomplete > 0 || self.checked == 0
+    }
+
+    fn is_empty_shard(&self) -> bool {
+        self.shard.is_some() && self.selected == 0
     }
 
     fn exit_code(&self) -> u8 {
@@ -713,7 +787,7 @@ impl Sweep {
         }
     }
 
-    fn smallest(&self, p: usize) -> Option<(&Key, &Gen)> {
+    fn smallest(&self, p: usize) -> Option<(&Key, &Named)> {
         self.tally[p].smallest.as_ref().map(|(k, g)| (k, g))
     }
 }
@@ -726,14 +800,14 @@ fn write_smallest(sweep: &mut Sweep, plan: &Plan, dir: &Path) -> Result<(), Usag
         ..CheckOptions::default()
     };
     for p in 0..sweep.tally.len() {
-        let Some((_, gen)) = sweep.smallest(p) else {
+        let Some(gen) = sweep.smallest(p).and_then(|(_, n)| n.gen.clone()) else {
             continue;
         };
-        let scenario = webmcp_generator::to_scenario(gen);
+        let scenario = webmcp_generator::to_scenario(&gen);
         let text = serde_json::to_string_pretty(&scenario).expect("a scenario serializes") + "\n";
         let scenario_file = dir.join(format!("{}.json", scenario.name));
         webmcp_traces::export::write_atomically(&scenario_file, &text).map_err(UsageError)?;
-        let (model, mut result) = check_gen(plan.variant, gen, &options);
+        let (model, mut result) = check_gen(plan.variant, &gen, &options);
         let name = properties()[p].name;
         result.properties.retain(|x| x.def.name == name);
         let source = scenario_file.display().to_string();
@@ -841,17 +915,13 @@ fn human(s: &Sweep, timings: bool) -> String {
     if let Some((unique, _, gen)) = &s.largest {
         out.push_str(&format!(
             "largest search: {} ({} unique states): {}\n",
-            webmcp_generator::name(gen),
+            gen.name,
             thousands(*unique as u64),
-            webmcp_generator::describe(gen)
+            gen.summary
         ));
     }
     for (_, gen, by) in &s.stopped {
-        out.push_str(&format!(
-            "stopped by {by}: {}: {}\n",
-            webmcp_generator::name(gen),
-            webmcp_generator::describe(gen)
-        ));
+        out.push_str(&format!("stopped by {by}: {}: {}\n", gen.name, gen.summary));
     }
     let (mut held, mut unwitnessed) = (0, 0);
     for (p, def) in properties().iter().enumerate() {
@@ -866,11 +936,11 @@ fn human(s: &Sweep, timings: bool) -> String {
             if let Some((&(stmts, docs, len, _), gen)) = s.smallest(p) {
                 out.push_str(&format!(
                     "             smallest {} ({}, {}, {}): {}\n",
-                    webmcp_generator::name(gen),
+                    gen.name,
                     plural(stmts, "statement"),
                     plural(docs, "document"),
                     plural(len, "action"),
-                    webmcp_generator::describe(gen)
+                    gen.summary
                 ));
             }
             if let Some(cause) = &t.cause {
@@ -902,19 +972,25 @@ fn human(s: &Sweep, timings: bool) -> String {
             out.push_str(&format!("  {cause}: {}\n", names.join(", ")));
         }
     }
-    if s.checked == 0 {
-        out.push_str("  no scenario was checked (an empty shard or sample): nothing is decided\n");
+    if s.is_empty_shard() {
+        out.push_str(
+            "  no scenario was checked (an empty shard): nothing is decided; `merge` judges the whole sweep\n",
+        );
+    } else {
+        if s.checked == 0 {
+            out.push_str("  no scenario was checked (an empty sample): nothing is decided\n");
+        }
+        out.push_str(&format!(
+            "  {} held in every scenario{}; {} reached by none\n",
+            plural(held, "property"),
+            if s.undecided() {
+                " that was searched to the end"
+            } else {
+                ""
+            },
+            plural(unwitnessed, "witness")
+        ));
     }
-    out.push_str(&format!(
-        "  {} held in every scenario{}; {} reached by none\n",
-        plural(held, "property"),
-        if s.undecided() {
-            " that was searched to the end"
-        } else {
-            ""
-        },
-        plural(unwitnessed, "witness")
-    ));
     out.push_str(&match s.exit_code() {
         1 if s.variant == "seed" => format!(
             "exit 1: {} properties are violated by generated scenarios. Under seed (the draft as\n\
@@ -942,12 +1018,12 @@ fn json_report(s: &Sweep, timings: bool) -> String {
             let t = &s.tally[p];
             let smallest = s.smallest(p).map(|(&(stmts, docs, len, index), gen)| {
                 let mut o = json!({
-                    "scenario": webmcp_generator::name(gen),
+                    "scenario": gen.name,
                     "index": index,
                     "statements": stmts,
                     "documents": docs,
                     "counterexample_length": len,
-                    "summary": webmcp_generator::describe(gen),
+                    "summary": gen.summary,
                 });
                 if let Some((scenario, trace)) = &t.files {
                     o["scenario_file"] = json!(scenario);
@@ -985,16 +1061,16 @@ fn json_report(s: &Sweep, timings: bool) -> String {
         "total_states": s.total_states,
         "unique_states": s.unique_states,
         "largest": s.largest.as_ref().map(|(unique, index, gen)| json!({
-            "scenario": webmcp_generator::name(gen),
+            "scenario": gen.name,
             "index": index,
             "unique_states": unique,
-            "summary": webmcp_generator::describe(gen),
+            "summary": gen.summary,
         })),
         "stopped": s.stopped.iter().map(|(index, gen, by)| json!({
-            "scenario": webmcp_generator::name(gen),
+            "scenario": gen.name,
             "index": index,
             "stopped_by": by,
-            "summary": webmcp_generator::describe(gen),
+            "summary": gen.summary,
         })).collect::<Vec<_>>(),
         "violated_properties": s.violated(),
         "exit": s.exit_code(),
@@ -1003,9 +1079,19 @@ fn json_report(s: &Sweep, timings: bool) -> String {
     if timings {
         doc["seconds"] = json!(s.seconds);
         // Process-wide: the whole sweep, all jobs.
-        doc["cpu_seconds"] = json!(webmcp_properties::bench::cpu_seconds());
-        doc["peak_rss_mib"] =
-            json!(webmcp_properties::bench::peak_rss_kib().map(|k| k as f64 / 1024.0));
+        doc["cpu_seconds"] = json!(s.cpu_seconds);
+        doc["peak_rss_mib"] = json!(s.peak_rss_mib);
+    }
+    if let Some(shard) = s.shard {
+        let record = crate::shard::ShardRecord {
+            command: "sweep".into(),
+            index: shard.index,
+            count: shard.count,
+            options: s.options.clone(),
+            total: s.whole,
+            items: None,
+        };
+        doc[crate::shard::KEY] = serde_json::to_value(record).expect("JSON");
     }
     serde_json::to_string_pretty(&doc).expect("JSON values serialize")
 }
@@ -1020,13 +1106,7 @@ fn junit(s: &Sweep, timings: bool) -> String {
             failures += 1;
             let smallest = s
                 .smallest(p)
-                .map(|(_, g)| {
-                    format!(
-                        "{}: {}",
-                        webmcp_generator::name(g),
-                        webmcp_generator::describe(g)
-                    )
-                })
+                .map(|(_, g)| format!("{}: {}", g.name, g.summary))
                 .unwrap_or_default();
             format!(
                 "<failure message=\"{} violated by {} of {} generated scenarios\">smallest {}</failure>",
@@ -1035,6 +1115,9 @@ fn junit(s: &Sweep, timings: bool) -> String {
                 s.checked,
                 xml_escape(&smallest)
             )
+        } else if s.is_empty_shard() && def.kind != Kind::Sometimes {
+            skipped += 1;
+            "<skipped message=\"not checked: this shard holds no scenario\"/>".to_string()
         } else if s.undecided() && def.kind != Kind::Sometimes {
             skipped += 1;
             "<skipped message=\"incomplete: a bound stopped some searches\"/>".to_string()
@@ -1081,7 +1164,11 @@ fn markdown(s: &Sweep, timings: bool) -> String {
         }
     ));
     if s.checked == 0 {
-        out.push_str("No scenario was checked (an empty shard or sample): nothing is decided.\n");
+        out.push_str(if s.is_empty_shard() {
+            "No scenario was checked (an empty shard): nothing is decided; `merge` judges the whole sweep.\n"
+        } else {
+            "No scenario was checked (an empty sample): nothing is decided.\n"
+        });
         return out;
     }
     if s.violated() == 0 {
@@ -1096,8 +1183,8 @@ fn markdown(s: &Sweep, timings: bool) -> String {
                 "| `{}` | {} | `{}`: {} | {stmts} | {docs} | {len} | {} |\n",
                 def.name,
                 t.violating,
-                webmcp_generator::name(gen),
-                webmcp_generator::describe(gen).replace('|', "\\|"),
+                gen.name,
+                gen.summary.replace('|', "\\|"),
                 t.cause.as_ref().map(Cause::label).unwrap_or_default()
             ));
         }
@@ -1121,12 +1208,7 @@ fn github(s: &Sweep) -> String {
             github_property(&format!("webmcp-check sweep {}", def.name)),
             github_data(&format!(
                 "{} is violated by {} of {} generated scenarios ({}); the smallest, {}: {}",
-                def.name,
-                t.violating,
-                s.checked,
-                s.bound,
-                webmcp_generator::name(gen),
-                webmcp_generator::describe(gen)
+                def.name, t.violating, s.checked, s.bound, gen.name, gen.summary
             ))
         ));
     }

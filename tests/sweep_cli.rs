@@ -427,21 +427,32 @@ fn violations_are_grouped_by_the_root_cause_of_their_smallest_scenario() {
     );
 }
 
-/// A shard that holds no scenario checks nothing, so it decides nothing: exit 3, never a
-/// pass, in every format.
+/// A shard that holds no scenario checks nothing and decides nothing: it says so, exits 3
+/// (never a pass; `merge` judges whether the shards are the whole sweep), and never claims a
+/// property held.
 #[test]
-fn an_empty_shard_is_incomplete_never_a_pass() {
+fn an_empty_shard_says_so_and_claims_nothing() {
     let bound = "docs=1,stmts=0,total=0,moves=0"; // one scenario, so shard 2/2 is empty
     let out = sweep(&["--bound", bound, "--shard", "2/2"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{text}");
     assert!(text.contains("no scenario was checked"), "{text}");
-    assert!(!text.contains("exit 0"), "{text}");
+    assert!(!text.contains("held in every"), "{text}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("shard 2/2 holds no items"),
+        "{out:?}"
+    );
     let json = json(&sweep(&[
         "--bound", bound, "--shard", "2/2", "--format", "json",
     ]));
     assert_eq!(json["checked"], 0);
-    assert_eq!(json["exit"], 3);
+    assert_eq!(json["shard_of"]["items"], serde_json::Value::Null);
+    assert_eq!(json["shard_of"]["total"], 1);
+    let junit = sweep(&["--bound", bound, "--shard", "2/2", "--format", "junit"]);
+    assert!(
+        String::from_utf8_lossy(&junit.stdout).contains("this shard holds no scenario"),
+        "{junit:?}"
+    );
     let whole = sweep(&["--bound", bound]);
     assert_eq!(
         whole.status.code(),

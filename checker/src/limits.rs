@@ -79,6 +79,30 @@ impl StopReason {
         }
     }
 
+    /// Reads back what [`StopReason::to_json`] wrote; `None` for anything else.
+    pub fn from_json(v: &Value) -> Option<StopReason> {
+        let field = |name: &str| v.get(name).and_then(Value::as_u64);
+        let only = |names: &[&str]| v.as_object().is_some_and(|o| o.len() == names.len() + 1);
+        Some(match v.get("kind")?.as_str()? {
+            "timeout" if only(&["seconds"]) => StopReason::Timeout {
+                limit: Duration::try_from_secs_f64(v.get("seconds")?.as_f64()?).ok()?,
+            },
+            "max-states" if only(&["states"]) => StopReason::MaxStates {
+                n: usize::try_from(field("states")?).ok()?,
+            },
+            "max-depth" if only(&["depth"]) => StopReason::MaxDepth {
+                n: usize::try_from(field("depth")?).ok()?,
+            },
+            "memory-limit" if only(&["mib"]) => StopReason::MemoryLimit { mib: field("mib")? },
+            "runs" if only(&["runs"]) => StopReason::Runs { n: field("runs")? },
+            "thread-spawn" if only(&["threads", "reason"]) => StopReason::ThreadSpawn {
+                threads: usize::try_from(field("threads")?).ok()?,
+                reason: v.get("reason")?.as_str()?.to_string(),
+            },
+            _ => return None,
+        })
+    }
+
     /// One phrase for people: "stopped by --timeout 5 s after 1,234,567 states".
     pub fn describe(&self, total_states: usize) -> String {
         let after = thousands(total_states as u64);
@@ -411,6 +435,34 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stop_reads_back_as_written_and_nothing_else_does() {
+        for stop in [
+            StopReason::Timeout {
+                limit: Duration::from_secs(5),
+            },
+            StopReason::MaxStates { n: 1234 },
+            StopReason::MaxDepth { n: 7 },
+            StopReason::MemoryLimit { mib: 512 },
+            StopReason::Runs { n: 1000 },
+            StopReason::ThreadSpawn {
+                threads: 4,
+                reason: "no".into(),
+            },
+        ] {
+            assert_eq!(StopReason::from_json(&stop.to_json()), Some(stop));
+        }
+        for bad in [
+            json!({"kind": "timeout", "seconds": -1.0}),
+            json!({"kind": "max-states", "states": "many"}),
+            json!({"kind": "max-depth", "depth": 3, "extra": 1}),
+            json!({"kind": "elsewhere"}),
+            json!([1, 2]),
+        ] {
+            assert_eq!(StopReason::from_json(&bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn the_resident_set_is_readable_and_plausible() {

@@ -96,32 +96,92 @@ pub fn count(b: &Bound) -> Counts {
     for_each_canonical(b, |_, _| ControlFlow::Continue(()))
 }
 
-/// Shard `index` of `count` (1-based, as `--shard I/N` writes it): the canonical scenarios
-/// whose index is `index - 1` modulo `count`. The shards of one `count` are disjoint and
-/// together are the whole space, whatever the bound.
+/// Shard `index` of `count` (1-based, as `--shard I/N` writes it): the items whose position
+/// in a command's canonical order is `index - 1` modulo `count` (round-robin). The shards of
+/// one `count` are disjoint and together are every position, whatever the number of items.
+/// Round-robin rather than a hash of each item's name: the canonical orders run from small
+/// to large (scenarios, generated scenarios by size), so dealing them out in turn gives every
+/// shard a like share of the cheap and the costly items, and the shard of a position needs
+/// no name at all (a sweep streams millions of scenarios).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     pub index: u64,
     pub count: u64,
 }
 
-impl Shard {
-    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+/// The most shards `--shard I/N` accepts: far more than any CI matrix runs (GitHub's allows
+/// 256 jobs), and small enough that a set of shard reports stays a handful of files.
+pub const MAX_SHARDS: u64 = 1000;
 
-    /// Parses `I/N` with `1 <= I <= N`.
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard \"{text}\": give I/N with 1 <= I <= N, e.g. --shard 1/4");
-        let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        let i: u64 = i.trim().parse().map_err(|_| bad())?;
-        let n: u64 = n.trim().parse().map_err(|_| bad())?;
-        if i == 0 || n == 0 || i > n {
-            return Err(bad());
+/// Why a `--shard` value was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShardError {
+    /// Not `I/N` with 1 <= I <= N.
+    Malformed(String),
+    /// N above [`MAX_SHARDS`].
+    TooMany(String),
+}
+
+impl std::fmt::Display for ShardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShardError::Malformed(text) => write!(
+                f,
+                "--shard wants I/N with 1 ≤ I ≤ N, e.g. 2/4; got '{}'",
+                text.escape_debug()
+            ),
+            ShardError::TooMany(text) => write!(
+                f,
+                "--shard wants at most {MAX_SHARDS} shards; got '{}'",
+                text.escape_debug()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ShardError {}
+
+impl std::str::FromStr for Shard {
+    type Err = ShardError;
+
+    /// Parses `I/N` with `1 <= I <= N <= MAX_SHARDS`.
+    fn from_str(text: &str) -> Result<Shard, ShardError> {
+        let malformed = || ShardError::Malformed(text.chars().take(40).collect());
+        let (i, n) = text.split_once('/').ok_or_else(malformed)?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(i) || !digits(n) {
+            return Err(malformed());
+        }
+        let i: u64 = i.parse().map_err(|_| malformed())?;
+        let n: u64 = n
+            .parse()
+            .map_err(|_| ShardError::TooMany(text.chars().take(40).collect()))?;
+        if n > MAX_SHARDS {
+            return Err(ShardError::TooMany(text.chars().take(40).collect()));
+        }
+        if i == 0 || i > n {
+            return Err(malformed());
         }
         Ok(Shard { index: i, count: n })
     }
+}
 
-    pub fn contains(&self, canonical_index: u64) -> bool {
-        canonical_index % self.count == self.index - 1
+impl Shard {
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    /// Whether the item at `position` (0-based, in the canonical order) is this shard's.
+    pub fn contains(&self, position: u64) -> bool {
+        position % self.count == self.index - 1
+    }
+
+    /// How many of `total` items this shard holds.
+    pub fn size_of(&self, total: u64) -> u64 {
+        let first = self.index - 1;
+        if total > first {
+            (total - first).div_ceil(self.count)
+        } else {
+            0
+        }
     }
 }
 

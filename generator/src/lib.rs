@@ -34,6 +34,7 @@ pub use bound::Bound;
 pub use canon::{canonical, is_canonical};
 pub use convert::{describe, from_scenario, name, to_scenario};
 pub use enumerate::{
-    count, for_each_canonical, for_each_raw, sample, shard, Counts, Sampling, Shard,
+    count, for_each_canonical, for_each_raw, sample, shard, Counts, Sampling, Shard, ShardError,
+    MAX_SHARDS,
 };
 pub use space::Gen;

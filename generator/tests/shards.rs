@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 
-use webmcp_generator::{for_each_canonical, shard, Bound, Shard};
+use webmcp_generator::{for_each_canonical, shard, Bound, Shard, ShardError};
 
 #[test]
 fn the_shards_of_any_count_are_disjoint_and_cover_the_space() {
@@ -30,10 +30,34 @@ fn the_shards_of_any_count_are_disjoint_and_cover_the_space() {
 
 #[test]
 fn shard_flags_parse_or_say_what_is_wrong() {
-    assert_eq!(Shard::parse("1/4"), Ok(Shard { index: 1, count: 4 }));
-    assert_eq!(Shard::parse("4/4"), Ok(Shard { index: 4, count: 4 }));
-    for bad in ["0/4", "5/4", "1/0", "x/2", "1", "", "1/2/3", "-1/2"] {
-        let e = Shard::parse(bad).unwrap_err();
-        assert!(e.starts_with("--shard") && !e.contains('\n'), "{bad}: {e}");
+    assert_eq!("1/4".parse(), Ok(Shard { index: 1, count: 4 }));
+    assert_eq!("4/4".parse(), Ok(Shard { index: 4, count: 4 }));
+    assert_eq!(
+        "1000/1000".parse(),
+        Ok(Shard {
+            index: 1000,
+            count: 1000
+        })
+    );
+    for bad in [
+        "0/4", "5/4", "1/0", "x/2", "1", "", "1/2/3", "-1/2", "+1/2", " 1/2",
+    ] {
+        let e = bad.parse::<Shard>().unwrap_err();
+        assert_eq!(e, ShardError::Malformed(bad.into()), "{bad}");
+        assert_eq!(
+            e.to_string(),
+            format!("--shard wants I/N with 1 ≤ I ≤ N, e.g. 2/4; got '{bad}'")
+        );
     }
+    for many in ["1/1001", "1/99999999999999999999999"] {
+        let e = many.parse::<Shard>().unwrap_err();
+        assert!(matches!(e, ShardError::TooMany(_)), "{many}: {e}");
+        assert!(
+            e.to_string()
+                .starts_with("--shard wants at most 1000 shards"),
+            "{e}"
+        );
+    }
+    let e = "1/\u{1b}[2J".parse::<Shard>().unwrap_err().to_string();
+    assert!(!e.contains('\u{1b}'), "{e}");
 }

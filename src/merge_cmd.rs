@@ -1,0 +1,385 @@
+//! `webmcp-check merge`: the JSON reports of the shards of one run (`--shard I/N`) joined
+//! into the report of the whole run, rendered by the command's own renderers. The reports
+//! are untrusted input: each is read up to a size bound, parsed into typed records, and
+//! every name is checked against this build's scenarios, properties and steps.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use webmcp_traces::limits::{one_line, read_limited, size_text, ReadError};
+
+use crate::report::{RecordError, ScenarioJson, ScenarioRecord};
+use crate::shard::{check_set, SetError, ShardRecord};
+use crate::{baseline, output, UsageError};
+
+pub const EXIT: &str = "\
+Exit codes: those of the merged command on the whole run (check: 0 every property held, 1 a
+property was violated (with --baseline: one the baseline does not list), 3 incomplete; sweep
+likewise; mutants: 1 the score is below --min-score, 3 a mutant is undecided); 2 the files are
+not every shard of one run, each once (a shard missing or given twice, shards of different N,
+commands or options, items that do not add up), or a file is unreadable, malformed or larger
+than 32 MiB (one line on stderr).";
+
+/// The largest shard report merge reads (32 MiB; `check --all --format json` writes 1.4 MB).
+/// Only `limit + 1` bytes are read, so `/dev/zero` or a pipe is refused too.
+pub const MAX_REPORT_BYTES: u64 = 32 * 1024 * 1024;
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The shards' reports, written with `--shard I/N --format json`: every shard once, in
+    /// any order.
+    #[arg(value_name = "SHARD.json", required = true, num_args = 1..)]
+    files: Vec<PathBuf>,
+    /// How to print the whole run's report (mutants: json or markdown).
+    #[arg(long, value_enum, default_value_t = MergeFormat::Json)]
+    format: MergeFormat,
+    /// The known-findings file the check shards were run with (--baseline); merge judges the
+    /// whole run against it and refuses shards judged against another.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write the report here instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MergeFormat {
+    Json,
+    Junit,
+    Markdown,
+    Github,
+}
+
+/// Why the files cannot be merged (exit 2).
+#[derive(Debug)]
+pub enum MergeError {
+    Read {
+        file: String,
+        error: String,
+    },
+    TooLarge {
+        file: String,
+    },
+    Malformed {
+        file: String,
+        why: String,
+    },
+    NotAShard {
+        file: String,
+    },
+    UnknownCommand {
+        file: String,
+        command: String,
+    },
+    Set(SetError),
+    Record {
+        file: String,
+        error: RecordError,
+    },
+    /// The file's results are not the items its shard record names.
+    Items {
+        file: String,
+    },
+    UnknownScenario {
+        file: String,
+        name: String,
+    },
+    Option {
+        file: String,
+        option: &'static str,
+    },
+    Baseline(String),
+    Format {
+        command: &'static str,
+    },
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Read { file, error } => write!(f, "{file}: cannot read: {error}"),
+            MergeError::TooLarge { file } => write!(
+                f,
+                "{file}: larger than {}, the limit for a shard report; not read",
+                size_text(MAX_REPORT_BYTES)
+            ),
+            MergeError::Malformed { file, why } => {
+                write!(f, "{file}: not a shard report ({why})")
+            }
+            MergeError::NotAShard { file } => write!(
+                f,
+                "{file}: not a shard report (no \"{}\"): run the command with --shard I/N --format json",
+                crate::shard::KEY
+            ),
+            MergeError::UnknownCommand { file, command } => write!(
+                f,
+                "{file}: a report of '{}', which merge does not join (check, sweep, mutants)",
+                one_line(command, 40)
+            ),
+            MergeError::Set(e) => write!(f, "{e}"),
+            MergeError::Record { file, error } => write!(f, "{file}: {error}"),
+            MergeError::Items { file } => write!(
+                f,
+                "{file}: its results are not the items its shard record names"
+            ),
+            MergeError::UnknownScenario { file, name } => write!(
+                f,
+                "{file}: '{}' is not an embedded scenario of this build",
+                one_line(name, 80)
+            ),
+            MergeError::Option { file, option } => write!(
+                f,
+                "{file}: its shard record lacks or garbles the option {option}"
+            ),
+            MergeError::Baseline(why) => write!(f, "{why}"),
+            MergeError::Format { command } => write!(
+                f,
+                "a merged {command} report renders as --format json or markdown only"
+            ),
+        }
+    }
+}
+
+impl From<SetError> for MergeError {
+    fn from(e: SetError) -> MergeError {
+        MergeError::Set(e)
+    }
+}
+
+/// A shard report: its file name and text.
+pub struct Loaded {
+    pub file: String,
+    pub text: String,
+}
+
+/// What merge reads first from every report: which command wrote it, as which shard.
+#[derive(Deserialize)]
+struct Envelope {
+    shard_of: Option<ShardRecord>,
+}
+
+pub fn merge(args: &MergeArgs) -> Result<ExitCode, UsageError> {
+    let output = crate::output_file(args.output.as_deref())?;
+    let (code, text) = merge_files(args).map_err(|e| UsageError(e.to_string()))?;
+    crate::write_output(output, &text)?;
+    Ok(ExitCode::from(code))
+}
+
+fn merge_files(args: &MergeArgs) -> Result<(u8, String), MergeError> {
+    let loaded = args
+        .files
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut command: Option<(String, String)> = None;
+    for l in &loaded {
+        let envelope: Envelope = parse(l)?;
+        let record = envelope.shard_of.ok_or_else(|| MergeError::NotAShard {
+            file: l.file.clone(),
+        })?;
+        match &command {
+            None => command = Some((l.file.clone(), record.command)),
+            Some(first) if first.1 != record.command => {
+                return Err(SetError::Commands {
+                    first: first.clone(),
+                    other: (l.file.clone(), record.command),
+                }
+                .into())
+            }
+            Some(_) => {}
+        }
+    }
+    match command.as_ref().map(|(_, c)| c.as_str()) {
+        Some("check") => merge_check(&loaded, args),
+        Some("sweep") => crate::sweep_cmd::merge(&loaded, args.format),
+        Some("mutants") => crate::mutants_cmd::merge(&loaded, args.format),
+        Some(other) => Err(MergeError::UnknownCommand {
+            file: loaded[0].file.clone(),
+            command: other.to_string(),
+        }),
+        None => Err(SetError::Empty.into()),
+    }
+}
+
+fn load(path: &std::path::Path) -> Result<Loaded, MergeError> {
+    let file = path.display().to_string();
+    let bytes = read_limited(path, MAX_REPORT_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => MergeError::Read {
+            file: file.clone(),
+            error: e.to_string(),
+        },
+        ReadError::TooLarge => MergeError::TooLarge { file: file.clone() },
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| MergeError::Malformed {
+        file: file.clone(),
+        why: "not UTF-8 text".into(),
+    })?;
+    Ok(Loaded { file, text })
+}
+
+/// Parses a report into `T`; an error names the line and column in one short line.
+pub fn parse<T: DeserializeOwned>(l: &Loaded) -> Result<T, MergeError> {
+    serde_json::from_str(&l.text).map_err(|e| MergeError::Malformed {
+        file: l.file.clone(),
+        why: format!(
+            "line {}, column {}: {}",
+            e.line(),
+            e.column(),
+            one_line(e.to_string().split(" at line ").next().unwrap_or(""), 160)
+        ),
+    })
+}
+
+/// An option a shard record must carry.
+pub fn option<'a>(
+    file: &str,
+    record: &'a ShardRecord,
+    name: &'static str,
+) -> Result<&'a str, MergeError> {
+    record
+        .options
+        .get(name)
+        .map(String::as_str)
+        .ok_or_else(|| MergeError::Option {
+            file: file.to_string(),
+            option: name,
+        })
+}
+
+/// A shard of `check --all --format json`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckShard {
+    shard_of: ShardRecord,
+    scenarios: Vec<ScenarioJson>,
+    baseline: Option<serde_json::Value>,
+}
+
+fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), MergeError> {
+    let mut shards = Vec::with_capacity(loaded.len());
+    let mut entries = Vec::with_capacity(loaded.len());
+    for l in loaded {
+        let shard: CheckShard = parse(l)?;
+        entries.push((
+            l.file.clone(),
+            shard.shard_of.clone(),
+            shard.scenarios.len() as u64,
+        ));
+        shards.push(shard);
+    }
+    let (order, _) = check_set(&entries)?;
+    let first = &entries[0];
+    let timings = option(&first.0, &first.1, "timings")? == "true";
+    let with_baseline = option(&first.0, &first.1, "baseline")? == "true";
+    let variant = option(&first.0, &first.1, "variant")?.to_string();
+    let known = match (&args.baseline, with_baseline) {
+        (Some(path), true) => Some(baseline::Baseline::load(path).map_err(MergeError::Baseline)?),
+        (None, false) => None,
+        (Some(_), false) => {
+            return Err(MergeError::Baseline(
+                "--baseline: the shards were run without a baseline, so they cannot be judged against one"
+                    .into(),
+            ))
+        }
+        (None, true) => {
+            return Err(MergeError::Baseline(
+                "the shards were run with --baseline: give merge the same file with --baseline FILE"
+                    .into(),
+            ))
+        }
+    };
+    // Per shard, in shard order: its records, checked against its shard record.
+    let mut parts: Vec<Vec<ScenarioRecord>> = Vec::with_capacity(order.len());
+    for &i in &order {
+        let (file, record, _) = &entries[i];
+        let shard = &mut shards[i];
+        let items = record
+            .items
+            .as_ref()
+            .ok_or(MergeError::Items { file: file.clone() })?;
+        let scenarios = std::mem::take(&mut shard.scenarios);
+        if scenarios.len() != items.len()
+            || scenarios
+                .iter()
+                .zip(items)
+                .any(|(s, name)| s.name() != name)
+        {
+            return Err(MergeError::Items { file: file.clone() });
+        }
+        if scenarios.iter().any(|s| s.seconds().is_some() != timings) {
+            return Err(MergeError::Option {
+                file: file.clone(),
+                option: "--no-timings",
+            });
+        }
+        let mut records = Vec::with_capacity(scenarios.len());
+        for s in scenarios {
+            if crate::catalog::text(s.name()).is_none() {
+                return Err(MergeError::UnknownScenario {
+                    file: file.clone(),
+                    name: s.name().to_string(),
+                });
+            }
+            let r = s.into_record().map_err(|error| MergeError::Record {
+                file: file.clone(),
+                error,
+            })?;
+            if r.variant != variant {
+                return Err(MergeError::Option {
+                    file: file.clone(),
+                    option: "--variant",
+                });
+            }
+            records.push(r);
+        }
+        // The shard's own judgement must be the one this baseline gives its results.
+        let judged = known
+            .as_ref()
+            .map(|b| output::baseline_json(&baseline::judge(&records, Some(b))));
+        if judged != shard.baseline {
+            return Err(MergeError::Baseline(format!(
+                "{file}: its baseline judgement differs from --baseline's: the shards were judged against another file"
+            )));
+        }
+        parts.push(records);
+    }
+    let results = interleave(parts);
+    let judgement = baseline::judge(&results, known.as_ref());
+    let text = match args.format {
+        MergeFormat::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&output::json(
+                &results,
+                timings,
+                with_baseline.then_some(&judgement)
+            ))
+            .expect("JSON")
+        ),
+        MergeFormat::Junit => output::junit(&results, timings, known.as_ref()),
+        MergeFormat::Markdown => {
+            output::markdown_summary(&results, &judgement, with_baseline, timings)
+        }
+        MergeFormat::Github => {
+            let sources: Vec<String> = results
+                .iter()
+                .map(|r| format!("scenarios/{}.json", r.scenario))
+                .collect();
+            let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+            output::github(&sources, &results, &judgement)
+        }
+    };
+    Ok((output::Outcome::of(&results, &judgement).exit_code(), text))
+}
+
+/// The shards' items (each shard's in canonical order, the shards in I order) back in the
+/// whole run's canonical order: position p is the (p / N)-th item of shard p mod N + 1.
+pub fn interleave<T>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let count = parts.len();
+    let total = parts.iter().map(Vec::len).sum();
+    let mut iters: Vec<_> = parts.into_iter().map(Vec::into_iter).collect();
+    (0..total)
+        .filter_map(|position| iters[position % count].next())
+        .collect()
+}
