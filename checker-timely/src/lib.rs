@@ -131,6 +131,8 @@ struct Summary {
     stop: Option<Stop>,
     /// The process's resident set in bytes, from its first worker only (else 0).
     resident: u64,
+    /// The sender's memory limit in MiB: worker 0's is the run's.
+    memory_limit: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -516,7 +518,9 @@ fn failed<M: Model>(
 }
 
 /// What every process of a run must agree on: the models' initial states, the properties,
-/// the options and the cluster's shape, with the caller's own tag (its command line).
+/// the options and the cluster's shape, with the caller's own tag (its command line). Not
+/// the time and memory limits: each process keeps its own clock, worker 0's memory limit is
+/// the run's, and a default limit is the machine's own.
 fn run_fingerprint<M: Model>(
     models: &[M],
     properties: &[Property<M>],
@@ -531,10 +535,15 @@ fn run_fingerprint<M: Model>(
         .iter()
         .map(|p| (p.name, format!("{:?}", p.expectation)))
         .collect();
+    let agreed = Options {
+        timeout: None,
+        memory_limit_mib: None,
+        ..options.clone()
+    };
     fingerprint(&(
         inits,
         props,
-        format!("{options:?}"),
+        format!("{agreed:?}"),
         cluster.workers,
         cluster.processes,
         &cluster.hosts,
@@ -634,9 +643,7 @@ fn search<M: Model>(
     options: &Options,
     reads_memory: bool,
 ) -> Result<Exploration<M>, Failure> {
-    let start = Instant::now();
     let codec = model.codec().expect("checked before the run");
-    let memory_limit = options.memory_limit_mib.or_else(process_memory_limit);
     let (me, peers) = (net.me, net.peers);
     let inits = model.init_states();
     let roots: Vec<(u64, Vec<u8>)> = inits
@@ -657,217 +664,277 @@ fn search<M: Model>(
             search.record_root(*fp, bytes);
         }
     })?;
-    let n = properties.len();
-    let mut total = inits.len() as u64;
+    let mut w = Expander {
+        net,
+        model,
+        properties,
+        options,
+        codec,
+        start: Instant::now(),
+        memory_limit: options.memory_limit_mib.or_else(process_memory_limit),
+        reads_memory,
+        found: vec![None; properties.len()],
+        sent: SentBefore::new(peers),
+        actions: Vec::new(),
+        total: inits.len() as u64,
+    };
     let mut unique = 0u64;
-    let mut found: Vec<Option<(u64, usize)>> = vec![None; n];
     let mut depth = 1usize;
     let mut max_depth = 0usize;
-    let mut stopped: Option<Stop> = None;
-    let mut max_states_hit = false;
-    let mut actions = Vec::new();
-    let mut sent = SentBefore::new(peers);
-    loop {
-        let level = net
+    let stopped = loop {
+        let mine = w.expand_level(depth);
+        w.net.broadcast(Message::Summary(mine));
+        let all = summaries(w.net.barrier()?, peers)?;
+        // Every worker combines the same summaries, so all take the same decision.
+        w.total += all.iter().map(|s| s.generated).sum::<u64>();
+        unique += all.iter().map(|s| s.recorded).sum::<u64>();
+        let level_states: u64 = all.iter().map(|s| s.level).sum();
+        if level_states > 0 {
+            max_depth = depth;
+        }
+        for (i, slot) in w.found.iter_mut().enumerate() {
+            if slot.is_none() {
+                let least = all.iter().filter_map(|s| s.found[i]).min();
+                *slot = least.map(|fp| (fp, depth));
+            }
+        }
+        // The memory limit is worker 0's, against every process's resident set.
+        let resident: u64 = all.iter().map(|s| s.resident).sum();
+        let over = all[0].memory_limit.is_some_and(|mib| resident > mib << 20);
+        let stopped = all
+            .iter()
+            .find_map(|s| s.stop)
+            .or(over.then_some(Stop::Memory));
+        let decided = w.found.iter().all(Option::is_some);
+        if stopped.is_some() || decided || level_states == 0 {
+            break stopped;
+        }
+        depth += 1;
+    };
+    // The last level's new states, and whether the depth bound cut any off.
+    let (recorded, depth_cut) = {
+        let search = &mut w.net.shard.borrow_mut().search;
+        (std::mem::take(&mut search.recorded), search.depth_cut)
+    };
+    w.net.broadcast(Message::Summary(Summary {
+        from: me as u32,
+        recorded,
+        depth_cut,
+        found: vec![None; properties.len()],
+        ..Summary::default()
+    }));
+    let all = summaries(w.net.barrier()?, peers)?;
+    unique += all.iter().map(|s| s.recorded).sum::<u64>();
+    let depth_cut = all.iter().any(|s| s.depth_cut);
+    let discoveries = rebuild_paths(w.net, model, &inits, &w.found)?;
+    let all_decided = w.found.iter().all(Option::is_some);
+    let mut stopped_by = stopped.map(|s| match s {
+        Stop::Timeout => StopReason::Timeout {
+            limit: options.timeout.unwrap_or_default(),
+        },
+        Stop::MaxStates => StopReason::MaxStates {
+            n: options.max_states.unwrap_or_default(),
+        },
+        Stop::Memory => StopReason::MemoryLimit {
+            mib: w.memory_limit.unwrap_or_default(),
+        },
+    });
+    if stopped_by.is_none() && depth_cut {
+        stopped_by = options.max_depth.map(|n| StopReason::MaxDepth { n });
+    }
+    Ok(Exploration {
+        total_states: w.total as usize,
+        unique_states: unique as usize,
+        max_depth,
+        // Once every property is decided nothing a bound left out matters.
+        stopped_by: stopped_by.filter(|_| !all_decided),
+        discoveries,
+    })
+}
+
+/// What one worker needs to expand its share of each level.
+struct Expander<'n, 'w, 'm, M: Model> {
+    net: &'n mut Net<'w>,
+    model: &'m M,
+    properties: &'m [Property<M>],
+    options: &'m Options,
+    codec: &'m dyn webmcp_checker::StateCodec<M::State>,
+    start: Instant,
+    memory_limit: Option<u64>,
+    /// The first worker of each process reads the process's resident set.
+    reads_memory: bool,
+    /// Per property, once decided: the least fingerprint that shows it, and its depth.
+    found: Vec<Option<(u64, usize)>>,
+    sent: SentBefore,
+    actions: Vec<M::Action>,
+    /// States generated by all workers up to the last level end.
+    total: u64,
+}
+
+impl<M: Model> Expander<'_, '_, '_, M> {
+    /// Expands this worker's states of `depth` (judging each), sending every successor to
+    /// its owner; what it did, as its summary of the level.
+    fn expand_level(&mut self, depth: usize) -> Summary {
+        let level = self
+            .net
             .shard
             .borrow_mut()
             .search
             .levels
             .remove(&(depth as u32))
             .unwrap_or_default();
-        let expand = options.max_depth.is_none_or(|d| depth < d);
+        let expand = self.options.max_depth.is_none_or(|d| depth < d);
         let mut mine = Summary {
-            from: me as u32,
-            found: vec![None; n],
+            from: self.net.me as u32,
+            found: vec![None; self.properties.len()],
+            memory_limit: self.memory_limit,
             ..Summary::default()
         };
         for (i, (fp, bytes)) in records(&level).enumerate() {
             if i % PUMP == PUMP - 1 {
-                net.pump();
-                if options.timeout.is_some_and(|t| start.elapsed() >= t) {
-                    mine.stop = Some(Stop::Timeout);
-                }
+                self.net.pump();
             }
-            if reads_memory && i % MEMORY_POLL == MEMORY_POLL - 1 {
-                let resident = resident_bytes().unwrap_or(0);
-                if memory_limit.is_some_and(|mib| resident > mib * 1024 * 1024) {
-                    mine.stop = Some(Stop::Memory);
-                }
-            }
+            mine.stop = mine.stop.or_else(|| self.bound_hit(i, &mine));
             if mine.stop.is_some() {
                 break;
             }
             mine.level += 1;
-            let s = codec.decode(bytes);
-            actions.clear();
-            model.actions(&s, &mut actions);
-            let terminal = actions.is_empty();
-            for (i, p) in properties.iter().enumerate() {
-                if found[i].is_none() && p.shows_at(model, &s, terminal) {
-                    let slot = &mut mine.found[i];
-                    if slot.is_none_or(|known| fp < known) {
-                        *slot = Some(fp);
-                    }
-                }
-            }
-            if terminal {
-                continue;
-            }
-            if !expand {
-                for a in actions.drain(..) {
-                    if let Some(next) = model.next_state(&s, a) {
-                        let nfp = fingerprint(&next);
-                        net.send(owner(nfp, peers), Message::Probe { fp: nfp });
-                    }
-                }
-                continue;
-            }
-            if options
-                .max_states
-                .is_some_and(|m| total + mine.generated >= m as u64)
-            {
-                mine.stop = Some(Stop::MaxStates);
-                break;
-            }
-            let ample = match options.reduction {
-                Reduction::Por => model.persistent_action(&s),
-                Reduction::None => None,
-            };
-            let successors: Vec<(u32, M::Action, Option<M::State>)> = match ample {
-                Some((a, next)) => {
-                    let afp = fingerprint(&a);
-                    let index = actions
-                        .iter()
-                        .position(|b| fingerprint(b) == afp)
-                        .expect("the persistent action is enabled");
-                    vec![(index as u32, a, Some(next))]
-                }
-                None => actions
-                    .drain(..)
-                    .enumerate()
-                    .map(|(i, a)| {
-                        let next = model.next_state(&s, a.clone());
-                        (i as u32, a, next)
-                    })
-                    .collect(),
-            };
-            let next_depth = (depth + 1) as u32;
-            for (index, a, next) in successors {
-                let Some(next) = next else { continue };
-                mine.generated += 1;
-                let nfp = fingerprint(&next);
-                let to = owner(nfp, peers);
-                let link = Link {
-                    parent: fp,
-                    action_fp: fingerprint(&a),
-                    action: index,
-                    depth: next_depth,
-                };
-                if to == me {
-                    // Owned here: recorded at once, and encoded only if new.
-                    let search = &mut net.shard.borrow_mut().search;
-                    search.record(nfp, link, |out| codec.encode(&next, out));
-                    continue;
-                }
-                if sent.sent_before(nfp, next_depth) {
-                    // Its owner has it from an earlier level: this copy would change nothing.
-                    continue;
-                }
-                let mut bytes = Vec::new();
-                codec.encode(&next, &mut bytes);
-                net.send(
-                    to,
-                    Message::State {
-                        fp: nfp,
-                        parent: link.parent,
-                        action_fp: link.action_fp,
-                        action: link.action,
-                        depth: next_depth,
-                        bytes,
-                    },
-                );
-            }
+            self.expand_state(fp, bytes, depth, expand, &mut mine);
         }
         drop(level);
-        if mine.stop.is_none() && options.timeout.is_some_and(|t| start.elapsed() >= t) {
+        if mine.stop.is_none()
+            && self
+                .options
+                .timeout
+                .is_some_and(|t| self.start.elapsed() >= t)
+        {
             mine.stop = Some(Stop::Timeout);
         }
-        if reads_memory {
+        if self.reads_memory {
             mine.resident = resident_bytes().unwrap_or(0);
         }
-        mine.recorded = std::mem::take(&mut net.shard.borrow_mut().search.recorded);
-        net.broadcast(Message::Summary(mine));
-        let all = summaries(net.barrier()?, peers)?;
-        total += all.iter().map(|s| s.generated).sum::<u64>();
-        unique += all.iter().map(|s| s.recorded).sum::<u64>();
-        let level_states: u64 = all.iter().map(|s| s.level).sum();
-        if level_states > 0 {
-            max_depth = depth;
+        mine.recorded = std::mem::take(&mut self.net.shard.borrow_mut().search.recorded);
+        mine
+    }
+
+    /// A bound this worker passed before expanding its `i`th state of the level: time
+    /// (asked every [`PUMP`] states), memory ([`MEMORY_POLL`]) or states generated.
+    fn bound_hit(&self, i: usize, mine: &Summary) -> Option<Stop> {
+        if i % PUMP == PUMP - 1
+            && self
+                .options
+                .timeout
+                .is_some_and(|t| self.start.elapsed() >= t)
+        {
+            return Some(Stop::Timeout);
         }
-        for (i, slot) in found.iter_mut().enumerate() {
-            if slot.is_none() {
-                *slot = all
-                    .iter()
-                    .filter_map(|s| s.found[i])
-                    .min()
-                    .map(|fp| (fp, depth));
+        if self.reads_memory && i % MEMORY_POLL == MEMORY_POLL - 1 {
+            let resident = resident_bytes().unwrap_or(0);
+            if self.memory_limit.is_some_and(|mib| resident > mib << 20) {
+                return Some(Stop::Memory);
             }
         }
-        stopped = stopped.or_else(|| all.iter().find_map(|s| s.stop));
-        let resident: u64 = all.iter().map(|s| s.resident).sum();
-        if stopped.is_none() && memory_limit.is_some_and(|mib| resident > mib * 1024 * 1024) {
-            stopped = Some(Stop::Memory);
-        }
-        if stopped == Some(Stop::MaxStates) {
-            max_states_hit = true;
-        }
-        let decided = found.iter().all(Option::is_some);
-        if stopped.is_some() || decided || level_states == 0 {
-            break;
-        }
-        depth += 1;
+        let max = self.options.max_states.map(|m| m as u64);
+        max.filter(|&m| self.total + mine.generated >= m)
+            .map(|_| Stop::MaxStates)
     }
-    // The last level's new states, and whether the depth bound cut any off.
-    let (recorded, depth_cut) = {
-        let search = &mut net.shard.borrow_mut().search;
-        (std::mem::take(&mut search.recorded), search.depth_cut)
-    };
-    net.broadcast(Message::Summary(Summary {
-        from: me as u32,
-        recorded,
-        depth_cut,
-        found: vec![None; n],
-        ..Summary::default()
-    }));
-    let all = summaries(net.barrier()?, peers)?;
-    unique += all.iter().map(|s| s.recorded).sum::<u64>();
-    let depth_cut = all.iter().any(|s| s.depth_cut);
-    let discoveries = rebuild_paths(net, model, &inits, &found)?;
-    let all_decided = found.iter().all(Option::is_some);
-    let mut stopped_by = stopped.map(|s| match s {
-        Stop::Timeout => StopReason::Timeout {
-            limit: options.timeout.expect("a timeout was set"),
-        },
-        Stop::MaxStates => StopReason::MaxStates {
-            n: options.max_states.expect("a bound was set"),
-        },
-        Stop::Memory => StopReason::MemoryLimit {
-            mib: memory_limit.expect("a limit was set"),
-        },
-    });
-    if stopped_by.is_none() && max_states_hit {
-        stopped_by = options.max_states.map(|n| StopReason::MaxStates { n });
+
+    /// Judges one state and sends its successors to their owners (at the depth bound: asks
+    /// their owners whether any is new).
+    fn expand_state(
+        &mut self,
+        fp: u64,
+        bytes: &[u8],
+        depth: usize,
+        expand: bool,
+        mine: &mut Summary,
+    ) {
+        let (model, codec, peers, me) = (self.model, self.codec, self.net.peers, self.net.me);
+        let s = codec.decode(bytes);
+        let mut actions = std::mem::take(&mut self.actions);
+        actions.clear();
+        model.actions(&s, &mut actions);
+        let terminal = actions.is_empty();
+        for (i, p) in self.properties.iter().enumerate() {
+            if self.found[i].is_none() && p.shows_at(model, &s, terminal) {
+                let slot = &mut mine.found[i];
+                if slot.is_none_or(|known| fp < known) {
+                    *slot = Some(fp);
+                }
+            }
+        }
+        if terminal {
+            self.actions = actions;
+            return;
+        }
+        if !expand {
+            for a in actions.drain(..) {
+                if let Some(next) = model.next_state(&s, a) {
+                    let nfp = fingerprint(&next);
+                    self.net.send(owner(nfp, peers), Message::Probe { fp: nfp });
+                }
+            }
+            self.actions = actions;
+            return;
+        }
+        let ample = match self.options.reduction {
+            Reduction::Por => model.persistent_action(&s),
+            Reduction::None => None,
+        };
+        let successors: Vec<(u32, M::Action, Option<M::State>)> = match ample {
+            Some((a, next)) => {
+                let afp = fingerprint(&a);
+                let index = actions
+                    .iter()
+                    .position(|b| fingerprint(b) == afp)
+                    .expect("the persistent action is enabled");
+                vec![(index as u32, a, Some(next))]
+            }
+            None => actions
+                .drain(..)
+                .enumerate()
+                .map(|(i, a)| {
+                    let next = model.next_state(&s, a.clone());
+                    (i as u32, a, next)
+                })
+                .collect(),
+        };
+        self.actions = actions;
+        let next_depth = (depth + 1) as u32;
+        for (index, a, next) in successors {
+            let Some(next) = next else { continue };
+            mine.generated += 1;
+            let nfp = fingerprint(&next);
+            let to = owner(nfp, peers);
+            let link = Link {
+                parent: fp,
+                action_fp: fingerprint(&a),
+                action: index,
+                depth: next_depth,
+            };
+            if to == me {
+                // Owned here: recorded at once, and encoded only if new.
+                let search = &mut self.net.shard.borrow_mut().search;
+                search.record(nfp, link, |out| codec.encode(&next, out));
+                continue;
+            }
+            if self.sent.sent_before(nfp, next_depth) {
+                // Its owner has it from an earlier level: this copy would change nothing.
+                continue;
+            }
+            let mut bytes = Vec::new();
+            codec.encode(&next, &mut bytes);
+            let message = Message::State {
+                fp: nfp,
+                parent: link.parent,
+                action_fp: link.action_fp,
+                action: link.action,
+                depth: next_depth,
+                bytes,
+            };
+            self.net.send(to, message);
+        }
     }
-    if stopped_by.is_none() && depth_cut {
-        stopped_by = options.max_depth.map(|n| StopReason::MaxDepth { n });
-    }
-    Ok(Exploration {
-        total_states: total as usize,
-        unique_states: unique as usize,
-        max_depth,
-        stopped_by: stopped_by.filter(|_| !all_decided),
-        discoveries,
-    })
 }
 
 /// Fingerprints this worker sent to other workers, with the depth they were sent at, in a
