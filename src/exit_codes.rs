@@ -15,7 +15,8 @@ Exit codes:
   1  a property was violated (with --baseline: one the baseline does not list)
   2  bad usage or input: an unknown name, a malformed scenario or baseline file, a bad value
   3  incomplete: a bound (--max-states, --max-depth, --timeout, --memory-limit) stopped a search,
-     or --mode sim took random walks; undecided properties are never reported as held
+     --mode sim took random walks, or (--engine timely) a process or worker of the run failed;
+     undecided properties are never reported as held
 A --shard that holds no scenario decides nothing: it says so on stderr and exits 3, never a pass
 (`merge` judges the whole run).";
 

@@ -46,6 +46,9 @@
 //!   Same verdicts and state counts, paths neither shortest nor stable from run to run.
 //! * **Simulation** ([`simulation`]): seeded random walks; never exhaustive.
 //!
+//! The crate `webmcp-checker-timely` runs the level-by-level breadth-first search on timely
+//! dataflow, over threads and processes, with the same rules and so the same output.
+//!
 //! Symmetry reduction is a parameter ([`Checker::symmetry`]): the caller supplies the
 //! function that maps a state to the representative of its class.
 //!
