@@ -85,6 +85,28 @@ fn workers_in_one_process_report_what_the_local_parallel_search_reports() {
             "{workers} worker(s): the JSON report differs from --threads 2's"
         );
     }
+    // Under the proposed fixes nothing is violated: the same report, exit 0.
+    let local = suite(
+        &["--threads", "2", "--variant", "proposed"],
+        &dir.join("lp"),
+    );
+    let timely = suite(
+        &[
+            "--engine",
+            "timely",
+            "--workers",
+            "2",
+            "--variant",
+            "proposed",
+        ],
+        &dir.join("tp"),
+    );
+    assert_eq!(local.status.code(), Some(0));
+    assert_eq!(timely.status.code(), Some(0));
+    assert!(
+        timely.stdout == local.stdout,
+        "proposed: the JSON report differs"
+    );
     // The same traces, file for file.
     let names = |d: &str| {
         let mut v: Vec<_> = std::fs::read_dir(dir.join(d))
