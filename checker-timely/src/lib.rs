@@ -486,7 +486,14 @@ where
                 traffic += t;
                 first.get_or_insert(explorations);
             }
+            // The cause, rather than the workers that stopped because of it.
+            Err(Failure::PeerFailed) => {
+                failure.get_or_insert(Failure::PeerFailed.to_string());
+            }
             Err(f) => {
+                if failure.as_deref() == Some(&Failure::PeerFailed.to_string()) {
+                    failure = None;
+                }
                 failure.get_or_insert(f.to_string());
             }
         }
@@ -611,10 +618,9 @@ fn run_worker<M: Model>(
         })
     };
     let (me, peers) = (worker.index(), worker.peers());
-    let patience = options
-        .timeout
-        .map(|t| t + Duration::from_secs(60))
-        .or(Some(Duration::from_secs(3600)));
+    // A hung peer is given up on only under a time limit: without one, a level may
+    // legitimately take hours.
+    let patience = options.timeout.map(|t| t + Duration::from_secs(60));
     let mut net = Net {
         worker,
         input,
