@@ -7,7 +7,7 @@ mod common;
 
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{bin, run, text};
@@ -54,6 +54,18 @@ fn hostfile(dir: &std::path::Path, processes: usize) -> PathBuf {
         .collect();
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     path
+}
+
+/// Process 1 started with `second`, then process 0 run with `first`; both outputs.
+fn pair(first: &[String], second: &[String]) -> (Output, Output) {
+    let second = bin()
+        .args(second)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = bin().args(first).output().unwrap();
+    (first, second.wait_with_output().unwrap())
 }
 
 fn spawn(args: &[&str]) -> Child {
@@ -154,11 +166,7 @@ fn two_processes_on_loopback_report_what_one_process_reports() {
         .map(|s| s.to_string())
         .collect()
     };
-    let second_args = common("1", "second");
-    let second = spawn(&second_args.iter().map(String::as_str).collect::<Vec<_>>());
-    let first_args = common("0", "first");
-    let first = run(&first_args.iter().map(String::as_str).collect::<Vec<_>>());
-    let second = second.wait_with_output().unwrap();
+    let (first, second) = pair(&common("0", "first"), &common("1", "second"));
     assert_eq!(second.status.code(), Some(0), "{}", text(&second.stderr));
     assert!(second.stdout.is_empty(), "only process 0 reports");
     assert_eq!(
@@ -252,11 +260,7 @@ fn processes_that_run_different_searches_refuse_each_other() {
         .map(|s| s.to_string())
         .collect()
     };
-    let second = args("1", "proposed");
-    let second = spawn(&second.iter().map(String::as_str).collect::<Vec<_>>());
-    let first = args("0", "seed");
-    let first = run(&first.iter().map(String::as_str).collect::<Vec<_>>());
-    let second = second.wait_with_output().unwrap();
+    let (first, second) = pair(&args("0", "seed"), &args("1", "proposed"));
     for out in [&first, &second] {
         assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
         assert!(text(&out.stderr).contains("runs a different search"));

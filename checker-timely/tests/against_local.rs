@@ -220,57 +220,42 @@ fn cluster(process: usize, workers: usize, hosts: &[String]) -> Cluster {
     }
 }
 
+type Outcome = Result<Option<webmcp_checker_timely::Run<Counters>>, ClusterError>;
+
+/// Two processes of two workers on loopback (threads of this test standing in for them),
+/// given these models.
+fn two_processes(first: Vec<Counters>, second: Vec<Counters>) -> (Outcome, Outcome) {
+    let hosts: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let options = Options::default();
+    let other = {
+        let (options, hosts) = (options.clone(), hosts.clone());
+        std::thread::spawn(move || explore(second, properties(), &options, &cluster(1, 2, &hosts)))
+    };
+    let mine = explore(first, properties(), &options, &cluster(0, 2, &hosts));
+    (mine, other.join().unwrap())
+}
+
 #[test]
 fn two_processes_on_loopback_report_what_one_process_reports() {
     let model = Counters { k: 3, n: 4 };
-    let options = Options::default();
-    let hosts: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let second = {
-        let (model, options, hosts) = (model.clone(), options.clone(), hosts.clone());
-        std::thread::spawn(move || {
-            explore(vec![model], properties(), &options, &cluster(1, 2, &hosts))
-        })
-    };
-    let first = explore(
-        vec![model.clone(), model.clone()],
-        properties(),
-        &options,
-        &cluster(0, 2, &hosts),
-    );
-    // The second process was given one model: the processes disagree and refuse each other.
+    // The second process is given one model: the processes disagree and refuse each other.
+    let (first, second) = two_processes(vec![model.clone(), model.clone()], vec![model.clone()]);
     assert_eq!(first.err(), Some(ClusterError::Mismatch));
-    assert_eq!(second.join().unwrap().err(), Some(ClusterError::Mismatch));
+    assert_eq!(second.err(), Some(ClusterError::Mismatch));
 
-    let hosts: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let second = {
-        let (model, options, hosts) = (model.clone(), options.clone(), hosts.clone());
-        std::thread::spawn(move || {
-            explore(vec![model], properties(), &options, &cluster(1, 2, &hosts))
-        })
-    };
-    let run = explore(
-        vec![model.clone()],
-        properties(),
-        &options,
-        &cluster(0, 2, &hosts),
-    )
-    .expect("both processes start")
-    .expect("process 0 gets the results");
+    let (first, second) = two_processes(vec![model.clone()], vec![model.clone()]);
+    let run = first
+        .expect("both processes start")
+        .expect("process 0 gets the results");
     assert!(
-        second
-            .join()
-            .unwrap()
-            .expect("process 1 finishes")
-            .is_none(),
+        second.expect("process 1 finishes").is_none(),
         "only process 0 gets results"
     );
     assert_same(
         &run.explorations[0].0,
-        &local(&model, &options),
+        &local(&model, &Options::default()),
         "2 processes x 2 workers",
     );
     assert!(run.traffic.states > 0, "states crossed between workers");
