@@ -43,8 +43,9 @@ pub(crate) struct EngineArgs {
     /// With --engine timely: host:port of every process, one per line, in process order.
     #[arg(long, value_name = "FILE")]
     hostfile: Option<PathBuf>,
-    /// With --engine timely: seconds to wait for every process to connect [default: 60].
-    #[arg(long, value_name = "SECONDS")]
+    /// With --engine timely: seconds to wait for every process to connect, 1 to 86400
+    /// [default: 60].
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     connect_timeout: Option<u64>,
 }
 

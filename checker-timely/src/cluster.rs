@@ -23,6 +23,8 @@ pub const MAX_WORKERS: usize = 256;
 pub const MAX_PROCESSES: usize = 1024;
 /// A hostfile larger than this is refused before it is read.
 const MAX_HOSTFILE_BYTES: u64 = 1 << 20;
+/// The longest wait for the other processes to connect.
+pub const MAX_CONNECT_WAIT: Duration = Duration::from_secs(24 * 3600);
 /// The first bytes of every handshake.
 const MAGIC: &[u8; 8] = b"wmcpTLY1";
 
@@ -75,7 +77,7 @@ impl Cluster {
                 self.process, self.processes
             ));
         }
-        if self.processes > 1 && self.hosts.len() != self.processes {
+        if (self.processes > 1 || !self.hosts.is_empty()) && self.hosts.len() != self.processes {
             return bad(format!(
                 "the hostfile names {} processes, but --processes is {}",
                 self.hosts.len(),
@@ -115,7 +117,7 @@ impl Cluster {
     /// A socket to every other process, in process order (`None` at this one): this process
     /// connects to those before it and accepts those after it, as timely does.
     fn connect(&self, run: u64) -> Result<Vec<Option<TcpStream>>, ClusterError> {
-        let deadline = Instant::now() + self.connect_within;
+        let deadline = Instant::now() + self.connect_within.min(MAX_CONNECT_WAIT);
         let me = self.process;
         let mut sockets: Vec<Option<TcpStream>> = (0..self.processes).map(|_| None).collect();
         for (i, host) in self.hosts.iter().enumerate().take(me) {
@@ -146,7 +148,13 @@ impl Cluster {
                         stream
                             .set_nonblocking(false)
                             .map_err(|e| ClusterError::Start(e.to_string()))?;
-                        let (peer, stream) = self.greet(stream, run, deadline)?;
+                        let (peer, stream) = match self.greet(stream, run, deadline) {
+                            Ok(greeted) => greeted,
+                            // Something that is not a process of a run (a port scan, a
+                            // stray client) is dropped, and the wait goes on.
+                            Err(Stranger) => continue,
+                            Err(Peer(e)) => return Err(e),
+                        };
                         if peer <= me || sockets[peer].is_some() {
                             return Err(ClusterError::Start(format!(
                                 "a connection claimed to be process {peer}, which this one does \
@@ -206,25 +214,41 @@ impl Cluster {
         mut stream: TcpStream,
         run: u64,
         deadline: Instant,
-    ) -> Result<(usize, TcpStream), ClusterError> {
-        let io = |e: std::io::Error| ClusterError::Start(format!("handshake failed: {e}"));
+    ) -> Result<(usize, TcpStream), Greeting> {
+        let io = |e: std::io::Error| Peer(ClusterError::Start(format!("handshake failed: {e}")));
         stream.set_nodelay(true).map_err(io)?;
-        set_deadline(&stream, deadline).map_err(io)?;
-        let hello_in = read_hello(&mut stream);
+        // A peer says who it is at once; a silent connection is not one.
+        set_deadline(&stream, deadline.min(Instant::now() + GREETING)).map_err(io)?;
+        let mut h = [0u8; 24];
+        if stream.read_exact(&mut h).is_err() || &h[..8] != MAGIC {
+            return Err(Stranger);
+        }
         // Answer even a peer that runs another search, so that it learns why too.
         stream.write_all(&hello(run, self.process)).map_err(io)?;
-        let peer = check_hello(hello_in?, run)?;
+        let peer = check_hello(h, run).map_err(Peer)?;
         if peer >= self.processes {
-            return Err(ClusterError::Start(format!(
+            return Err(Peer(ClusterError::Start(format!(
                 "a connection claimed to be process {peer} of {}",
                 self.processes
-            )));
+            ))));
         }
         stream.set_read_timeout(None).map_err(io)?;
         stream.set_write_timeout(None).map_err(io)?;
         Ok((peer, stream))
     }
 }
+
+/// What a connection to this process's port turned out to be, when not a peer of the run.
+enum Greeting {
+    /// Not a process of any run.
+    Stranger,
+    /// A process of a run, with which this run cannot go on.
+    Peer(ClusterError),
+}
+use Greeting::{Peer, Stranger};
+
+/// How long a connecting process has to say who it is.
+const GREETING: Duration = Duration::from_secs(5);
 
 fn set_deadline(stream: &TcpStream, deadline: Instant) -> std::io::Result<()> {
     let left = deadline
@@ -275,14 +299,19 @@ pub struct Hostfile;
 impl Hostfile {
     pub fn read(path: &std::path::Path) -> Result<Vec<String>, ClusterError> {
         let bad = |why: String| ClusterError::Usage(format!("{}: {why}", path.display()));
-        let meta = std::fs::metadata(path).map_err(|e| bad(e.to_string()))?;
-        if meta.len() > MAX_HOSTFILE_BYTES {
+        // Read at most one byte past the bound, whatever the file claims to be (a device
+        // reports no length).
+        let file = std::fs::File::open(path).map_err(|e| bad(e.to_string()))?;
+        let mut bytes = Vec::new();
+        file.take(MAX_HOSTFILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| bad(e.to_string()))?;
+        if bytes.len() as u64 > MAX_HOSTFILE_BYTES {
             return Err(bad(format!(
-                "{} bytes; a hostfile is at most {MAX_HOSTFILE_BYTES}",
-                meta.len()
+                "a hostfile is at most {MAX_HOSTFILE_BYTES} bytes"
             )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| bad("not UTF-8 text".into()))?;
         Self::parse(&text).map_err(bad)
     }
 

@@ -620,7 +620,9 @@ fn run_worker<M: Model>(
     let (me, peers) = (worker.index(), worker.peers());
     // A hung peer is given up on only under a time limit: without one, a level may
     // legitimately take hours.
-    let patience = options.timeout.map(|t| t + Duration::from_secs(60));
+    let patience = options
+        .timeout
+        .map(|t| t.saturating_add(Duration::from_secs(60)));
     let mut net = Net {
         worker,
         input,
