@@ -289,6 +289,8 @@ fn options_that_make_no_sense_together_are_refused_with_one_line() {
         &["--engine", "timely", "--hostfile", h, "--process", "2"],
         &["--engine", "timely", "--hostfile", h, "--processes", "3"],
         &["--engine", "timely", "--hostfile", b],
+        &["--engine", "timely", "--hostfile", "/dev/zero"],
+        &["--engine", "timely", "--connect-timeout", "99999999999"],
         &["--engine", "timely", "--profile", "legacy"],
     ];
     for extra in cases {

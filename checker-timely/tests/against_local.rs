@@ -305,3 +305,46 @@ proptest! {
         prop_assert_eq!(&found.discoveries, &expected.discoveries);
     }
 }
+
+#[test]
+fn a_stranger_on_a_process_port_is_dropped_and_the_run_goes_on() {
+    let model = Counters { k: 2, n: 3 };
+    let hosts: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let first = {
+        let (model, hosts) = (model.clone(), hosts.clone());
+        std::thread::spawn(move || {
+            explore(
+                vec![model],
+                properties(),
+                &Options::default(),
+                &cluster(0, 1, &hosts),
+            )
+        })
+    };
+    // Process 0 listens for process 1; a stranger gets there first and says nonsense.
+    let stranger = loop {
+        if let Ok(s) = std::net::TcpStream::connect(&hosts[0]) {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    use std::io::Write;
+    (&stranger)
+        .write_all(b"GET / HTTP/1.0\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let second = explore(
+        vec![model.clone()],
+        properties(),
+        &Options::default(),
+        &cluster(1, 1, &hosts),
+    );
+    assert!(second.expect("process 1 finishes").is_none());
+    let run = first.join().unwrap().expect("process 0 finishes").unwrap();
+    assert_same(
+        &run.explorations[0].0,
+        &local(&model, &Options::default()),
+        "after a stranger",
+    );
+}
