@@ -13,6 +13,10 @@ use crate::{catalog, UsageError};
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
+    /// Print the scenario file of a family at a size (NAME:N, e.g. iframes:4) and exit, to
+    /// check it with `check --scenario-file` (on a cluster, with --engine timely).
+    #[arg(long, value_name = "NAME:N", conflicts_with_all = ["scaling", "compare_reduction", "compare_frontier", "compare_engines"])]
+    print_family: Option<String>,
     /// Runs per measurement, each in a fresh process; the table shows medians (default: 5,
     /// or 1 with --scaling).
     #[arg(long, value_name = "N")]
@@ -145,6 +149,19 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A family at a size, as NAME:N with N from 1 to 64.
+fn family_size(text: &str) -> Result<(Family, usize), UsageError> {
+    let (name, size) = text
+        .split_once(':')
+        .ok_or_else(|| UsageError(format!("a family at a size is NAME:N, not \"{text}\"")))?;
+    let size: usize = size
+        .parse()
+        .ok()
+        .filter(|n| (1..=64).contains(n))
+        .ok_or_else(|| UsageError(format!("{text}: N is 1 to 64")))?;
+    Ok((family_named(name)?, size))
+}
+
 fn family_named(name: &str) -> Result<Family, UsageError> {
     Family::parse(name).ok_or_else(|| {
         let known: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
@@ -167,6 +184,14 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         return Err(UsageError(
             "--svg plots the scaling series: add --scaling".into(),
         ));
+    }
+    if let Some(text) = &args.print_family {
+        let (family, size) = family_size(text)?;
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&family.scenario(size)).expect("JSON")
+        );
+        return Ok(ExitCode::SUCCESS);
     }
     let exe = std::env::current_exe()
         .map_err(|e| UsageError(format!("cannot find this executable: {e}")))?;
@@ -295,15 +320,8 @@ fn compare(
         targets.push(Target::Scenario(name.clone()));
     }
     for text in &args.family_sizes {
-        let (name, size) = text
-            .split_once(':')
-            .ok_or_else(|| UsageError(format!("--family-size takes NAME:N, not \"{text}\"")))?;
-        let size: usize = size
-            .parse()
-            .ok()
-            .filter(|n| (1..=64).contains(n))
-            .ok_or_else(|| UsageError(format!("--family-size {text}: N is 1 to 64")))?;
-        targets.push(Target::Family(family_named(name)?, size));
+        let (family, size) = family_size(text)?;
+        targets.push(Target::Family(family, size));
     }
     if targets.is_empty() {
         targets = catalog::all()
