@@ -42,7 +42,8 @@ observation depends on did not run, a timeout, an incomplete model), not-impleme
 Exit codes: 0 every run conforms (or conforms only under seed), or diverges or is not
 implemented as conformance/analysis.json explains for its build; 1 an unexplained divergence;
 2 bad usage or a missing browser or polyfill; 3 otherwise, when a run was inconclusive or not
-implemented without an explanation.
+implemented without an explanation. A --shard that holds no scenario exits 3, never a pass
+(`merge` judges the whole run).
 
 With --wpt-dir: 1 a recorded trace is not allowed, 3 a trace was not judged or undecided or a
 file gave no testharness result, else 0 (testharness.js's results are reported, not judged).

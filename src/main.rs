@@ -9,6 +9,7 @@ mod alloc;
 mod baseline;
 mod bench_cmd;
 mod catalog;
+mod conformance_cmd;
 mod distributed;
 mod exit_codes;
 mod findings_cmd;
@@ -71,7 +72,7 @@ enum Command {
     /// Run the scenarios' browser forms in headless Chromium (or the polyfill) and judge
     /// what the pages observe against the model, under seed and proposed.
     #[command(after_help = exit_codes::CONFORMANCE)]
-    Conformance(ConformanceArgs),
+    Conformance(conformance_cmd::ConformanceArgs),
     /// Serve a directory of pages on two loopback origins with a recorder in every HTML
     /// document, open one page in headless Chromium and write what the pages did with the
     /// WebMCP API as a log (docs/trace-validation.md).
@@ -107,8 +108,8 @@ enum Command {
     /// (docs/spec-sync.md).
     #[command(after_help = spec_sync_cmd::EXIT)]
     SpecSync(spec_sync_cmd::SpecSyncArgs),
-    /// Join the JSON reports of the shards of one `check --all`, `sweep` or `mutants` run
-    /// (`--shard I/N`) into the report of the whole run (docs/ci.md).
+    /// Join the JSON reports of the shards of one `check --all`, `sweep`, `mutants` or
+    /// `conformance` run (`--shard I/N`) into the report of the whole run (docs/ci.md).
     #[command(after_help = merge_cmd::EXIT)]
     Merge(merge_cmd::MergeArgs),
 }
@@ -125,39 +126,6 @@ struct ListArgs {
     /// List the draft's scenarios, or the legacy proposal's.
     #[arg(long, value_enum, default_value_t = Profile::Draft)]
     profile: Profile,
-}
-
-#[derive(clap::Args)]
-struct ConformanceArgs {
-    #[command(flatten)]
-    run: webmcp_conformance::cli::Args,
-    /// Run only shard I of N of the scenarios that have a browser form, those at positions
-    /// I-1, I-1+N, ... of `list`'s order.
-    #[arg(long, value_name = "I/N", conflicts_with_all = ["scenario", "scenario_file", "wpt_dir", "write_docs"])]
-    shard: Option<shard::Shard>,
-}
-
-/// The embedded scenarios `conformance` runs: every one, or with --shard the shard's part
-/// of those with a browser form.
-fn conformance_scenarios(
-    shard: Option<shard::Shard>,
-) -> Result<Vec<(&'static str, &'static str)>, UsageError> {
-    let Some(shard) = shard else {
-        return Ok(catalog::SCENARIOS.to_vec());
-    };
-    let (_, without_form) =
-        webmcp_conformance::run::forms(catalog::SCENARIOS).map_err(UsageError)?;
-    let with_form: Vec<(&str, &str)> = catalog::SCENARIOS
-        .iter()
-        .filter(|(name, _)| !without_form.contains_key(*name))
-        .copied()
-        .collect();
-    let whole = with_form.len() as u64;
-    let part = shard::select(with_form, Some(shard));
-    if part.is_empty() {
-        shard::note_empty(shard, whole, "scenarios with a browser form");
-    }
-    Ok(part)
 }
 
 #[derive(clap::Args)]
@@ -536,17 +504,7 @@ fn main() -> ExitCode {
                 ExitCode::from(code)
             })
             .map_err(UsageError),
-        Command::Conformance(a) => conformance_scenarios(a.shard).and_then(|scenarios| {
-            if a.shard.is_some() && scenarios.is_empty() {
-                return Ok(ExitCode::SUCCESS);
-            }
-            webmcp_conformance::cli::main(&a.run, &scenarios)
-                .map(|(code, text)| {
-                    out!("{text}");
-                    ExitCode::from(code)
-                })
-                .map_err(UsageError)
-        }),
+        Command::Conformance(a) => conformance_cmd::conformance(&a),
     };
     match result {
         Ok(code) => code,

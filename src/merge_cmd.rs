@@ -17,7 +17,9 @@ use crate::{baseline, output, UsageError};
 pub const EXIT: &str = "\
 Exit codes: those of the merged command on the whole run (check: 0 every property held, 1 a
 property was violated (with --baseline: one the baseline does not list), 3 incomplete; sweep
-likewise; mutants: 1 the score is below --min-score, 3 a mutant is undecided); 2 the files are
+likewise; mutants: 1 the score is below --min-score, 3 a mutant is undecided; conformance: 1 an
+unexplained divergence, 3 a run inconclusive or not implemented without an explanation); 2 the
+files are
 not every shard of one run, each once (a shard missing or given twice, shards of different N,
 commands or options, items that do not add up), or a file is unreadable, malformed or larger
 than 32 MiB (one line on stderr).";
@@ -32,7 +34,8 @@ pub struct MergeArgs {
     /// any order.
     #[arg(value_name = "SHARD.json", required = true, num_args = 1..)]
     files: Vec<PathBuf>,
-    /// How to print the whole run's report (mutants: json or markdown).
+    /// How to print the whole run's report (mutants: json or markdown; conformance: json,
+    /// junit or markdown).
     #[arg(long, value_enum, default_value_t = MergeFormat::Json)]
     format: MergeFormat,
     /// The known-findings file the check shards were run with (--baseline); merge judges the
@@ -93,7 +96,23 @@ pub enum MergeError {
     Baseline(String),
     Format {
         command: &'static str,
+        formats: &'static str,
     },
+    /// Shards that ran in different browser builds: (file, its browser) each.
+    Browser {
+        first: (String, String),
+        other: (String, String),
+    },
+    /// A shard's verdict texts or analyses are not what this build's analyses give.
+    Analyses {
+        file: String,
+    },
+    /// The shards' scenarios are not this build's scenarios with a browser form.
+    Scenarios {
+        file: String,
+    },
+    /// This build's embedded scenarios cannot be read (a defect of the build).
+    Catalog(String),
 }
 
 impl std::fmt::Display for MergeError {
@@ -115,7 +134,7 @@ impl std::fmt::Display for MergeError {
             ),
             MergeError::UnknownCommand { file, command } => write!(
                 f,
-                "{file}: a report of '{}', which merge does not join (check, sweep, mutants)",
+                "{file}: a report of '{}', which merge does not join (check, sweep, mutants, conformance)",
                 one_line(command, 40)
             ),
             MergeError::Set(e) => write!(f, "{e}"),
@@ -134,10 +153,27 @@ impl std::fmt::Display for MergeError {
                 "{file}: its shard record lacks or garbles the option {option}"
             ),
             MergeError::Baseline(why) => write!(f, "{why}"),
-            MergeError::Format { command } => write!(
+            MergeError::Format { command, formats } => write!(
                 f,
-                "a merged {command} report renders as --format json or markdown only"
+                "a merged {command} report renders as --format {formats} only"
             ),
+            MergeError::Browser { first, other } => write!(
+                f,
+                "{} ran in '{}' but {} in '{}': merge the shards of one run",
+                other.0,
+                one_line(&other.1, 80),
+                first.0,
+                one_line(&first.1, 80)
+            ),
+            MergeError::Analyses { file } => write!(
+                f,
+                "{file}: its verdicts are not explained as this build's conformance/analysis.json explains them: a shard of another version"
+            ),
+            MergeError::Scenarios { file } => write!(
+                f,
+                "{file} and the other shards hold other scenarios than this build's with a browser form: shards of another version"
+            ),
+            MergeError::Catalog(why) => write!(f, "{why}"),
         }
     }
 }
@@ -195,6 +231,7 @@ fn merge_files(args: &MergeArgs) -> Result<(u8, String), MergeError> {
         Some("check") => merge_check(&loaded, args),
         Some("sweep") => crate::sweep_cmd::merge(&loaded, args.format),
         Some("mutants") => crate::mutants_cmd::merge(&loaded, args.format),
+        Some("conformance") => crate::conformance_cmd::merge(&loaded, args.format),
         Some(other) => Err(MergeError::UnknownCommand {
             file: loaded[0].file.clone(),
             command: other.to_string(),

@@ -401,3 +401,352 @@ fn conformance_shards_partition_the_browser_forms() {
     union.sort();
     assert_eq!(union, whole);
 }
+
+/// The embedded scenarios that have a browser form, in `list`'s order (the items conformance
+/// shards divide), found without a browser: those `--emit-wpt` writes a test for.
+fn scenarios_with_browser_form(dir: &Path) -> Vec<String> {
+    let out_dir = dir.join("forms");
+    let out = run(&[
+        "conformance",
+        "--all",
+        "--emit-wpt",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let emitted: std::collections::BTreeSet<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".html"))
+        .map(|f| f.split('.').next().unwrap().to_string())
+        .collect();
+    text(&run(&["list"]).stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| emitted.contains(*name))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A conformance shard report built from `results` (JSON results of a real or made-up run),
+/// as `conformance --shard K/N --no-timings --format json` writes it.
+fn conformance_shard(
+    k: usize,
+    n: usize,
+    names: &[String],
+    results: &[serde_json::Value],
+    browser: &str,
+) -> serde_json::Value {
+    let mine = |list: &[serde_json::Value]| -> Vec<serde_json::Value> {
+        list.iter().skip(k - 1).step_by(n).cloned().collect()
+    };
+    let items: Vec<serde_json::Value> = names.iter().map(|s| s.as_str().into()).collect();
+    serde_json::json!({
+        "browser": if mine(results).is_empty() { "" } else { browser },
+        "counts": {},
+        "results": mine(results),
+        "shard_of": {
+            "command": "conformance",
+            "count": n,
+            "index": k,
+            "items": mine(&items),
+            "options": {
+                "api": "draft",
+                "impl": "chromium",
+                "page-timeout": "15",
+                "polyfill": "none",
+                "timings": "false"
+            },
+            "total": names.len()
+        },
+        "without_browser_form": {}
+    })
+}
+
+/// A shard that holds no scenario says so, exits 3 (it decided nothing: never a pass) and
+/// starts no browser; its report still counts in the merge.
+#[test]
+fn an_empty_conformance_shard_exits_3_without_a_browser() {
+    let dir = scratch("conformance-empty");
+    let names = scenarios_with_browser_form(&dir);
+    let n = names.len() + 2;
+    let last = format!("{n}/{n}");
+    let save = dir.join("saved.json");
+    let out = run(&[
+        "conformance",
+        "--shard",
+        &last,
+        "--format",
+        "json",
+        "--chromium",
+        "/nonexistent/chromium",
+        "--save",
+        save.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("shard {last} holds no items")),
+        "{}",
+        text(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["results"], serde_json::json!([]));
+    assert_eq!(doc["shard_of"]["command"], "conformance");
+    assert_eq!(doc["shard_of"]["total"], names.len());
+    assert_eq!(doc["shard_of"]["items"], serde_json::json!([]));
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&save).unwrap()).unwrap();
+    assert_eq!(saved["shard_of"], doc["shard_of"]);
+    let path = dir.join("last.json");
+    std::fs::write(&path, &out.stdout).unwrap();
+    refused(
+        &merge(&[path.as_path()], &[]),
+        &format!("shard(s) 1/{n}, 2/{n}"),
+    );
+}
+
+/// A made-up result that conforms (no browser is needed to merge it); "Chromium 1" is a
+/// build no analysis of conformance/analysis.json is written for.
+fn conforming_result(name: &str) -> serde_json::Value {
+    let allowed = serde_json::json!({
+        "allowed": true, "allowed_count": 1, "states": 1, "complete": true, "differences": []
+    });
+    serde_json::json!({
+        "scenario": name,
+        "implementation": "chromium",
+        "browser": "Chromium 1.0 test",
+        "api_requested": "draft",
+        "api": ["document.modelContext"],
+        "surfaces": [],
+        "timed_out": false,
+        "statements": [],
+        "intervened": {},
+        "observation": {"top: script": "done"},
+        "outside_draft": [],
+        "seed": allowed,
+        "proposed": allowed,
+        "verdict": {"kind": "conforms", "draft_as_written": true},
+        "model_reaches_body": {"Ok": null},
+        "verdict_text": "conforms"
+    })
+}
+
+/// Conformance shards are refused like the others': missing, repeated, foreign or hostile,
+/// each with one line and exit 2; a whole set merges, in every format but github.
+#[test]
+fn conformance_shards_are_checked_before_they_merge() {
+    let dir = scratch("conformance-refused");
+    let names = scenarios_with_browser_form(&dir);
+    let results: Vec<serde_json::Value> = names.iter().map(|n| conforming_result(n)).collect();
+    let write = |name: &str, v: &serde_json::Value| -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+        p
+    };
+    let shard = |k| conformance_shard(k, 2, &names, &results, "Chromium 1.0 test");
+    let (one, two) = (shard(1), shard(2));
+    let a = write("a.json", &one);
+    let b = write("b.json", &two);
+    let merged = merge(&[&b, &a], &[]);
+    assert_eq!(merged.status.code(), Some(0), "{}", text(&merged.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let order: Vec<&str> = doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, names);
+    assert!(doc.get("shard_of").is_none());
+    assert!(!doc["without_browser_form"].as_object().unwrap().is_empty());
+    let junit = text(&merge(&[&a, &b], &["--format", "junit"]).stdout);
+    assert_eq!(junit.matches("<testcase ").count(), names.len());
+    assert!(junit.contains(&format!("tests=\"{}\" failures=\"0\"", names.len())));
+    let markdown = merge(&[&a, &b], &["--format", "markdown"]);
+    assert!(text(&markdown.stdout).starts_with("Browser: `Chromium 1.0 test`"));
+    refused(
+        &merge(&[&a, &b], &["--format", "github"]),
+        "json, junit or markdown only",
+    );
+
+    refused(&merge(&[&a, &a], &[]), "shard 1/2 is given twice");
+    refused(&merge(&[&a], &[]), "shard(s) 2/2 missing");
+    let mut polyfill = two.clone();
+    polyfill["shard_of"]["options"]["impl"] = "polyfill".into();
+    refused(
+        &merge(&[&a, &write("p.json", &polyfill)], &[]),
+        "different --impl",
+    );
+    let mut testing = two.clone();
+    testing["shard_of"]["options"]["api"] = "testing".into();
+    let testing_a = {
+        let mut t = one.clone();
+        t["shard_of"]["options"]["api"] = "testing".into();
+        write("ta.json", &t)
+    };
+    refused(
+        &merge(&[&testing_a, &write("t.json", &testing)], &[]),
+        "lacks or garbles the option --api",
+    );
+    let mut timed = two.clone();
+    timed["results"][0]["wall_ms"] = 1200.into();
+    refused(
+        &merge(&[&a, &write("w.json", &timed)], &[]),
+        "the option --no-timings",
+    );
+    let other_check = {
+        let traces = dir.join("traces");
+        let out = run(&[
+            "check",
+            "--all",
+            "--quiet",
+            "--format",
+            "json",
+            "--shard",
+            "2/2",
+            "--trace-dir",
+            traces.to_str().unwrap(),
+        ]);
+        dir_file(&dir, "check.json", &out.stdout)
+    };
+    refused(
+        &merge(&[&a, &other_check], &[]),
+        "merge the shards of one run",
+    );
+    let browser = conformance_shard(2, 2, &names, &results, "Chromium 2.0 test");
+    let mut browser = browser;
+    for r in browser["results"].as_array_mut().unwrap() {
+        r["browser"] = "Chromium 2.0 test".into();
+    }
+    refused(
+        &merge(&[&a, &write("br.json", &browser)], &[]),
+        "ran in 'Chromium 2.0 test' but ",
+    );
+    let mut renamed = two.clone();
+    renamed["results"][0]["scenario"] = "\u{1b}[2Jnot-a-scenario".into();
+    refused(
+        &merge(&[&a, &write("r.json", &renamed)], &[]),
+        "not the items its shard record names",
+    );
+    let mut foreign = two.clone();
+    foreign["shard_of"]["items"][0] = "not-a-scenario".into();
+    foreign["results"][0]["scenario"] = "not-a-scenario".into();
+    refused(
+        &merge(&[&a, &write("f.json", &foreign)], &[]),
+        "other scenarios than this build's",
+    );
+    let mut explained = two.clone();
+    explained["results"][0]["verdict_text"] = "conforms: trust me".into();
+    refused(
+        &merge(&[&a, &write("x.json", &explained)], &[]),
+        "a shard of another version",
+    );
+    let mut verdict = two.clone();
+    verdict["results"][0]["verdict"] = serde_json::json!({"kind": "fine"});
+    refused(
+        &merge(&[&a, &write("v.json", &verdict)], &[]),
+        "not a shard report",
+    );
+    let mut api = two.clone();
+    api["results"][0]["api_requested"] = "\u{7}bell".into();
+    refused(
+        &merge(&[&a, &write("api.json", &api)], &[]),
+        "neither draft nor testing",
+    );
+    let mut extra = two.clone();
+    extra["results"][0]["surprise"] = true.into();
+    refused(
+        &merge(&[&a, &write("e.json", &extra)], &[]),
+        "unknown field",
+    );
+}
+
+fn dir_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// A real run: the unsharded conformance run's results split into shards, one of them run
+/// for real (the shard that holds only `register-and-discover`), merge into the unsharded
+/// report byte for byte (JSON and Markdown) with the same exit code. One full run in the
+/// browser takes a minute and a half; a real shard of every part would double it.
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+fn conformance_shards_merge_into_the_unsharded_report() {
+    let chromium = webmcp_browser::chromium_for_tests();
+    let chromium = chromium.to_str().unwrap();
+    let dir = scratch("conformance-real");
+    let names = scenarios_with_browser_form(&dir);
+    let saved = dir.join("whole.json");
+    let whole = run(&[
+        "conformance",
+        "--all",
+        "--no-timings",
+        "--chromium",
+        chromium,
+        "--format",
+        "markdown",
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    let whole_json = std::fs::read(&saved).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&whole_json).unwrap();
+    let results = doc["results"].as_array().unwrap();
+    let browser = doc["browser"].as_str().unwrap();
+    let n = names.len();
+    let k = 1 + names
+        .iter()
+        .position(|s| s == "register-and-discover")
+        .unwrap();
+    let spec = format!("{k}/{n}");
+    let (code, real) = run_to(
+        &dir,
+        "real.json",
+        &[
+            "conformance",
+            "--shard",
+            &spec,
+            "--no-timings",
+            "--chromium",
+            chromium,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0, "register-and-discover conforms");
+    let real_doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&real).unwrap()).unwrap();
+    assert_eq!(
+        real_doc["results"][0],
+        results[k - 1],
+        "the same scenario in the same browser gave another result"
+    );
+    let mut files = vec![real];
+    for i in (1..=n).filter(|i| *i != k) {
+        let shard = conformance_shard(i, n, &names, results, browser);
+        files.push(dir_file(
+            &dir,
+            &format!("shard-{i}.json"),
+            serde_json::to_string(&shard).unwrap().as_bytes(),
+        ));
+    }
+    let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let merged = merge(&files, &[]);
+    assert_eq!(merged.status.code(), whole.status.code());
+    assert!(
+        merged.stdout == [whole_json.as_slice(), b"\n"].concat(),
+        "the merged JSON differs from the unsharded run's"
+    );
+    let merged = merge(&files, &["--format", "markdown"]);
+    assert_eq!(merged.status.code(), whole.status.code());
+    assert!(
+        merged.stdout == whole.stdout,
+        "{}\n---\n{}",
+        text(&merged.stdout),
+        text(&whole.stdout)
+    );
+    let junit = text(&merge(&files, &["--format", "junit"]).stdout);
+    assert_eq!(junit.matches("<testcase ").count(), n);
+}

@@ -1,5 +1,6 @@
 //! `webmcp-check conformance`: the command behind the CLI's thin wrapper.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use crate::page::{Api, Impl};
 use crate::report::{self, Analyses};
 use crate::run::{forms, run, Config, ScenarioResult};
 use crate::verdict::Verdict;
+use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ImplArg {
@@ -19,6 +21,8 @@ pub enum Format {
     Human,
     Json,
     Markdown,
+    /// JUnit XML: one testcase per scenario and implementation.
+    Junit,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -76,6 +80,10 @@ pub struct Args {
     /// Also write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
+    /// Leave out how long each page ran, so that the same observations give the same report
+    /// byte for byte (for comparing runs, and merging shards).
+    #[arg(long)]
+    pub no_timings: bool,
     /// Run the WebMCP tests of a web-platform-tests checkout (DIR/webmcp/) instead, each with
     /// its trace recorded: testharness.js's result and the model's judgement of the trace.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["scenario", "scenario_file", "all", "emit_wpt", "write_docs"])]
@@ -104,7 +112,14 @@ impl Args {
 /// not implemented as `conformance/analysis.json` explains; 1 when a run diverges without an
 /// explanation; 3 when, short of that, a run is inconclusive (explained or not: nothing was
 /// decided for it) or not implemented without an explanation.
-pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), String> {
+///
+/// `shard_of` is what the JSON reports (`--format json`, `--save`) record under
+/// `shard_of` about the run's shard; it is the CLI's, and opaque here.
+pub fn main(
+    args: &Args,
+    scenarios: &[(&str, &str)],
+    shard_of: Option<Value>,
+) -> Result<(u8, String), String> {
     let file_text;
     let selected: Vec<(&str, &str)> = match (&args.scenario, &args.scenario_file) {
         (Some(name), _) => {
@@ -136,43 +151,101 @@ pub fn main(args: &Args, scenarios: &[(&str, &str)]) -> Result<(u8, String), Str
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         return Ok((0, format!("wrote {written} tests to {}\n", dir.display())));
     }
-    let chromium = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
-    if let Some(dir) = &args.wpt_dir {
-        return wpt_dir(args, &chromium, dir);
+    let (version, results) =
+        if forms.is_empty() && args.wpt_dir.is_none() && args.write_docs.is_none() {
+            // Nothing to run (an empty shard): no browser starts, and the report names none.
+            (String::new(), Vec::new())
+        } else {
+            let chromium = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
+            if let Some(dir) = &args.wpt_dir {
+                return wpt_dir(args, &chromium, dir);
+            }
+            if let Some(path) = &args.write_docs {
+                return write_docs(args, &chromium, path, &forms, &skipped);
+            }
+            let version = webmcp_browser::Chromium::new(&chromium)
+                .version()
+                .unwrap_or_default();
+            (version, run_forms(args, &chromium, &forms)?)
+        };
+    let analyses = Analyses::embedded();
+    if let Some(path) = &args.save {
+        let v = json_report(&version, &results, &skipped, &analyses, shard_of.clone());
+        std::fs::write(path, serde_json::to_string_pretty(&v).unwrap())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    if let Some(path) = &args.write_docs {
-        return write_docs(args, &chromium, path, &forms, &skipped);
-    }
+    let text = render(
+        args.format,
+        &version,
+        &results,
+        &skipped,
+        &analyses,
+        shard_of,
+    );
+    Ok((exit_code(&results, &analyses), text))
+}
+
+/// Runs `forms` in the implementation `args` name, timed unless `--no-timings`.
+fn run_forms(
+    args: &Args,
+    chromium: &Path,
+    forms: &[crate::form::BrowserForm],
+) -> Result<Vec<ScenarioResult>, String> {
     let imp = match args.imp {
         ImplArg::Chromium => Impl::Chromium,
         ImplArg::Polyfill => Impl::Polyfill,
     };
-    let config = args.config(&chromium, imp);
+    let config = args.config(chromium, imp);
     let human = args.format == Format::Human;
-    let results = run(&config, &forms, |r| {
+    let mut results = run(&config, forms, |r| {
         if human {
             eprintln!("  {}", report::progress_line(r));
         }
     })?;
-    let version = webmcp_browser::Chromium::new(&chromium)
-        .version()
-        .unwrap_or_default();
-    let analyses = Analyses::embedded();
-    if let Some(path) = &args.save {
-        let v = report::json(&version, &results, &skipped, &analyses);
-        std::fs::write(path, serde_json::to_string_pretty(&v).unwrap())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+    if args.no_timings {
+        for r in &mut results {
+            r.wall_ms = None;
+        }
     }
-    let text = match args.format {
-        Format::Human => report::human(&version, &results, &skipped, &analyses),
+    Ok(results)
+}
+
+/// The JSON report, with `shard_of` when the run is a shard.
+pub fn json_report(
+    version: &str,
+    results: &[ScenarioResult],
+    skipped: &BTreeMap<String, String>,
+    analyses: &Analyses,
+    shard_of: Option<Value>,
+) -> Value {
+    let mut v = report::json(version, results, skipped, analyses);
+    if let Some(record) = shard_of {
+        v["shard_of"] = record;
+    }
+    v
+}
+
+/// A run's report in `format` (`merge` renders a merged run with it too).
+pub fn render(
+    format: Format,
+    version: &str,
+    results: &[ScenarioResult],
+    skipped: &BTreeMap<String, String>,
+    analyses: &Analyses,
+    shard_of: Option<Value>,
+) -> String {
+    match format {
+        Format::Human => report::human(version, results, skipped, analyses),
         Format::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&report::json(&version, &results, &skipped, &analyses))
-                .expect("JSON values serialize")
+            serde_json::to_string_pretty(&json_report(
+                version, results, skipped, analyses, shard_of
+            ))
+            .expect("JSON values serialize")
         ),
-        Format::Markdown => report::markdown(&version, &results, &skipped, &analyses),
-    };
-    Ok((exit_code(&results, &analyses), text))
+        Format::Markdown => report::markdown(version, results, skipped, analyses),
+        Format::Junit => crate::junit::junit(results, analyses),
+    }
 }
 
 fn write_docs(
@@ -180,7 +253,7 @@ fn write_docs(
     chromium: &Path,
     path: &Path,
     forms: &[crate::form::BrowserForm],
-    skipped: &std::collections::BTreeMap<String, String>,
+    skipped: &BTreeMap<String, String>,
 ) -> Result<(u8, String), String> {
     let mut runs = Vec::new();
     for imp in [Impl::Chromium, Impl::Polyfill] {

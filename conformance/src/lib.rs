@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod form;
 pub mod judge;
+pub mod junit;
 pub mod legacy;
 pub mod observation;
 pub mod page;

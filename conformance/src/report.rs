@@ -88,9 +88,12 @@ pub fn run_facts(r: &ScenarioResult) -> String {
         )
     };
     let ran = r.statements.iter().filter(|s| s.ran).count();
+    let time = r
+        .wall_ms
+        .map(|ms| format!("{:.1} s in the browser; ", ms as f64 / 1000.0))
+        .unwrap_or_default();
     format!(
-        "{:.1} s in the browser; API {}; {ran} of {} statements ran; model: seed {}, proposed {}",
-        r.wall_ms as f64 / 1000.0,
+        "{time}API {}; {ran} of {} statements ran; model: seed {}, proposed {}",
         r.api.join(", "),
         r.statements.len(),
         model(&r.seed),

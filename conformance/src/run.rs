@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use webmcp_browser::{run_pages_until, Chromium, Completion, Site};
 use webmcp_model::scenario::Scenario;
 use webmcp_model::{Variant, World};
@@ -29,7 +29,8 @@ pub struct Config {
     pub page_timeout: Duration,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct VariantVerdict {
     pub allowed: bool,
     /// Observations the model allows (distinct), and states explored.
@@ -40,7 +41,8 @@ pub struct VariantVerdict {
     pub differences: Vec<DiffRow>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DiffRow {
     pub key: String,
     pub observed: Option<String>,
@@ -58,7 +60,8 @@ impl From<Difference> for DiffRow {
 }
 
 /// One statement of the browser form, and whether the run started it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct StatementRun {
     pub doc: String,
     pub index: usize,
@@ -70,21 +73,27 @@ pub struct StatementRun {
     pub required: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// One scenario's run in one implementation. It is read back (`Deserialize`) only by `merge`,
+/// from a shard's JSON report: untrusted input, so unknown fields are refused.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScenarioResult {
     pub scenario: String,
     pub implementation: String,
     /// The browser's version line (`Chromium 156.0.8078.114 built on ...`).
     pub browser: String,
     /// The API the run was told to use (`draft` or `testing`).
-    pub api_requested: &'static str,
+    #[serde(deserialize_with = "api_name")]
+    pub api_requested: String,
     /// The API the pages used, as they reported it (`none`: not there).
     pub api: Vec<String>,
     /// Every surface the pages found, used or not.
     pub surfaces: Vec<String>,
     pub timed_out: bool,
-    /// Wall time of the page run, in milliseconds.
-    pub wall_ms: u64,
+    /// Wall time of the page run, in milliseconds; none under `--no-timings`, so that the
+    /// same observations give the same report byte for byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<u64>,
     pub statements: Vec<StatementRun>,
     /// Document -> when its interventions landed.
     pub intervened: BTreeMap<String, String>,
@@ -96,6 +105,18 @@ pub struct ScenarioResult {
     pub verdict: Verdict,
     /// Whether some outcome `proposed` allows invokes a tool body, or why none does.
     pub model_reaches_body: Result<(), String>,
+}
+
+/// An API's name as a report writes it, read back as the name of an [`Api`].
+fn api_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let name = String::deserialize(d)?;
+    if [Api::Draft, Api::Testing].iter().any(|a| a.name() == name) {
+        Ok(name)
+    } else {
+        Err(serde::de::Error::custom(
+            "api_requested is neither draft nor testing",
+        ))
+    }
 }
 
 impl ScenarioResult {
@@ -255,11 +276,11 @@ pub fn run(
             scenario: form.scenario.clone(),
             implementation: imp.name().into(),
             browser: browser.clone(),
-            api_requested: config.api.name(),
+            api_requested: config.api.name().into(),
             api: api.into_iter().collect(),
             surfaces: surfaces.into_iter().collect(),
             timed_out: outcome.timed_out(),
-            wall_ms: u64::try_from(outcome.elapsed.as_millis()).unwrap_or(u64::MAX),
+            wall_ms: Some(u64::try_from(outcome.elapsed.as_millis()).unwrap_or(u64::MAX)),
             statements,
             intervened,
             seed,

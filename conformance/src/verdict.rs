@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use webmcp_model::variant::FIXES;
 use webmcp_model::{Variant, World};
 
@@ -20,8 +20,8 @@ use crate::observation::BrowserRun;
 use crate::run::{describe_statement, StatementRun, VariantVerdict};
 
 /// What a run may be said to show.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Verdict {
     /// Allowed by the intended behaviour (`proposed`); `draft_as_written` says whether
     /// the draft's text (`seed`) allows it too.

@@ -169,7 +169,10 @@ fn fate(file: &str, f: FateJson) -> Result<(Mutant, Fate), MergeError> {
 
 pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), MergeError> {
     if !matches!(format, MergeFormat::Json | MergeFormat::Markdown) {
-        return Err(MergeError::Format { command: "mutants" });
+        return Err(MergeError::Format {
+            command: "mutants",
+            formats: "json or markdown",
+        });
     }
     let mut shards: Vec<Option<MutantsShard>> = Vec::with_capacity(loaded.len());
     let mut entries = Vec::with_capacity(loaded.len());
