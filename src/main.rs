@@ -11,6 +11,7 @@ mod bench_cmd;
 mod catalog;
 mod distributed;
 mod exit_codes;
+mod explore_cmd;
 mod findings_cmd;
 mod legacy_cmd;
 mod merge_cmd;
@@ -111,6 +112,10 @@ enum Command {
     /// (`--shard I/N`) into the report of the whole run (docs/ci.md).
     #[command(after_help = merge_cmd::EXIT)]
     Merge(merge_cmd::MergeArgs),
+    /// Serve a local page (127.0.0.1 only) to step through any interleaving of a scenario,
+    /// choosing each action beside the spec text of its steps (docs/explorer.md).
+    #[command(after_help = exit_codes::EXPLORE)]
+    Explore(explore_cmd::ExploreArgs),
 }
 
 /// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
@@ -518,6 +523,7 @@ fn main() -> ExitCode {
         }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Merge(a) => merge_cmd::merge(&a),
+        Command::Explore(a) => explore_cmd::explore(&a),
         Command::SpecSync(a) => spec_sync_cmd::spec_sync(&a),
         Command::Validate(a) => match webmcp_conformance::trace::cli::main(&a) {
             Ok((code, text)) => {
