@@ -1,0 +1,361 @@
+//! `webmcp-check explore` as a child process: its JSON API over plain HTTP (including bad
+//! requests, which must get an HTTP error and leave the server running), a path saved as an
+//! ITF trace that `replay` accepts and `--trace` reopens, and the page in headless Chromium
+//! (rendered from a URL, a counterexample reached through its link, the keyboard driven by
+//! the page's self-test).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+/// A short counterexample (docs/results.md): `exists:notify-tool-change#2` in 3 actions,
+/// `register-promise-settles` in 5.
+const SCENARIO: &str = "register-in-bfcache";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("webmcp-explore-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A running `explore`; killed when dropped.
+struct Explore {
+    child: Child,
+    url: String,
+    port: u16,
+}
+
+impl Drop for Explore {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn explore(args: &[&str]) -> Explore {
+    let mut child = bin()
+        .arg("explore")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("webmcp-check explore: ")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .to_string();
+    let port = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|r| r.split('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("not a loopback URL: {url}"));
+    Explore { child, url, port }
+}
+
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+/// Sends `request` as is and reads the whole reply (the server closes every connection).
+fn raw(port: u16, request: &[u8]) -> Reply {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    // The server may answer (and close) before reading all of a huge request.
+    let _ = s.write_all(request);
+    let mut bytes = Vec::new();
+    let _ = s.read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {head:?}"));
+    Reply {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+fn get(port: u16, target: &str) -> Reply {
+    raw(
+        port,
+        format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    )
+}
+
+fn json(r: &Reply) -> serde_json::Value {
+    serde_json::from_str(&r.body).unwrap_or_else(|e| panic!("{e}: {}", r.body))
+}
+
+fn names(list: &serde_json::Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["property"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_api_follows_paths_and_refuses_bad_requests_with_a_message() {
+    let e = explore(&["--scenario", SCENARIO]);
+    assert!(e.url.ends_with(&format!("/#/s/{SCENARIO}/p/")), "{}", e.url);
+
+    let page = get(e.port, "/");
+    assert_eq!(page.status, 200);
+    assert!(page.head.contains("text/html"));
+    // Everything is inline: no script, style or font is fetched from anywhere.
+    for external in ["<script src", "<link", "@import", "url("] {
+        assert!(!page.body.contains(external), "the page loads {external}");
+    }
+
+    let s = json(&get(e.port, "/api/scenario"));
+    assert_eq!(s["name"], SCENARIO);
+    let jumps = s["jumps"].as_array().unwrap();
+    let cx = jumps
+        .iter()
+        .find(|j| j["property"] == "exists:notify-tool-change#2")
+        .expect("the counterexample of docs/results.md");
+    assert_eq!(cx["verdict"], "violated");
+    assert_eq!(cx["length"], 3);
+
+    let initial = json(&get(e.port, "/api/view?path="));
+    assert_eq!(initial["depth"], 0);
+    assert!(initial["violated"].as_array().unwrap().is_empty());
+    let first = &initial["choices"][0];
+    assert_eq!(first["text"], "RunScript(top)");
+    assert!(first["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s == "register-tool#19"));
+
+    let path = cx["path"].as_str().unwrap();
+    let v = json(&get(e.port, &format!("/api/view?path={path}")));
+    assert_eq!(v["depth"], 3);
+    assert!(names(&v["violated"]).contains(&"exists:notify-tool-change#2".to_string()));
+    // The spec text of the steps just executed, and the state changed by them.
+    let spec = v["lastSteps"].as_array().unwrap();
+    assert!(spec.iter().any(|s| s["id"] == "notify-tool-change#2"
+        && s["text"]
+            .as_str()
+            .unwrap()
+            .contains("inclusive descendant navigables")));
+    assert!(v["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["changed"] == true));
+
+    // Bad requests: an HTTP error with a message, never a crash.
+    let stale = get(e.port, "/api/view?path=0.99");
+    assert_eq!(stale.status, 400);
+    assert!(
+        json(&stale)["error"]
+            .as_str()
+            .unwrap()
+            .contains("no action 99 in the state after step 1"),
+        "{}",
+        stale.body
+    );
+    let malformed = get(e.port, "/api/view?path=0.x");
+    assert_eq!(malformed.status, 400);
+    assert!(json(&malformed)["error"]
+        .as_str()
+        .unwrap()
+        .contains("malformed path"));
+    let long = vec!["0"; webmcp_explorer::MAX_STEPS + 1].join(".");
+    let too_long = get(e.port, &format!("/api/view?path={long}"));
+    assert_eq!(too_long.status, 413);
+    assert!(json(&too_long)["error"]
+        .as_str()
+        .unwrap()
+        .contains("too long"));
+    let huge = get(e.port, &format!("/api/view?path={}", "0.".repeat(200_000)));
+    assert_eq!(huge.status, 431);
+    assert!(json(&huge)["error"].as_str().unwrap().contains("too large"));
+    let trace_stale = get(e.port, "/api/trace?path=7");
+    assert_eq!(trace_stale.status, 400);
+    assert_eq!(get(e.port, "/nope").status, 404);
+    let post = raw(
+        e.port,
+        format!(
+            "POST /api/view HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            e.port
+        )
+        .as_bytes(),
+    );
+    assert_eq!(post.status, 405);
+    let body = raw(
+        e.port,
+        format!(
+            "GET /api/view HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 3\r\n\r\nabc",
+            e.port
+        )
+        .as_bytes(),
+    );
+    assert_eq!(body.status, 413);
+    let foreign = raw(
+        e.port,
+        b"GET /api/scenario HTTP/1.1\r\nHost: attacker.example\r\n\r\n",
+    );
+    assert_eq!(foreign.status, 403);
+    assert_eq!(raw(e.port, b"\x01\x02 garbage\r\n\r\n").status, 400);
+
+    // Still serving.
+    assert_eq!(get(e.port, "/api/scenario").status, 200);
+}
+
+#[test]
+fn a_saved_path_replays_and_reopens_at_its_last_state() {
+    let e = explore(&["--scenario", SCENARIO]);
+    let saved = get(e.port, "/api/trace?path=0.1.0.0");
+    assert_eq!(saved.status, 200);
+    assert!(
+        saved.head.contains("attachment; filename="),
+        "{}",
+        saved.head
+    );
+    let dir = scratch("trace");
+    let file = dir.join("saved.itf.json");
+    std::fs::write(&file, &saved.body).unwrap();
+    let replay = bin().arg("replay").arg(&file).output().unwrap();
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&replay.stdout),
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    drop(e);
+    let reopened = explore(&["--trace", file.to_str().unwrap()]);
+    assert!(
+        reopened
+            .url
+            .ends_with(&format!("/#/s/{SCENARIO}/p/0.1.0.0")),
+        "{}",
+        reopened.url
+    );
+}
+
+#[test]
+fn bad_usage_is_one_line_on_stderr_and_exit_2() {
+    let dir = scratch("usage");
+    let garbage = dir.join("garbage.itf.json");
+    std::fs::write(&garbage, "{ not a trace").unwrap();
+    for args in [
+        vec!["explore"],
+        vec!["explore", "--scenario", "no-such-scenario"],
+        vec!["explore", "--scenario", SCENARIO, "--variant", "seed+"],
+        vec!["explore", "--trace", "/nonexistent/x.itf.json"],
+        vec!["explore", "--trace", garbage.to_str().unwrap()],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("webmcp-check: "), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// `chromium --dump-dom URL`: the DOM once the page's scripts have run (virtual time lets
+/// the fetches finish before the dump).
+#[cfg(not(webmcp_no_chromium))]
+fn dump_dom(url: &str) -> String {
+    use std::os::unix::process::CommandExt;
+    let profile = scratch(&format!("chromium-{}", url.len()));
+    let mut child = Command::new(webmcp_browser::chromium_for_tests())
+        .args(webmcp_browser::chromium::BASE_FLAGS)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--virtual-time-budget=5000", "--dump-dom", url])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let mut dom = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut dom)
+        .unwrap();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(profile);
+    dom
+}
+
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "needs Chromium ($WEBMCP_CHROMIUM or /usr/bin/chromium); WEBMCP_REQUIRE_BROWSER=1 makes its absence a failure"
+)]
+fn the_page_shows_a_state_from_its_url_and_reaches_a_counterexample_by_its_link() {
+    #[cfg(not(webmcp_no_chromium))]
+    {
+        let e = explore(&["--scenario", SCENARIO]);
+        let base = e.url.split('#').next().unwrap().to_string();
+        let initial = dump_dom(&e.url);
+        assert!(initial.contains("RunScript(top)"), "{initial}");
+        assert!(initial.contains("after 0 steps"), "{initial}");
+        // The link the page gives to the counterexample of register-promise-settles.
+        let marker = "data-property=\"register-promise-settles\"";
+        let at = initial.find(marker).expect("a link to the counterexample");
+        let link_start = initial[..at].rfind("href=\"").unwrap() + 6;
+        let href = &initial[link_start..initial[link_start..].find('"').unwrap() + link_start];
+        assert!(href.starts_with(&format!("#/s/{SCENARIO}/p/")), "{href}");
+        let reached = dump_dom(&format!("{base}{href}"));
+        assert!(reached.contains("after 5 steps"), "{reached}");
+        let violated = reached
+            .split("id=\"violated\"")
+            .nth(1)
+            .and_then(|r| r.split("</ul>").next())
+            .unwrap();
+        assert!(violated.contains("register-promise-settles"), "{violated}");
+        assert!(reached.contains("No action is enabled"), "{reached}");
+        // A stale path in the URL: the page says so.
+        let stale = dump_dom(&format!("{base}#/s/{SCENARIO}/p/0.42"));
+        assert!(
+            stale.contains("no action 42 in the state after step 1"),
+            "{stale}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "needs Chromium ($WEBMCP_CHROMIUM or /usr/bin/chromium); WEBMCP_REQUIRE_BROWSER=1 makes its absence a failure"
+)]
+fn the_keyboard_takes_actions_and_goes_back_and_forward() {
+    // Synthetic key events through the page's own handler (its ?selftest=keys hook), not
+    // the browser's input pipeline: docs/explorer.md says so.
+    #[cfg(not(webmcp_no_chromium))]
+    {
+        let e = explore(&["--scenario", SCENARIO]);
+        let base = e.url.split('#').next().unwrap();
+        let dom = dump_dom(&format!("{base}?selftest=keys#/s/{SCENARIO}/p/0"));
+        let log = dom
+            .split("id=\"selftest\">")
+            .nth(1)
+            .and_then(|r| r.split("</pre>").next())
+            .unwrap_or_else(|| panic!("no self-test log: {dom}"));
+        assert!(log.contains("Enter -&gt; 0.1 "), "{log}");
+        assert!(log.contains("selftest: pass"), "{log}");
+    }
+}
