@@ -359,3 +359,236 @@ fn the_keyboard_takes_actions_and_goes_back_and_forward() {
         assert!(log.contains("selftest: pass"), "{log}");
     }
 }
+
+/// Chromium driven over the DevTools protocol on `--remote-debugging-pipe` (requests on the
+/// child's fd 3, replies and events on its fd 4, each message ended by a NUL byte): real key
+/// events through Chromium's input pipeline, not synthetic DOM events.
+#[cfg(not(webmcp_no_chromium))]
+mod devtools {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::fd::{AsRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    use std::process::{Child, Command, Stdio};
+    use std::sync::mpsc::{Receiver, RecvTimeoutError};
+    use std::time::{Duration, Instant};
+
+    use serde_json::{json, Value};
+
+    /// How long one reply may take before the test gives up (a bound, not a measurement).
+    const REPLY_WITHIN: Duration = Duration::from_secs(30);
+
+    pub struct Browser {
+        child: Child,
+        to: std::fs::File,
+        from: Receiver<Value>,
+        next_id: u64,
+        session: Option<String>,
+        profile: std::path::PathBuf,
+    }
+
+    impl Drop for Browser {
+        fn drop(&mut self) {
+            // SAFETY: kill(2) on the process group the child leads (process_group(0)).
+            unsafe {
+                libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);
+            }
+            let _ = self.child.wait();
+            let _ = std::fs::remove_dir_all(&self.profile);
+        }
+    }
+
+    impl Browser {
+        pub fn launch(profile: std::path::PathBuf) -> Browser {
+            let (to_child, to_us): (OwnedFd, OwnedFd) = pipe();
+            let (from_child_r, from_child_w): (OwnedFd, OwnedFd) = pipe();
+            let (r3, w4) = (to_child.as_raw_fd(), from_child_w.as_raw_fd());
+            let mut cmd = Command::new(webmcp_browser::chromium_for_tests());
+            cmd.args(webmcp_browser::chromium::BASE_FLAGS)
+                .arg(format!("--user-data-dir={}", profile.display()))
+                .args(["--remote-debugging-pipe", "about:blank"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0);
+            // SAFETY: only async-signal-safe calls (fcntl, dup2) between fork and exec. The
+            // ends are first copied above fd 10 so that placing one on 3 or 4 cannot close
+            // the other.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let a = libc::fcntl(r3, libc::F_DUPFD, 10);
+                    let b = libc::fcntl(w4, libc::F_DUPFD, 10);
+                    if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+            let child = cmd.spawn().unwrap();
+            drop(to_child);
+            drop(from_child_w);
+            let (tx, rx) = std::sync::mpsc::channel();
+            let reader = std::fs::File::from(from_child_r);
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(reader);
+                loop {
+                    let mut msg = Vec::new();
+                    match r.read_until(0, &mut msg) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {
+                            msg.pop();
+                            if let Ok(v) = serde_json::from_slice::<Value>(&msg) {
+                                if tx.send(v).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+            Browser {
+                child,
+                to: std::fs::File::from(to_us),
+                from: rx,
+                next_id: 0,
+                session: None,
+                profile,
+            }
+        }
+
+        /// Sends a command (to the attached page, once there is one) and waits for its reply.
+        pub fn call(&mut self, method: &str, params: Value) -> Value {
+            self.next_id += 1;
+            let id = self.next_id;
+            let mut msg = json!({"id": id, "method": method, "params": params});
+            if let Some(s) = &self.session {
+                msg["sessionId"] = json!(s);
+            }
+            let mut bytes = msg.to_string().into_bytes();
+            bytes.push(0);
+            self.to.write_all(&bytes).unwrap();
+            let deadline = Instant::now() + REPLY_WITHIN;
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match self.from.recv_timeout(left) {
+                    Ok(v) if v["id"] == id => {
+                        assert!(v.get("error").is_none(), "{method}: {v}");
+                        return v["result"].clone();
+                    }
+                    Ok(_) => {}
+                    Err(RecvTimeoutError::Timeout) => panic!("no reply to {method}"),
+                    Err(RecvTimeoutError::Disconnected) => panic!("Chromium closed the pipe"),
+                }
+            }
+        }
+
+        /// Opens `url` in a new page and talks to that page from now on.
+        pub fn open(&mut self, url: &str) {
+            let target = self.call("Target.createTarget", json!({"url": url}));
+            let id = target["targetId"].as_str().unwrap().to_string();
+            let attached = self.call(
+                "Target.attachToTarget",
+                json!({"targetId": id, "flatten": true}),
+            );
+            self.session = Some(attached["sessionId"].as_str().unwrap().to_string());
+        }
+
+        pub fn eval(&mut self, expr: &str) -> Value {
+            let r = self.call(
+                "Runtime.evaluate",
+                json!({"expression": expr, "returnByValue": true}),
+            );
+            r["result"]["value"].clone()
+        }
+
+        /// Evaluates `expr` until it is true, at most 300 times 50 ms apart.
+        pub fn wait_for(&mut self, expr: &str) {
+            for _ in 0..300 {
+                if self.eval(expr) == json!(true) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            panic!("never true: {expr}");
+        }
+
+        /// A key pressed and released, as a user types it.
+        pub fn key(&mut self, key: &str) {
+            let (code, vk, text) = match key {
+                "Enter" => ("Enter", 13, "\r"),
+                "Backspace" => ("Backspace", 8, ""),
+                "ArrowDown" => ("ArrowDown", 40, ""),
+                "[" => ("BracketLeft", 219, "["),
+                "]" => ("BracketRight", 221, "]"),
+                "j" => ("KeyJ", 74, "j"),
+                "1" => ("Digit1", 49, "1"),
+                other => panic!("no key {other}"),
+            };
+            let mut down = json!({"type": if text.is_empty() { "rawKeyDown" } else { "keyDown" },
+                "key": key, "code": code, "windowsVirtualKeyCode": vk});
+            if !text.is_empty() {
+                down["text"] = json!(text);
+            }
+            self.call("Input.dispatchKeyEvent", down);
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk}),
+            );
+        }
+    }
+
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        let (r, w) = std::io::pipe().unwrap();
+        (OwnedFd::from(r), OwnedFd::from(w))
+    }
+}
+
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "needs Chromium ($WEBMCP_CHROMIUM or /usr/bin/chromium); WEBMCP_REQUIRE_BROWSER=1 makes its absence a failure"
+)]
+fn real_key_presses_choose_actions_and_reach_a_counterexample() {
+    #[cfg(not(webmcp_no_chromium))]
+    {
+        let e = explore(&["--scenario", SCENARIO]);
+        let mut b = devtools::Browser::launch(scratch("devtools"));
+        b.open(&e.url);
+        // The URL holds the path and the page shows the state at its end.
+        let at = |p: &str| {
+            let shown = if p.is_empty() { "(empty)" } else { p };
+            format!(
+                "location.hash === '#/s/{SCENARIO}/p/{p}' && \
+                 document.getElementById('where').textContent.endsWith('path {shown}')"
+            )
+        };
+        b.wait_for(&at(""));
+        // The counterexample of exists:notify-tool-change#2 is 0.1.0: RunScript, enter the
+        // back/forward cache, the registration's in-parallel step.
+        b.key("Enter");
+        b.wait_for(&at("0"));
+        b.key("j");
+        b.key("Enter");
+        b.wait_for(&at("0.1"));
+        b.key("[");
+        b.wait_for(&at("0"));
+        b.key("]");
+        b.wait_for(&at("0.1"));
+        b.key("1");
+        b.wait_for(&at("0.1.0"));
+        let violated = b.eval("document.getElementById('violated').textContent");
+        assert!(
+            violated
+                .as_str()
+                .unwrap()
+                .contains("exists:notify-tool-change#2"),
+            "{violated}"
+        );
+        let spec = b.eval("document.getElementById('spec').textContent");
+        assert!(
+            spec.as_str().unwrap().contains("notify-tool-change#2"),
+            "{spec}"
+        );
+        b.key("Backspace");
+        b.wait_for(&at("0.1"));
+    }
+}
