@@ -288,14 +288,21 @@ fn dump_dom(url: &str) -> String {
         .process_group(0)
         .spawn()
         .unwrap();
-    let mut dom = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut dom)
-        .unwrap();
+    // Read on a thread so that a browser that never exits fails the test instead of hanging it.
+    let mut out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut dom = String::new();
+        let _ = out.read_to_string(&mut dom);
+        let _ = tx.send(dom);
+    });
+    let dom = rx.recv_timeout(std::time::Duration::from_secs(120));
+    // SAFETY: kill(2) on the process group the child leads (process_group(0)).
+    unsafe {
+        libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+    }
     let _ = child.wait();
+    let dom = dom.unwrap_or_else(|_| panic!("chromium --dump-dom {url} gave no DOM within 120 s"));
     let _ = std::fs::remove_dir_all(profile);
     dom
 }

@@ -454,3 +454,82 @@ mod tests {
         assert_eq!(PathError::TooLong.status(), 413);
     }
 }
+
+#[cfg(test)]
+mod scenario_tests {
+    use super::*;
+    use webmcp_model::{Variant, World};
+
+    fn explorer(name: &str) -> Explorer {
+        let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(path).unwrap();
+        let world = World::from_json(&text).unwrap();
+        let variant = Variant::parse("seed").unwrap();
+        Explorer::new(
+            WebMcpModel::new(world, variant),
+            format!("scenarios/{name}.json"),
+            text,
+            &CheckOptions {
+                threads: 1,
+                ..CheckOptions::default()
+            },
+        )
+    }
+
+    /// Every jump the page offers ends in a state where the page shows its property.
+    #[test]
+    fn every_jump_shows_its_property_at_its_end() {
+        let dir = format!("{}/../scenarios", env!("CARGO_MANIFEST_DIR"));
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.strip_suffix(".json").map(str::to_string)
+            })
+            .collect();
+        names.sort();
+        let mut jumps = 0;
+        for name in names {
+            let e = explorer(&name);
+            for j in &e.jumps {
+                let v = e.view(&j.path).unwrap();
+                let list = if j.verdict == "violated" {
+                    &v["violated"]
+                } else {
+                    &v["witnessed"]
+                };
+                assert!(
+                    list.as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|p| p["property"] == j.property),
+                    "{name}: {} at {}",
+                    j.property,
+                    path_text(&j.path)
+                );
+                jumps += 1;
+            }
+        }
+        assert!(jumps > 100, "only {jumps} jumps");
+    }
+
+    #[test]
+    fn a_stale_index_names_the_step_and_a_saved_run_reads_back() {
+        let e = explorer("register-in-bfcache");
+        let err = e.view(&[0, 7]).err().unwrap();
+        assert_eq!(
+            err,
+            PathError::NoSuchAction {
+                index: 7,
+                after: 1,
+                enabled: 2
+            }
+        );
+        assert!(err
+            .to_string()
+            .starts_with("no action 7 in the state after step 1"));
+        let text = e.trace(&[0, 1, 0]).unwrap();
+        let loaded = webmcp_traces::reader::read_trace(&text).unwrap();
+        assert_eq!(e.indices_of(&loaded.trace.actions), Ok(vec![0, 1, 0]));
+    }
+}
