@@ -82,16 +82,10 @@ pub(crate) fn explore(args: &ExploreArgs) -> Result<ExitCode, UsageError> {
             ))
         }
     };
-    let options = CheckOptions {
-        threads: 1,
-        max_states: Some(JUMP_MAX_STATES),
-        timeout: Some(JUMP_TIMEOUT),
-        ..CheckOptions::default()
-    };
-    let explorer = Explorer::new(model, source, text, &options);
-    let path = match start {
+    // A trace that does not replay is refused before the check, which can take a while.
+    let path = match &start {
         None => Vec::new(),
-        Some((file, actions)) => explorer.indices_of(&actions).map_err(|i| {
+        Some((file, actions)) => webmcp_explorer::walk::indices_of(&model, actions).map_err(|i| {
             UsageError(format!(
                 "{}: action {} of the trace is not enabled where it is taken (the trace does not replay; `webmcp-check replay` says why)",
                 file.display(),
@@ -106,6 +100,13 @@ pub(crate) fn explore(args: &ExploreArgs) -> Result<ExitCode, UsageError> {
             webmcp_explorer::MAX_STEPS
         )));
     }
+    let options = CheckOptions {
+        threads: 1,
+        max_states: Some(JUMP_MAX_STATES),
+        timeout: Some(JUMP_TIMEOUT),
+        ..CheckOptions::default()
+    };
+    let explorer = Explorer::new(model, source, text, &options);
     let server = Server::bind(explorer, args.port)
         .map_err(|e| UsageError(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
     let mut stdout = std::io::stdout();

@@ -249,6 +249,25 @@ fn a_saved_path_replays_and_reopens_at_its_last_state() {
         "{}",
         reopened.url
     );
+    // The same trace with its second action made one that is not enabled there (a tab
+    // evicted from a cache it never entered): refused, not served.
+    let edited = dir.join("edited.itf.json");
+    std::fs::write(
+        &edited,
+        saved.body.replace("EnterBfcache", "EvictFromBfcache"),
+    )
+    .unwrap();
+    let out = bin()
+        .args(["explore", "--trace", edited.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("action 2 of the trace is not enabled"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
 }
 
 #[test]

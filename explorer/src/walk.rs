@@ -186,22 +186,9 @@ impl Explorer {
         &self.model.world.name
     }
 
-    /// The path of a run of `actions`: each action's index in the enabled list where it is
-    /// taken; `Err(i)` when action `i` is not enabled there.
+    /// The path of a run of `actions` ([`indices_of`]).
     pub fn indices_of(&self, actions: &[Action]) -> Result<Vec<usize>, usize> {
-        let mut s = self.model.initial_state();
-        let mut out = Vec::with_capacity(actions.len());
-        let mut enabled = Vec::new();
-        for (i, a) in actions.iter().enumerate() {
-            enabled.clear();
-            self.model.enabled_actions(&s, &mut enabled);
-            let Some(k) = enabled.iter().position(|e| e == a) else {
-                return Err(i);
-            };
-            out.push(k);
-            s = self.model.apply(&s, *a, &mut ());
-        }
-        Ok(out)
+        indices_of(&self.model, actions)
     }
 
     /// Follows `path` from the initial state.
@@ -400,6 +387,24 @@ impl Explorer {
             .expect("every action of a walk is enabled where it is taken");
         Ok(trace.to_json_text())
     }
+}
+
+/// The path of a run of `actions`: each action's index in the enabled list where it is
+/// taken; `Err(i)` when action `i` is not enabled there.
+pub fn indices_of(model: &WebMcpModel, actions: &[Action]) -> Result<Vec<usize>, usize> {
+    let mut s = model.initial_state();
+    let mut out = Vec::with_capacity(actions.len());
+    let mut enabled = Vec::new();
+    for (i, a) in actions.iter().enumerate() {
+        enabled.clear();
+        model.enabled_actions(&s, &mut enabled);
+        let Some(k) = enabled.iter().position(|e| e == a) else {
+            return Err(i);
+        };
+        out.push(k);
+        s = model.apply(&s, *a, &mut ());
+    }
+    Ok(out)
 }
 
 /// A thread's label, as the narratives name it (`in parallel: executeTool exec`).
