@@ -616,5 +616,27 @@ fn real_key_presses_choose_actions_and_reach_a_counterexample() {
         );
         b.key("Backspace");
         b.wait_for(&at("0.1"));
+        // A wide window puts the panels side by side; a narrow one stacks them and
+        // scrolls only vertically.
+        let side_by_side = "document.getElementById('choices').getBoundingClientRect().right \
+             < document.getElementById('tables').getBoundingClientRect().left";
+        let fits = "document.documentElement.scrollWidth <= window.innerWidth";
+        for (width, wide) in [(1400, true), (420, false)] {
+            b.call(
+                "Emulation.setDeviceMetricsOverride",
+                serde_json::json!({"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+            );
+            b.wait_for(&format!("window.innerWidth === {width}"));
+            assert_eq!(
+                b.eval(side_by_side),
+                serde_json::json!(wide),
+                "at {width}px"
+            );
+            assert_eq!(
+                b.eval(fits),
+                serde_json::json!(true),
+                "overflow at {width}px"
+            );
+        }
     }
 }
