@@ -4,7 +4,7 @@
 //! (`3.0.5`: the fourth action of the initial state, then the first, then the sixth).
 //! `WebMcpModel::enabled_actions` lists actions in a deterministic order, so a path names
 //! the same run on every reload and every machine running the same model; the server keeps
-//! no session and replays every path from the initial state.
+//! no state between requests and replays every path from the initial state.
 
 use std::collections::BTreeSet;
 use std::fmt;
