@@ -275,8 +275,12 @@ fn bad_usage_is_one_line_on_stderr_and_exit_2() {
     let dir = scratch("usage");
     let garbage = dir.join("garbage.itf.json");
     std::fs::write(&garbage, "{ not a trace").unwrap();
+    // A port another program holds.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
     for args in [
         vec!["explore"],
+        vec!["explore", "--scenario", SCENARIO, "--port", &port],
         vec!["explore", "--scenario", "no-such-scenario"],
         vec!["explore", "--scenario", SCENARIO, "--variant", "seed+"],
         vec!["explore", "--trace", "/nonexistent/x.itf.json"],
