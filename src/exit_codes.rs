@@ -83,3 +83,12 @@ pub const MUTANTS: &str = "\
 Exit codes: 0 the mutation score is at least --min-score, 1 it is below, 2 bad usage, 3 a bound
 stopped a check, so a mutant is undecided. A --shard that holds no mutant exits 3, never a pass
 (`merge` judges the whole run).";
+
+pub const EXPLORE: &str = "\
+Serving: http://127.0.0.1:PORT/ only (never another interface), printed on stdout; it runs until
+interrupted (Ctrl-C). Bad requests (an unknown action, a stale or too long path) get an HTTP
+error with a message; they never stop the server.
+
+Exit codes: 0 the server stopped; 2 bad usage or input (one line on stderr): an unknown
+scenario or variant, an unreadable or malformed scenario or trace file, a trace that does not
+replay or is longer than 10000 actions, a port that cannot be bound.";

@@ -12,6 +12,7 @@ mod catalog;
 mod conformance_cmd;
 mod distributed;
 mod exit_codes;
+mod explore_cmd;
 mod findings_cmd;
 mod legacy_cmd;
 mod merge_cmd;
@@ -112,6 +113,10 @@ enum Command {
     /// `conformance` run (`--shard I/N`) into the report of the whole run (docs/ci.md).
     #[command(after_help = merge_cmd::EXIT)]
     Merge(merge_cmd::MergeArgs),
+    /// Serve a local page (127.0.0.1 only) to step through any interleaving of a scenario,
+    /// choosing each action beside the spec text of its steps (docs/explorer.md).
+    #[command(after_help = exit_codes::EXPLORE)]
+    Explore(explore_cmd::ExploreArgs),
 }
 
 /// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
@@ -486,6 +491,7 @@ fn main() -> ExitCode {
         }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Merge(a) => merge_cmd::merge(&a),
+        Command::Explore(a) => explore_cmd::explore(&a),
         Command::SpecSync(a) => spec_sync_cmd::spec_sync(&a),
         Command::Validate(a) => match webmcp_conformance::trace::cli::main(&a) {
             Ok((code, text)) => {

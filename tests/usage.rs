@@ -235,6 +235,7 @@ fn every_command_lists_its_exit_codes_in_help() {
         "mutants",
         "legacy-conformance",
         "record",
+        "explore",
     ] {
         let out = bin().args([cmd, "--help"]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{cmd}");
