@@ -7,13 +7,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
+use std::sync::{Arc, Mutex};
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::driver::{check_distributed, Cluster, ClusterError, Hostfile};
+
+use webmcp_properties::driver::{check_distributed, Cluster, ClusterError, Hostfile, ProgressFn};
 use webmcp_properties::limits::{thousands, StopReason};
 
 use crate::{
-    human_report, say_traces_written, write_traces, CheckArgs, CheckPlan, Format, FrontierArg,
-    ModeArg, UsageError,
+    human_report, progress, say_traces_written, write_traces, CheckArgs, CheckPlan, Format,
+    FrontierArg, ModeArg, UsageError,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,6 +121,16 @@ impl EngineArgs {
     }
 }
 
+/// One progress display per scenario of the plan, shared with the worker that reports.
+fn progress_bars(plan: &CheckPlan) -> Arc<Mutex<Vec<Option<progress::Bar>>>> {
+    Arc::new(Mutex::new(
+        plan.worlds
+            .iter()
+            .map(|w| Some(progress::Bar::new(&w.name)))
+            .collect(),
+    ))
+}
+
 /// Runs the plan's scenarios on the cluster; process 0 reports as `check` does.
 pub(crate) fn run(
     plan: &CheckPlan,
@@ -130,7 +142,33 @@ pub(crate) fn run(
         .iter()
         .map(|w| WebMcpModel::new(w.clone(), plan.variant))
         .collect();
-    let (results, traffic) = match check_distributed(models, &plan.options, cluster) {
+    let bars = (!args.quiet).then(|| progress_bars(plan));
+    let progress = bars.clone().map(|bars| -> ProgressFn {
+        Arc::new(move |index, p| {
+            let mut bars = bars.lock().unwrap_or_else(|e| e.into_inner());
+            // The bars of the scenarios before this one are done.
+            for bar in bars.iter_mut().take(index) {
+                if let Some(done) = bar.take() {
+                    done.finish();
+                }
+            }
+            if let Some(Some(bar)) = bars.get_mut(index) {
+                bar.update(p);
+            }
+        })
+    });
+    let outcome = check_distributed(models, &plan.options, cluster, progress);
+    if let Some(bars) = bars {
+        for bar in bars
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+            .flatten()
+        {
+            bar.finish();
+        }
+    }
+    let (results, traffic) = match outcome {
         Ok(Some(run)) => run,
         Ok(None) => {
             if !args.quiet {

@@ -53,7 +53,9 @@ use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 use webmcp_checker::fingerprint::{fingerprint, FingerprintMap};
 use webmcp_checker::limits::{process_memory_limit, resident_bytes};
-use webmcp_checker::{Exploration, Model, Options, Path, Property, Reduction, StopReason};
+use webmcp_checker::{
+    Exploration, Model, Options, Path, Progress, Property, Reduction, StopReason,
+};
 
 mod cluster;
 pub use cluster::{Cluster, ClusterError, Hostfile};
@@ -325,6 +327,8 @@ struct Net<'w> {
     /// Give up waiting at a barrier after this long.
     patience: Option<Duration>,
     traffic: Traffic,
+    /// Worker 0's only.
+    progress: Option<ProgressFn>,
 }
 
 impl Net<'_> {
@@ -423,6 +427,24 @@ pub fn explore<M>(
 where
     M: Model + Send + Sync + 'static,
 {
+    explore_with_progress(models, properties, options, cluster, None)
+}
+
+/// Called by worker 0 at the end of every level with the index of the model being explored
+/// and the run's counts so far.
+pub type ProgressFn = Arc<dyn Fn(usize, Progress) + Send + Sync>;
+
+/// [`explore`], telling `progress` (on the first process) how far each search has got.
+pub fn explore_with_progress<M>(
+    models: Vec<M>,
+    properties: Vec<Property<M>>,
+    options: &Options,
+    cluster: &Cluster,
+    progress: Option<ProgressFn>,
+) -> Result<Option<Run<M>>, ClusterError>
+where
+    M: Model + Send + Sync + 'static,
+{
     if models.iter().any(|m| m.codec().is_none()) {
         return Err(ClusterError::NoCodec);
     }
@@ -442,7 +464,15 @@ where
         let slots = Arc::clone(&slots);
         move |worker: &mut Worker| {
             let local = worker.index() % per_process;
-            let result = run_worker(worker, &models, &properties, &options, per_process);
+            let progress = progress.clone().filter(|_| worker.index() == 0);
+            let result = run_worker(
+                worker,
+                &models,
+                &properties,
+                &options,
+                per_process,
+                progress,
+            );
             if result.is_err() {
                 cluster::Watch::fail();
             }
@@ -589,6 +619,7 @@ fn run_worker<M: Model>(
     properties: &[Property<M>],
     options: &Options,
     per_process: usize,
+    progress: Option<ProgressFn>,
 ) -> WorkerResult<M> {
     let shard = Rc::new(RefCell::new(Shard::default()));
     let mut input = InputHandle::new();
@@ -632,12 +663,13 @@ fn run_worker<M: Model>(
         peers,
         patience,
         traffic: Traffic::default(),
+        progress,
     };
     let reads_memory = me % per_process.max(1) == 0;
     let mut explorations = Vec::with_capacity(models.len());
-    for model in models {
+    for (index, model) in models.iter().enumerate() {
         let start = Instant::now();
-        let found = search(&mut net, model, properties, options, reads_memory)?;
+        let found = search(&mut net, index, model, properties, options, reads_memory)?;
         explorations.push((found, start.elapsed()));
     }
     Ok((explorations, net.traffic))
@@ -646,6 +678,7 @@ fn run_worker<M: Model>(
 /// One model's breadth-first search, as one worker runs it.
 fn search<M: Model>(
     net: &mut Net,
+    index: usize,
     model: &M,
     properties: &[Property<M>],
     options: &Options,
@@ -699,6 +732,17 @@ fn search<M: Model>(
         let level_states: u64 = all.iter().map(|s| s.level).sum();
         if level_states > 0 {
             max_depth = depth;
+        }
+        if let Some(progress) = &w.net.progress {
+            progress(
+                index,
+                Progress {
+                    total_states: w.total as usize,
+                    unique_states: unique as usize,
+                    max_depth,
+                    elapsed: w.start.elapsed(),
+                },
+            );
         }
         for (i, slot) in w.found.iter_mut().enumerate() {
             if slot.is_none() {

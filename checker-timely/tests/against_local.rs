@@ -348,3 +348,37 @@ fn a_stranger_on_a_process_port_is_dropped_and_the_run_goes_on() {
         "after a stranger",
     );
 }
+
+#[test]
+fn worker_0_reports_progress_at_every_level_end() {
+    use std::sync::{Arc, Mutex};
+    let model = Counters { k: 3, n: 4 };
+    let seen: Arc<Mutex<Vec<(usize, webmcp_checker::Progress)>>> = Arc::default();
+    let progress: webmcp_checker_timely::ProgressFn = {
+        let seen = Arc::clone(&seen);
+        Arc::new(move |index, p| seen.lock().unwrap().push((index, p)))
+    };
+    let run = webmcp_checker_timely::explore_with_progress(
+        vec![model.clone(), model.clone()],
+        properties(),
+        &Options::default(),
+        &Cluster::local(2),
+        Some(progress),
+    )
+    .unwrap()
+    .unwrap();
+    let seen = seen.lock().unwrap();
+    for index in 0..2 {
+        let mine: Vec<_> = seen.iter().filter(|(i, _)| *i == index).collect();
+        let found = &run.explorations[index].0;
+        // One report per level, the last one empty.
+        assert_eq!(mine.len(), found.max_depth + 1, "model {index}");
+        assert!(mine
+            .windows(2)
+            .all(|w| w[0].1.total_states <= w[1].1.total_states));
+        let last = mine.last().unwrap().1;
+        assert_eq!(last.total_states, found.total_states);
+        assert_eq!(last.max_depth, found.max_depth);
+        assert!(last.unique_states <= found.unique_states);
+    }
+}

@@ -417,7 +417,7 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         Some(workers) => {
             let cluster = crate::driver::Cluster::local(workers);
             let (mut results, traffic) =
-                crate::driver::check_distributed(vec![model.clone()], &opts, &cluster)
+                crate::driver::check_distributed(vec![model.clone()], &opts, &cluster, None)
                     .expect("one process starts")
                     .expect("the only process reports");
             let sent = Sent {

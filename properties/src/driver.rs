@@ -14,7 +14,7 @@ use crate::catalogue::{catalogue, PropertyDef};
 use crate::limits::StopReason;
 
 pub use webmcp_checker::{FrontierStorage, Mode, Progress, Reduction, Verdict};
-pub use webmcp_checker_timely::{Cluster, ClusterError, Hostfile, Traffic};
+pub use webmcp_checker_timely::{Cluster, ClusterError, Hostfile, ProgressFn, Traffic};
 
 /// The catalogue, built once per process.
 pub fn properties() -> &'static [PropertyDef] {
@@ -153,9 +153,16 @@ pub fn check_distributed(
     models: Vec<WebMcpModel>,
     options: &CheckOptions,
     cluster: &Cluster,
+    progress: Option<ProgressFn>,
 ) -> Result<Option<(Vec<ScenarioResult>, Traffic)>, ClusterError> {
     let props = engine_properties().to_vec();
-    let run = webmcp_checker_timely::explore(models.clone(), props, &options.engine(), cluster)?;
+    let run = webmcp_checker_timely::explore_with_progress(
+        models.clone(),
+        props,
+        &options.engine(),
+        cluster,
+        progress,
+    )?;
     Ok(run.map(|run| {
         let results = models
             .iter()
