@@ -11,7 +11,7 @@ use serde::Deserialize;
 use webmcp_traces::limits::{one_line, read_limited, size_text, ReadError};
 
 use crate::report::{RecordError, ScenarioJson, ScenarioRecord};
-use crate::shard::{check_set, SetError, ShardRecord};
+use crate::shard::{check_set, SetError, ShardEntry, ShardRecord};
 use crate::{baseline, output, UsageError};
 
 pub const EXIT: &str = "\
@@ -257,6 +257,23 @@ fn load(path: &std::path::Path) -> Result<Loaded, MergeError> {
 }
 
 /// Parses a report into `T`; an error names the line and column in one short line.
+/// Every shard file read as a `T`, with what `check_set` needs of each: its file, its shard
+/// record, and how many items it reports.
+pub fn parse_shards<T: DeserializeOwned>(
+    loaded: &[Loaded],
+    record: impl Fn(&T) -> &ShardRecord,
+    items: impl Fn(&T) -> u64,
+) -> Result<(Vec<T>, Vec<ShardEntry>), MergeError> {
+    let mut shards = Vec::with_capacity(loaded.len());
+    let mut entries = Vec::with_capacity(loaded.len());
+    for l in loaded {
+        let shard: T = parse(l)?;
+        entries.push((l.file.clone(), record(&shard).clone(), items(&shard)));
+        shards.push(shard);
+    }
+    Ok((shards, entries))
+}
+
 pub fn parse<T: DeserializeOwned>(l: &Loaded) -> Result<T, MergeError> {
     serde_json::from_str(&l.text).map_err(|e| MergeError::Malformed {
         file: l.file.clone(),
@@ -295,17 +312,11 @@ struct CheckShard {
 }
 
 fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), MergeError> {
-    let mut shards = Vec::with_capacity(loaded.len());
-    let mut entries = Vec::with_capacity(loaded.len());
-    for l in loaded {
-        let shard: CheckShard = parse(l)?;
-        entries.push((
-            l.file.clone(),
-            shard.shard_of.clone(),
-            shard.scenarios.len() as u64,
-        ));
-        shards.push(shard);
-    }
+    let (mut shards, entries) = parse_shards(
+        loaded,
+        |s: &CheckShard| &s.shard_of,
+        |s| s.scenarios.len() as u64,
+    )?;
     let (order, _) = check_set(&entries)?;
     let first = &entries[0];
     let timings = option(&first.0, &first.1, "timings")? == "true";

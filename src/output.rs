@@ -307,27 +307,8 @@ pub fn baseline_summary(j: &Judgement, with_baseline: bool) -> String {
     out
 }
 
-/// Text for an XML 1.0 attribute or element. Markup is escaped; the control characters that
-/// XML 1.0 cannot carry at all (not even as character references) are written as `\u{XXXX}`,
-/// so a scenario name or page string can never make the report invalid XML.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => {
-                out.push_str(&format!("\\u{{{:04X}}}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Text for an XML 1.0 attribute or element (one escaper for every JUnit report).
+pub use webmcp_conformance::junit::xml_escape;
 
 fn counterexample_text(p: &PropertyRecord) -> String {
     p.counterexample

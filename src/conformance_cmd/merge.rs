@@ -11,7 +11,7 @@ use webmcp_conformance::cli::{self, Format};
 use webmcp_conformance::report::{self, Analyses};
 use webmcp_conformance::run::ScenarioResult;
 
-use crate::merge_cmd::{interleave, option, parse, Loaded, MergeError, MergeFormat};
+use crate::merge_cmd::{interleave, option, parse_shards, Loaded, MergeError, MergeFormat};
 use crate::shard::{check_set, ShardRecord};
 
 /// A shard of `conformance --shard I/N --format json` (or its `--save` file).
@@ -76,17 +76,12 @@ pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), Mer
             })
         }
     };
-    let mut shards: Vec<Option<ConformanceShard>> = Vec::with_capacity(loaded.len());
-    let mut entries = Vec::with_capacity(loaded.len());
-    for l in loaded {
-        let shard: ConformanceShard = parse(l)?;
-        entries.push((
-            l.file.clone(),
-            shard.shard_of.clone(),
-            shard.results.len() as u64,
-        ));
-        shards.push(Some(shard));
-    }
+    let (shards, entries) = parse_shards(
+        loaded,
+        |s: &ConformanceShard| &s.shard_of,
+        |s| s.results.len() as u64,
+    )?;
+    let mut shards: Vec<Option<ConformanceShard>> = shards.into_iter().map(Some).collect();
     let (ordered, items) = check_set(&entries)?;
     let first = &entries[0];
     // The whole run's items are this build's scenarios with a browser form, in order.

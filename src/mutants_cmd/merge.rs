@@ -8,7 +8,7 @@ use webmcp_properties::limits::StopReason;
 use webmcp_properties::mutants::Fate;
 
 use super::{MutantsArgs, Run};
-use crate::merge_cmd::{interleave, option, parse, Loaded, MergeError, MergeFormat};
+use crate::merge_cmd::{interleave, option, parse_shards, Loaded, MergeError, MergeFormat};
 use crate::report::{RecordError, MAX_TEXT_CHARS};
 use crate::shard::{check_set, Shard, ShardRecord};
 
@@ -174,17 +174,12 @@ pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), Mer
             formats: "json or markdown",
         });
     }
-    let mut shards: Vec<Option<MutantsShard>> = Vec::with_capacity(loaded.len());
-    let mut entries = Vec::with_capacity(loaded.len());
-    for l in loaded {
-        let shard: MutantsShard = parse(l)?;
-        entries.push((
-            l.file.clone(),
-            shard.shard_of.clone(),
-            shard.mutants.len() as u64,
-        ));
-        shards.push(Some(shard));
-    }
+    let (shards, entries) = parse_shards(
+        loaded,
+        |s: &MutantsShard| &s.shard_of,
+        |s| s.mutants.len() as u64,
+    )?;
+    let mut shards: Vec<Option<MutantsShard>> = shards.into_iter().map(Some).collect();
     let (ordered, _) = check_set(&entries)?;
     let first = &entries[0];
     let bound: usize =

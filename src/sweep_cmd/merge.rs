@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use super::{Cause, Key, Named, PropertyTally, Sweep, STOPPED_SHOWN};
-use crate::merge_cmd::{option, parse, Loaded, MergeError, MergeFormat};
+use crate::merge_cmd::{option, parse_shards, Loaded, MergeError, MergeFormat};
 use crate::report::{kind_name, RecordError, MAX_TEXT_CHARS};
 use crate::shard::{check_set, ShardRecord};
 use webmcp_generator::{Bound, Counts};
@@ -135,13 +135,8 @@ fn cause(file: &str, v: serde_json::Value) -> Result<Cause, MergeError> {
 }
 
 pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), MergeError> {
-    let mut shards: Vec<Option<SweepShard>> = Vec::with_capacity(loaded.len());
-    let mut entries = Vec::with_capacity(loaded.len());
-    for l in loaded {
-        let shard: SweepShard = parse(l)?;
-        entries.push((l.file.clone(), shard.shard_of.clone(), shard.selected));
-        shards.push(Some(shard));
-    }
+    let (shards, entries) = parse_shards(loaded, |s: &SweepShard| &s.shard_of, |s| s.selected)?;
+    let mut shards: Vec<Option<SweepShard>> = shards.into_iter().map(Some).collect();
     let (ordered, _) = check_set(&entries)?;
     let first = &entries[0];
     let timings = option(&first.0, &first.1, "timings")? == "true";
