@@ -119,6 +119,17 @@ fn workers_in_one_process_report_what_the_local_parallel_search_reports() {
         timely.stdout == local.stdout,
         "proposed: the JSON report differs"
     );
+    // With partial-order reduction, the persistent action's successor alone, as locally.
+    let local = suite(&["--threads", "2", "--reduction", "por"], &dir.join("lr"));
+    let timely = suite(
+        &["--engine", "timely", "--workers", "2", "--reduction", "por"],
+        &dir.join("tr"),
+    );
+    assert_eq!(timely.status.code(), local.status.code());
+    assert!(
+        timely.stdout == local.stdout,
+        "por: the JSON report differs"
+    );
     // The same traces, file for file.
     let names = |d: &str| {
         let mut v: Vec<_> = std::fs::read_dir(dir.join(d))

@@ -901,7 +901,7 @@ impl<M: Model> Expander<'_, '_, '_, M> {
         expand: bool,
         mine: &mut Summary,
     ) {
-        let (model, codec, peers, me) = (self.model, self.codec, self.net.peers, self.net.me);
+        let (model, codec, peers) = (self.model, self.codec, self.net.peers);
         let s = codec.decode(bytes);
         let mut actions = std::mem::take(&mut self.actions);
         actions.clear();
@@ -933,59 +933,69 @@ impl<M: Model> Expander<'_, '_, '_, M> {
             Reduction::Por => model.persistent_action(&s),
             Reduction::None => None,
         };
-        let successors: Vec<(u32, M::Action, Option<M::State>)> = match ample {
+        let next_depth = (depth + 1) as u32;
+        match ample {
             Some((a, next)) => {
                 let afp = fingerprint(&a);
                 let index = actions
                     .iter()
                     .position(|b| fingerprint(b) == afp)
                     .expect("the persistent action is enabled");
-                vec![(index as u32, a, Some(next))]
+                self.emit(fp, index as u32, &a, next, next_depth, mine);
             }
-            None => actions
-                .drain(..)
-                .enumerate()
-                .map(|(i, a)| {
-                    let next = model.next_state(&s, a.clone());
-                    (i as u32, a, next)
-                })
-                .collect(),
-        };
-        self.actions = actions;
-        let next_depth = (depth + 1) as u32;
-        for (index, a, next) in successors {
-            let Some(next) = next else { continue };
-            mine.generated += 1;
-            let nfp = fingerprint(&next);
-            let to = owner(nfp, peers);
-            let link = Link {
-                parent: fp,
-                action_fp: fingerprint(&a),
-                action: index,
-                depth: next_depth,
-            };
-            if to == me {
-                // Owned here: recorded at once, and encoded only if new.
-                let search = &mut self.net.shard.borrow_mut().search;
-                search.record(nfp, link, |out| codec.encode(&next, out));
-                continue;
+            None => {
+                for (i, a) in actions.drain(..).enumerate() {
+                    if let Some(next) = model.next_state(&s, a.clone()) {
+                        self.emit(fp, i as u32, &a, next, next_depth, mine);
+                    }
+                }
             }
-            if self.sent.sent_before(nfp, next_depth) {
-                // Its owner has it from an earlier level: this copy would change nothing.
-                continue;
-            }
-            let mut bytes = Vec::new();
-            codec.encode(&next, &mut bytes);
-            let message = Message::State {
-                fp: nfp,
-                parent: link.parent,
-                action_fp: link.action_fp,
-                action: link.action,
-                depth: next_depth,
-                bytes,
-            };
-            self.net.send(to, message);
         }
+        self.actions = actions;
+    }
+
+    /// Hands the successor `next` of the state `parent`, reached by its action at `index`,
+    /// to its owner: this worker records it at once, another is sent it.
+    fn emit(
+        &mut self,
+        parent: u64,
+        index: u32,
+        action: &M::Action,
+        next: M::State,
+        depth: u32,
+        mine: &mut Summary,
+    ) {
+        let codec = self.codec;
+        mine.generated += 1;
+        let fp = fingerprint(&next);
+        let to = owner(fp, self.net.peers);
+        let link = Link {
+            parent,
+            action_fp: fingerprint(action),
+            action: index,
+            depth,
+        };
+        if to == self.net.me {
+            // Owned here: recorded at once, and encoded only if new.
+            let search = &mut self.net.shard.borrow_mut().search;
+            search.record(fp, link, |out| codec.encode(&next, out));
+            return;
+        }
+        if self.sent.sent_before(fp, depth) {
+            // Its owner has it from an earlier level: this copy would change nothing.
+            return;
+        }
+        let mut bytes = Vec::new();
+        codec.encode(&next, &mut bytes);
+        let message = Message::State {
+            fp,
+            parent,
+            action_fp: link.action_fp,
+            action: index,
+            depth,
+            bytes,
+        };
+        self.net.send(to, message);
     }
 }
 
