@@ -7,7 +7,7 @@
 //! request, and `httparse` (hyper's parser) does the parsing.
 
 use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Shutdown, SocketAddrV4, TcpListener, TcpStream};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -28,6 +28,30 @@ pub const MAX_CONNECTIONS: usize = 32;
 /// A client that sends nothing for this long is dropped (a stalled connection must not keep
 /// a thread forever).
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections being told 503 at once; beyond these a connection is closed unanswered.
+const MAX_REFUSALS: usize = 8;
+/// How long an answered connection is kept open for the rest of its request and the
+/// client's close (see [`answer`]).
+const LINGER: Duration = Duration::from_secs(1);
+
+/// What keeps one client from holding the server: how many connections are served at once,
+/// and how long a silent or stalled one is waited for.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    connections: usize,
+    io_timeout: Duration,
+}
+
+impl Limits {
+    const SERVED: Limits = Limits {
+        connections: MAX_CONNECTIONS,
+        io_timeout: IO_TIMEOUT,
+    };
+}
+
+/// Answers a request given its method, target and `Host` header.
+type Handler = dyn Fn(&str, &str, Option<&str>) -> Response + Send + Sync;
 
 /// A bound explorer server.
 pub struct Server {
@@ -108,40 +132,71 @@ impl Server {
 
     /// Serves until the process ends.
     pub fn run(self) -> std::io::Result<()> {
-        let live = Arc::new(AtomicUsize::new(0));
-        for stream in self.listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            if live.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-                live.fetch_sub(1, Ordering::SeqCst);
-                let _ = write_response(
-                    &mut stream,
-                    &Response::error(503, "too many connections; try again"),
-                    false,
-                );
-                continue;
+        let (explorer, port) = (self.explorer, self.port);
+        let handler: Arc<Handler> =
+            Arc::new(move |method: &str, target: &str, host: Option<&str>| {
+                handle(&explorer, port, method, target, host)
+            });
+        serve(self.listener, Limits::SERVED, handler)
+    }
+}
+
+/// Accepts connections for ever, each on its own thread, within `limits`.
+fn serve(listener: TcpListener, limits: Limits, handler: Arc<Handler>) -> std::io::Result<()> {
+    let live = Arc::new(AtomicUsize::new(0));
+    let refusing = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let Some(slot) = Slot::take(&live, limits.connections) else {
+            // Told on a thread of its own (answering lingers), a bounded number at a time.
+            if let Some(slot) = Slot::take(&refusing, MAX_REFUSALS) {
+                let _ = std::thread::Builder::new()
+                    .name("explore-busy".into())
+                    .spawn(move || {
+                        let _slot = slot;
+                        let _ = stream.set_write_timeout(Some(limits.io_timeout));
+                        let busy = Response::error(503, "too many connections; try again");
+                        answer(stream, &busy, false);
+                    });
             }
-            let explorer = Arc::clone(&self.explorer);
-            let done = Arc::clone(&live);
-            let port = self.port;
-            let spawned = std::thread::Builder::new()
-                .name("explore-conn".into())
-                .spawn(move || {
-                    serve_connection(stream, &explorer, port);
-                    done.fetch_sub(1, Ordering::SeqCst);
-                });
-            if spawned.is_err() {
-                // No thread: the connection is dropped (closed) and its slot given back.
-                live.fetch_sub(1, Ordering::SeqCst);
-            }
+            continue;
+        };
+        let handler = Arc::clone(&handler);
+        // Without a thread the connection is dropped (closed) and the slot given back.
+        let _ = std::thread::Builder::new()
+            .name("explore-conn".into())
+            .spawn(move || {
+                let _slot = slot;
+                serve_connection(stream, limits.io_timeout, &*handler);
+            });
+    }
+    Ok(())
+}
+
+/// One of the connections served at once, given back when dropped (also by a thread that
+/// panics).
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(live: &Arc<AtomicUsize>, max: usize) -> Option<Slot> {
+        if live.fetch_add(1, Ordering::SeqCst) >= max {
+            live.fetch_sub(1, Ordering::SeqCst);
+            return None;
         }
-        Ok(())
+        Some(Slot(Arc::clone(live)))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
 /// Reads one request head (capped), answers it, closes.
-fn serve_connection(mut stream: TcpStream, explorer: &Explorer, port: u16) {
-    let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
-    let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
+fn serve_connection(mut stream: TcpStream, io_timeout: Duration, handler: &Handler) {
+    let _ = stream.set_read_timeout(Some(io_timeout));
+    let _ = stream.set_write_timeout(Some(io_timeout));
     let mut buf = vec![0u8; MAX_HEAD];
     let mut len = 0;
     let head_end = loop {
@@ -149,8 +204,8 @@ fn serve_connection(mut stream: TcpStream, explorer: &Explorer, port: u16) {
             break end;
         }
         if len == buf.len() {
-            let _ = write_response(
-                &mut stream,
+            answer(
+                stream,
                 &Response::error(431, format!("the request is too large: its head is over {MAX_HEAD} bytes (a path has at most {MAX_PATH_TEXT} characters)")),
                 false,
             );
@@ -188,18 +243,37 @@ fn serve_connection(mut stream: TcpStream, explorer: &Explorer, port: u16) {
             } else {
                 // Last resort: a bug in the model or the page code answers 500, never takes
                 // the server down.
-                catch_unwind(AssertUnwindSafe(|| {
-                    handle(explorer, port, method, target, host.as_deref())
-                }))
+                catch_unwind(AssertUnwindSafe(|| handler(method, target, host.as_deref())))
                 .unwrap_or_else(|_| Response::error(500, "internal error while answering this request (a bug: please report the URL)"))
             };
-            let _ = write_response(&mut stream, &r, head_only);
+            answer(stream, &r, head_only);
             return;
         }
         Ok(httparse::Status::Partial) => Response::error(400, "incomplete request"),
         Err(e) => Response::error(400, format!("malformed request: {e}")),
     };
-    let _ = write_response(&mut stream, &response, false);
+    answer(stream, &response, false);
+}
+
+/// Writes `r` and closes the connection gracefully: the write side first, then whatever the
+/// client still sends (the rest of a request we did not read, up to a bound) is read and
+/// dropped until it closes, for at most [`LINGER`]. Closing a socket with unread input
+/// resets it, and a reset can destroy the answer before the client reads it.
+fn answer(mut stream: TcpStream, r: &Response, head_only: bool) {
+    if write_response(&mut stream, r, head_only).is_err() {
+        return;
+    }
+    let _ = stream.shutdown(Shutdown::Write);
+    let _ = stream.set_read_timeout(Some(LINGER));
+    let deadline = std::time::Instant::now() + LINGER;
+    let mut sink = [0u8; 4096];
+    let mut budget = MAX_HEAD;
+    while budget > 0 && std::time::Instant::now() < deadline {
+        match stream.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => budget = budget.saturating_sub(n),
+        }
+    }
 }
 
 fn find_head_end(buf: &[u8]) -> Option<usize> {
@@ -325,4 +399,119 @@ pub fn percent_encode(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// Serves `handler` on a free loopback port within `limits`, for the rest of the test
+    /// process.
+    fn start(limits: Limits, handler: Arc<Handler>) -> u16 {
+        let listener = TcpListener::bind(SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || serve(listener, limits, handler));
+        port
+    }
+
+    fn connect(port: u16) -> TcpStream {
+        let s = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s
+    }
+
+    /// Sends a GET of `target` and returns the status and body of the answer.
+    fn get(port: u16, target: &str) -> (u16, String) {
+        let mut s = connect(port);
+        write!(s, "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        let status = answer[9..12].parse().unwrap();
+        let body = answer.split_once("\r\n\r\n").unwrap().1.to_string();
+        (status, body)
+    }
+
+    fn echo_or_panic() -> Arc<Handler> {
+        Arc::new(|_method: &str, target: &str, _host: Option<&str>| {
+            if target == "/boom" {
+                panic!("a bug while answering");
+            }
+            Response::json(200, &json!({ "target": target }))
+        })
+    }
+
+    #[test]
+    fn a_panic_while_answering_is_a_500_and_the_server_keeps_serving() {
+        let limits = Limits {
+            connections: 4,
+            io_timeout: Duration::from_secs(5),
+        };
+        let port = start(limits, echo_or_panic());
+        let (status, body) = get(port, "/boom");
+        assert_eq!(status, 500);
+        let v: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(v["status"], 500);
+        assert!(
+            v["error"].as_str().unwrap().contains("internal error"),
+            "{body}"
+        );
+        // The panicking connection gave its slot back: as many again as the limit are served.
+        for _ in 0..limits.connections + 1 {
+            assert_eq!(get(port, "/after").0, 200);
+        }
+    }
+
+    #[test]
+    fn connections_over_the_limit_get_503_until_a_silent_one_is_dropped() {
+        let limits = Limits {
+            connections: 2,
+            io_timeout: Duration::from_secs(1),
+        };
+        let port = start(limits, echo_or_panic());
+        // Two clients that connect and say nothing hold both slots (connections are accepted
+        // in the order they came)...
+        let silent: Vec<TcpStream> = (0..2).map(|_| connect(port)).collect();
+        let (status, body) = get(port, "/third");
+        assert_eq!(status, 503, "{body}");
+        assert!(body.contains("too many connections"), "{body}");
+        // ...until the server gives up on them, and then it serves again.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            match get(port, "/fourth") {
+                (200, body) => {
+                    assert_eq!(body, r#"{"target":"/fourth"}"#);
+                    break;
+                }
+                (503, _) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(100))
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        drop(silent);
+    }
+
+    #[test]
+    fn a_silent_or_stalled_client_is_closed_after_the_io_timeout() {
+        let limits = Limits {
+            connections: 4,
+            io_timeout: Duration::from_millis(300),
+        };
+        let port = start(limits, echo_or_panic());
+        for prefix in ["", "GET /half HTTP/1.1\r\nHost: 127.0.0"] {
+            let mut s = connect(port);
+            s.write_all(prefix.as_bytes()).unwrap();
+            let begun = Instant::now();
+            let mut rest = Vec::new();
+            // The server closes without an answer: the read ends (0 bytes), it does not hang.
+            s.read_to_end(&mut rest).unwrap();
+            assert!(rest.is_empty(), "{:?}", String::from_utf8_lossy(&rest));
+            let waited = begun.elapsed();
+            assert!(
+                waited >= Duration::from_millis(250) && waited < Duration::from_secs(10),
+                "closed after {waited:?}"
+            );
+        }
+    }
 }
