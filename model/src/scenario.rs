@@ -140,6 +140,141 @@ pub struct OpSpec {
     pub navigate: Option<String>,
 }
 
+/// What one script statement does: exactly one kind, with only the options that kind takes.
+///
+/// A statement is written as one JSON object whose *kind* is its one member among
+/// `registerTool`, `getTools`, `executeTool`, `abort`, `await`, `awaitToolchange` (true),
+/// `removeIframe` and `navigate`, its options standing beside it ([`OpSpec`]);
+/// [`OpSpec::statement`] reads that object into this type, so no later step meets a statement
+/// of two kinds, of none, or with another kind's option.
+#[derive(Clone, Copy, Debug)]
+pub enum Statement<'a> {
+    RegisterTool {
+        tool: &'a ToolSpec,
+        call: CallOptions<'a>,
+        exposed_to: Option<&'a [String]>,
+        signal: Option<&'a str>,
+    },
+    GetTools {
+        spec: &'a GetToolsSpec,
+        call: CallOptions<'a>,
+    },
+    ExecuteTool {
+        tool: &'a ToolRefSpec,
+        call: CallOptions<'a>,
+        input: Option<&'a JsValue>,
+        signal: Option<&'a str>,
+    },
+    Abort {
+        controller: &'a str,
+        reason: Option<&'a serde_json::Value>,
+    },
+    /// `await` an earlier call's promise, by its label.
+    Await(&'a str),
+    AwaitToolchange,
+    RemoveIframe(&'a str),
+    Navigate(&'a str),
+}
+
+/// The options every call statement (registerTool, getTools, executeTool) takes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CallOptions<'a> {
+    /// `as`: the label later statements name the call's promise by.
+    pub label: Option<&'a str>,
+    /// `on`: the document whose `ModelContext` the script kept and calls the method on.
+    pub on: Option<&'a str>,
+}
+
+impl OpSpec {
+    /// The statement this object writes, or why it writes none: not exactly one kind, or an
+    /// option that the statement's kind does not take (the message names them).
+    pub fn statement(&self) -> Result<Statement<'_>, String> {
+        let kinds = [
+            self.register_tool.is_some(),
+            self.get_tools.is_some(),
+            self.execute_tool.is_some(),
+            self.abort.is_some(),
+            self.await_call.is_some(),
+            self.await_toolchange == Some(true),
+            self.remove_iframe.is_some(),
+            self.navigate.is_some(),
+        ];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            return Err("a statement needs exactly one of registerTool, getTools, executeTool, abort, await, awaitToolchange, removeIframe, navigate".into());
+        }
+        let is_call = kinds[..3].iter().any(|k| *k);
+        let misplaced = [
+            ("as", self.label.is_some() && !is_call, CALLS),
+            (
+                "input",
+                self.input.is_some() && self.execute_tool.is_none(),
+                "executeTool",
+            ),
+            ("on", self.on.is_some() && !is_call, CALLS),
+            (
+                "reason",
+                self.reason.is_some() && self.abort.is_none(),
+                "abort",
+            ),
+            (
+                "exposedTo",
+                self.exposed_to.is_some() && self.register_tool.is_none(),
+                "registerTool",
+            ),
+            (
+                "signal",
+                self.signal.is_some()
+                    && self.register_tool.is_none()
+                    && self.execute_tool.is_none(),
+                "registerTool and executeTool",
+            ),
+        ];
+        if let Some((field, _, owners)) = misplaced.iter().find(|(_, wrong, _)| *wrong) {
+            return Err(format!(
+                "\"{field}\" is an option of {owners}, not of this statement"
+            ));
+        }
+        let call = CallOptions {
+            label: self.label.as_deref(),
+            on: self.on.as_deref(),
+        };
+        let signal = self.signal.as_deref();
+        Ok(if let Some(tool) = &self.register_tool {
+            Statement::RegisterTool {
+                tool,
+                call,
+                exposed_to: self.exposed_to.as_deref(),
+                signal,
+            }
+        } else if let Some(spec) = &self.get_tools {
+            Statement::GetTools { spec, call }
+        } else if let Some(tool) = &self.execute_tool {
+            Statement::ExecuteTool {
+                tool,
+                call,
+                input: self.input.as_ref(),
+                signal,
+            }
+        } else if let Some(controller) = &self.abort {
+            Statement::Abort {
+                controller,
+                reason: self.reason.as_ref(),
+            }
+        } else if let Some(label) = &self.await_call {
+            Statement::Await(label)
+        } else if let Some(nav) = &self.remove_iframe {
+            Statement::RemoveIframe(nav)
+        } else if let Some(nav) = &self.navigate {
+            Statement::Navigate(nav)
+        } else {
+            Statement::AwaitToolchange
+        })
+    }
+}
+
+/// The statements that take the options of a call.
+const CALLS: &str = "registerTool, getTools and executeTool";
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ToolSpec {
@@ -350,4 +485,123 @@ pub fn read_file(path: &std::path::Path) -> Result<String, crate::error::Scenari
 /// A member that is present is given, even as `null` (which serde would read as absent).
 fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<JsValue>, D::Error> {
     JsValue::deserialize(d).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn statement_of(json: &str) -> Result<String, String> {
+        let op: OpSpec = serde_json::from_str(json).expect("an OpSpec");
+        op.statement().map(|s| {
+            match s {
+                Statement::RegisterTool { .. } => "registerTool",
+                Statement::GetTools { .. } => "getTools",
+                Statement::ExecuteTool { .. } => "executeTool",
+                Statement::Abort { .. } => "abort",
+                Statement::Await(_) => "await",
+                Statement::AwaitToolchange => "awaitToolchange",
+                Statement::RemoveIframe(_) => "removeIframe",
+                Statement::Navigate(_) => "navigate",
+            }
+            .to_string()
+        })
+    }
+
+    const KINDS: [(&str, &str); 8] = [
+        (
+            "registerTool",
+            r#""registerTool": {"name": "t", "description": "d"}"#,
+        ),
+        ("getTools", r#""getTools": {}"#),
+        (
+            "executeTool",
+            r#""executeTool": {"name": "t", "from": "list"}"#,
+        ),
+        ("abort", r#""abort": "c""#),
+        ("await", r#""await": "p""#),
+        ("awaitToolchange", r#""awaitToolchange": true"#),
+        ("removeIframe", r#""removeIframe": "f""#),
+        ("navigate", r#""navigate": "f""#),
+    ];
+
+    #[test]
+    fn a_statement_is_exactly_one_kind() {
+        for (kind, member) in KINDS {
+            assert_eq!(statement_of(&format!("{{{member}}}")).as_deref(), Ok(kind));
+            for (other, second) in KINDS.iter().filter(|(k, _)| *k != kind) {
+                let two = statement_of(&format!("{{{member}, {second}}}"));
+                assert!(
+                    two.as_ref().is_err_and(|e| e.contains("exactly one of")),
+                    "{kind} and {other}: {two:?}"
+                );
+            }
+        }
+        for none in ["{}", r#"{"awaitToolchange": false}"#, r#"{"as": "p"}"#] {
+            assert!(
+                statement_of(none).is_err_and(|e| e.contains("exactly one of")),
+                "{none}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_option_goes_only_with_the_kinds_that_take_it() {
+        let options: [(&str, &str, &[&str]); 6] = [
+            (
+                "as",
+                r#""as": "p""#,
+                &["registerTool", "getTools", "executeTool"],
+            ),
+            (
+                "on",
+                r#""on": "doc""#,
+                &["registerTool", "getTools", "executeTool"],
+            ),
+            ("input", r#""input": 1"#, &["executeTool"]),
+            ("reason", r#""reason": "why""#, &["abort"]),
+            ("exposedTo", r#""exposedTo": []"#, &["registerTool"]),
+            (
+                "signal",
+                r#""signal": "c""#,
+                &["registerTool", "executeTool"],
+            ),
+        ];
+        for (field, member, owners) in options {
+            for (kind, kind_member) in KINDS {
+                let got = statement_of(&format!("{{{kind_member}, {member}}}"));
+                if owners.contains(&kind) {
+                    assert_eq!(got.as_deref(), Ok(kind), "{field} with {kind}");
+                } else {
+                    let expected = format!("\"{field}\" is an option of");
+                    assert!(
+                        got.as_ref().is_err_and(|e| e.starts_with(&expected)),
+                        "{field} with {kind}: {got:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_statement_carries_its_own_options() {
+        let op: OpSpec = serde_json::from_str(
+            r#"{"executeTool": {"name": "t", "from": "list"}, "as": "run", "on": "child",
+                "input": {"a": 1}, "signal": "c"}"#,
+        )
+        .unwrap();
+        let Ok(Statement::ExecuteTool {
+            tool,
+            call,
+            input,
+            signal,
+        }) = op.statement()
+        else {
+            panic!("an executeTool statement");
+        };
+        assert_eq!(tool.name, "t");
+        assert_eq!((call.label, call.on), (Some("run"), Some("child")));
+        assert!(input.is_some_and(|v| v.is_object()));
+        assert_eq!(signal, Some("c"));
+    }
 }

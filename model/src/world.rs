@@ -10,7 +10,7 @@ use crate::error::quoted;
 use crate::limits::Limit;
 use crate::names::{json_text_is_object, JsValue, Thrown};
 use crate::origin::{OriginId, OriginTable, ParsedOrigin};
-use crate::scenario::{DocSpec, EnvironmentSpec, OpSpec, Scenario};
+use crate::scenario::{CallOptions, DocSpec, EnvironmentSpec, OpSpec, Scenario, Statement};
 use crate::validate::checked;
 
 pub use crate::ids::{AgentId, CallId, CtrlId, DocId, NavId, StrId, TabId};
@@ -684,18 +684,18 @@ impl Compiler {
     fn new_call(
         &mut self,
         script: DocId,
-        op: &OpSpec,
+        options: CallOptions<'_>,
         kind: CallKind,
         at: &str,
     ) -> Result<CallId, ScenarioError> {
-        let label = op
-            .label
-            .clone()
-            .unwrap_or_else(|| format!("{}#{}", self.docs[script.index()].name, self.calls.len()));
+        let label = options.label.map_or_else(
+            || format!("{}#{}", self.docs[script.index()].name, self.calls.len()),
+            str::to_string,
+        );
         if self.calls.iter().any(|c| c.label == label) {
             return err(at, format!("the label {} is used twice", quoted(&label)));
         }
-        let doc = self.model_context_of(script, op, at)?;
+        let doc = self.model_context_of(script, options.on, at)?;
         let id = checked(at, self.calls.len())?;
         // The statement index is set once the script is compiled.
         self.calls.push(Call {
@@ -715,13 +715,13 @@ impl Compiler {
     fn model_context_of(
         &self,
         script: DocId,
-        op: &OpSpec,
+        on: Option<&str>,
         at: &str,
     ) -> Result<DocId, ScenarioError> {
-        let Some(name) = &op.on else {
+        let Some(name) = on else {
             return Ok(script);
         };
-        let Some(i) = self.docs.iter().position(|d| &d.name == name) else {
+        let Some(i) = self.docs.iter().position(|d| d.name == name) else {
             return unknown(&format!("{at}.on"), "document", name);
         };
         let (kept, by) = (&self.docs[i], &self.docs[script.index()]);
@@ -758,7 +758,7 @@ impl Compiler {
     fn body(
         &mut self,
         script: DocId,
-        register: &OpSpec,
+        on: Option<&str>,
         ops: &[crate::scenario::BodyOpSpec],
         at: &str,
     ) -> Result<Vec<BodyOp>, ScenarioError> {
@@ -805,15 +805,16 @@ impl Compiler {
                     );
                 }
                 // The call is made on the ModelContext of the tool's document.
-                let spec = OpSpec {
-                    label: op.label.clone(),
-                    on: register.on.clone(),
-                    execute_tool: Some(r.clone()),
-                    input: op.input.clone(),
-                    signal: op.signal.clone(),
-                    ..OpSpec::default()
+                let statement = Statement::ExecuteTool {
+                    tool: r,
+                    call: CallOptions {
+                        label: op.label.as_deref(),
+                        on,
+                    },
+                    input: op.input.as_ref(),
+                    signal: op.signal.as_deref(),
                 };
-                match self.op(script, &spec, &at)? {
+                match self.statement(script, statement, &at)? {
                     Op::Execute(e) => body.push(BodyOp::Execute(e)),
                     _ => unreachable!("an executeTool statement compiles to an Execute op"),
                 }
@@ -843,231 +844,225 @@ impl Compiler {
     }
 
     fn op(&mut self, doc: DocId, op: &OpSpec, at: &str) -> Result<Op, ScenarioError> {
-        let kinds = [
-            op.register_tool.is_some(),
-            op.get_tools.is_some(),
-            op.execute_tool.is_some(),
-            op.abort.is_some(),
-            op.await_call.is_some(),
-            op.await_toolchange == Some(true),
-            op.remove_iframe.is_some(),
-            op.navigate.is_some(),
-        ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            return err(
-                at,
-                "a statement needs exactly one of registerTool, getTools, executeTool, abort, await, awaitToolchange, removeIframe, navigate",
-            );
-        }
-        let is_call =
-            op.register_tool.is_some() || op.get_tools.is_some() || op.execute_tool.is_some();
-        let misplaced = [
-            (
-                "as",
-                op.label.is_some() && !is_call,
-                "registerTool, getTools and executeTool",
-            ),
-            (
-                "input",
-                op.input.is_some() && op.execute_tool.is_none(),
-                "executeTool",
-            ),
-            (
-                "on",
-                op.on.is_some() && !is_call,
-                "registerTool, getTools and executeTool",
-            ),
-            ("reason", op.reason.is_some() && op.abort.is_none(), "abort"),
-            (
-                "exposedTo",
-                op.exposed_to.is_some() && op.register_tool.is_none(),
-                "registerTool",
-            ),
-            (
-                "signal",
-                op.signal.is_some() && op.register_tool.is_none() && op.execute_tool.is_none(),
-                "registerTool and executeTool",
-            ),
-        ];
-        if let Some((field, _, owners)) = misplaced.iter().find(|(_, wrong, _)| *wrong) {
-            return err(
-                at,
-                format!("\"{field}\" is an option of {owners}, not of this statement"),
-            );
-        }
-        if let Some(t) = &op.register_tool {
-            let call = self.new_call(doc, op, CallKind::Register, at)?;
-            let name = self.intern(&t.name)?;
-            let title = match t.title.as_deref() {
-                Some(x) => Some(self.intern(x)?),
-                None => None,
-            };
-            let description = self.intern(&t.description)?;
-            // A dictionary member whose value is undefined is not present (WebIDL).
-            let schema = match t
-                .input_schema
-                .as_ref()
-                .filter(|v| !v.is_undefined())
-                .map(|v| v.serialize())
-            {
-                Some(Ok(text)) => Some(Ok(self.intern(&text)?)),
-                Some(Err(thrown)) => Some(Err(thrown)),
-                None => None,
-            };
-            let annotations = t.annotations.as_ref().map(|a| Annotations {
-                read_only: a.read_only_hint,
-                untrusted_content: a.untrusted_content_hint,
-            });
-            let exposed_to = op
-                .exposed_to
-                .as_ref()
-                .map(|list| list.iter().map(|s| self.origins.parse(s)).collect());
-            let signal = match &op.signal {
-                Some(s) => Some(self.ctrl(doc, s, at)?),
-                None => None,
-            };
-            let schema_is_object = t
-                .input_schema
-                .as_ref()
-                .is_none_or(|v| v.is_undefined() || v.is_object());
-            let body = match &t.body {
-                Some(ops) => Some(self.body(doc, op, ops, &format!("{at}.registerTool.body"))?),
-                None => None,
-            };
-            return Ok(Op::Register(RegisterOp {
+        let statement = op.statement().or_else(|message| err(at, message))?;
+        self.statement(doc, statement, at)
+    }
+
+    fn statement(
+        &mut self,
+        doc: DocId,
+        statement: Statement<'_>,
+        at: &str,
+    ) -> Result<Op, ScenarioError> {
+        match statement {
+            Statement::RegisterTool {
+                tool: t,
                 call,
-                name,
-                title,
-                description,
-                schema,
-                schema_is_object,
-                annotations,
                 exposed_to,
                 signal,
-                body,
-            }));
-        }
-        if let Some(g) = &op.get_tools {
-            let call = self.new_call(doc, op, CallKind::GetTools, at)?;
-            let from_origins = g
-                .from_origins
-                .as_ref()
-                .map(|list| list.iter().map(|s| self.origins.parse(s)).collect());
-            return Ok(Op::GetTools(GetToolsOp { call, from_origins }));
-        }
-        if let Some(r) = &op.execute_tool {
-            let name = self.intern(&r.name)?;
-            let tool = match (&r.from, &r.origin, &r.window) {
-                (Some(list), None, None) => {
-                    let call = self.earlier_call(doc, list, at)?;
-                    if self.calls[call.index()].kind != CallKind::GetTools {
+            } => self.register_tool(doc, t, call, exposed_to, signal, at),
+            Statement::GetTools { spec: g, call } => {
+                let call = self.new_call(doc, call, CallKind::GetTools, at)?;
+                let from_origins = g
+                    .from_origins
+                    .as_ref()
+                    .map(|list| list.iter().map(|s| self.origins.parse(s)).collect());
+                Ok(Op::GetTools(GetToolsOp { call, from_origins }))
+            }
+            Statement::ExecuteTool {
+                tool: r,
+                call,
+                input,
+                signal,
+            } => self.execute_tool(doc, r, call, input, signal, at),
+            Statement::Abort {
+                controller: a,
+                reason,
+            } => {
+                let ctrl = self.ctrl(doc, a, at)?;
+                if let Some(reason) = reason {
+                    let text = self.intern(&reason.to_string())?;
+                    let declared = &mut self.controllers[ctrl.index()].reason;
+                    if declared.is_some_and(|r| r != text) {
                         return err(
-                            at,
+                            &format!("{at}.reason"),
                             format!(
-                                "\"from\" names a getTools call, and {} is not one",
-                                quoted(list)
+                                "AbortController {} is given two different reasons",
+                                quoted(a)
                             ),
                         );
                     }
-                    ToolArg::FromList { list: call, name }
+                    *declared = Some(text);
                 }
-                (None, Some(origin), Some(window)) => {
-                    let Some(w) = self.docs.iter().position(|d| &d.name == window) else {
-                        return unknown(at, "document", window);
-                    };
-                    let o = self.intern(origin)?;
-                    let parsed = self.origins.parse(origin);
-                    self.origin_string_parse.insert(o, parsed);
-                    ToolArg::Forged {
-                        name,
-                        origin: o,
-                        window: checked(at, w)?,
-                    }
-                }
-                _ => {
+                Ok(Op::Abort(ctrl))
+            }
+            Statement::Await(l) => Ok(Op::Await(self.earlier_call(doc, l, at)?)),
+            Statement::AwaitToolchange => Ok(Op::AwaitToolchange),
+            Statement::RemoveIframe(n) => {
+                let nav = self.nav(n, at)?;
+                if self.navs[nav.index()].container != Some(doc) {
                     return err(
                         at,
-                        "executeTool needs either \"from\" (a getTools label) or both \"origin\" and \"window\"",
-                    )
-                }
-            };
-            let call = self.new_call(doc, op, CallKind::Execute, at)?;
-            // `optional object inputObject = {}`: an absent or undefined argument is `{}`
-            // (WebIDL's overload resolution takes the default for undefined).
-            let input = op
-                .input
-                .clone()
-                .filter(|v| !v.is_undefined())
-                .unwrap_or(JsValue::Json(serde_json::json!({})));
-            let input_json = match input.serialize() {
-                Ok(s) => Ok(self.intern(&s)?),
-                Err(e) => Err(e),
-            };
-            let input_json_object_check = match input.serialize_with_object_check() {
-                Ok(s) => Ok(self.intern(&s)?),
-                Err(e) => Err(e),
-            };
-            if let Ok(s) = input_json {
-                if json_text_is_object(&self.strings[s.index()]).is_none() {
-                    return err(at, "internal: the input serializes to invalid JSON");
-                }
-            }
-            let signal = match &op.signal {
-                Some(s) => Some(self.ctrl(doc, s, at)?),
-                None => None,
-            };
-            return Ok(Op::Execute(ExecuteOp {
-                call,
-                tool,
-                input_is_object: input.is_object(),
-                input_json,
-                input_json_object_check,
-                signal,
-            }));
-        }
-        if let Some(a) = &op.abort {
-            let ctrl = self.ctrl(doc, a, at)?;
-            if let Some(reason) = &op.reason {
-                let text = self.intern(&reason.to_string())?;
-                let declared = &mut self.controllers[ctrl.index()].reason;
-                if declared.is_some_and(|r| r != text) {
-                    return err(
-                        &format!("{at}.reason"),
-                        format!(
-                            "AbortController {} is given two different reasons",
-                            quoted(a)
-                        ),
+                        format!("{} is not an iframe of this document", quoted(n)),
                     );
                 }
-                *declared = Some(text);
+                Ok(Op::RemoveIframe(nav))
             }
-            return Ok(Op::Abort(ctrl));
+            Statement::Navigate(n) => {
+                let nav = self.nav(n, at)?;
+                if self.navs[nav.index()].replacement.is_none() {
+                    return err(
+                        at,
+                        format!("navigable {} has no navigation declared", quoted(n)),
+                    );
+                }
+                Ok(Op::Navigate(nav))
+            }
         }
-        if let Some(l) = &op.await_call {
-            return Ok(Op::Await(self.earlier_call(doc, l, at)?));
-        }
-        if op.await_toolchange == Some(true) {
-            return Ok(Op::AwaitToolchange);
-        }
-        if let Some(n) = &op.remove_iframe {
-            let nav = self.nav(n, at)?;
-            if self.navs[nav.index()].container != Some(doc) {
+    }
+
+    /// `registerTool(tool, options)` (a body, if any, is compiled with it).
+    fn register_tool(
+        &mut self,
+        doc: DocId,
+        t: &crate::scenario::ToolSpec,
+        call_options: CallOptions<'_>,
+        exposed_to: Option<&[String]>,
+        signal: Option<&str>,
+        at: &str,
+    ) -> Result<Op, ScenarioError> {
+        let call = self.new_call(doc, call_options, CallKind::Register, at)?;
+        let name = self.intern(&t.name)?;
+        let title = match t.title.as_deref() {
+            Some(x) => Some(self.intern(x)?),
+            None => None,
+        };
+        let description = self.intern(&t.description)?;
+        // A dictionary member whose value is undefined is not present (WebIDL).
+        let schema = match t
+            .input_schema
+            .as_ref()
+            .filter(|v| !v.is_undefined())
+            .map(|v| v.serialize())
+        {
+            Some(Ok(text)) => Some(Ok(self.intern(&text)?)),
+            Some(Err(thrown)) => Some(Err(thrown)),
+            None => None,
+        };
+        let annotations = t.annotations.as_ref().map(|a| Annotations {
+            read_only: a.read_only_hint,
+            untrusted_content: a.untrusted_content_hint,
+        });
+        let exposed_to =
+            exposed_to.map(|list| list.iter().map(|s| self.origins.parse(s)).collect());
+        let signal = match signal {
+            Some(s) => Some(self.ctrl(doc, s, at)?),
+            None => None,
+        };
+        let schema_is_object = t
+            .input_schema
+            .as_ref()
+            .is_none_or(|v| v.is_undefined() || v.is_object());
+        let body = match &t.body {
+            Some(ops) => Some(self.body(
+                doc,
+                call_options.on,
+                ops,
+                &format!("{at}.registerTool.body"),
+            )?),
+            None => None,
+        };
+        Ok(Op::Register(RegisterOp {
+            call,
+            name,
+            title,
+            description,
+            schema,
+            schema_is_object,
+            annotations,
+            exposed_to,
+            signal,
+            body,
+        }))
+    }
+
+    /// `executeTool(tool, inputObject, options)`.
+    fn execute_tool(
+        &mut self,
+        doc: DocId,
+        r: &crate::scenario::ToolRefSpec,
+        call: CallOptions<'_>,
+        input: Option<&JsValue>,
+        signal: Option<&str>,
+        at: &str,
+    ) -> Result<Op, ScenarioError> {
+        let name = self.intern(&r.name)?;
+        let tool = match (&r.from, &r.origin, &r.window) {
+        (Some(list), None, None) => {
+            let call = self.earlier_call(doc, list, at)?;
+            if self.calls[call.index()].kind != CallKind::GetTools {
                 return err(
                     at,
-                    format!("{} is not an iframe of this document", quoted(n)),
+                    format!(
+                        "\"from\" names a getTools call, and {} is not one",
+                        quoted(list)
+                    ),
                 );
             }
-            return Ok(Op::RemoveIframe(nav));
+            ToolArg::FromList { list: call, name }
         }
-        let n = op.navigate.as_ref().expect("one kind is set");
-        let nav = self.nav(n, at)?;
-        if self.navs[nav.index()].replacement.is_none() {
+        (None, Some(origin), Some(window)) => {
+            let Some(w) = self.docs.iter().position(|d| &d.name == window) else {
+                return unknown(at, "document", window);
+            };
+            let o = self.intern(origin)?;
+            let parsed = self.origins.parse(origin);
+            self.origin_string_parse.insert(o, parsed);
+            ToolArg::Forged {
+                name,
+                origin: o,
+                window: checked(at, w)?,
+            }
+        }
+        _ => {
             return err(
                 at,
-                format!("navigable {} has no navigation declared", quoted(n)),
-            );
+                "executeTool needs either \"from\" (a getTools label) or both \"origin\" and \"window\"",
+            )
         }
-        Ok(Op::Navigate(nav))
+    };
+        let call = self.new_call(doc, call, CallKind::Execute, at)?;
+        // `optional object inputObject = {}`: an absent or undefined argument is `{}`
+        // (WebIDL's overload resolution takes the default for undefined).
+        let input = input
+            .filter(|v| !v.is_undefined())
+            .cloned()
+            .unwrap_or(JsValue::Json(serde_json::json!({})));
+        let input_json = match input.serialize() {
+            Ok(s) => Ok(self.intern(&s)?),
+            Err(e) => Err(e),
+        };
+        let input_json_object_check = match input.serialize_with_object_check() {
+            Ok(s) => Ok(self.intern(&s)?),
+            Err(e) => Err(e),
+        };
+        if let Ok(s) = input_json {
+            if json_text_is_object(&self.strings[s.index()]).is_none() {
+                return err(at, "internal: the input serializes to invalid JSON");
+            }
+        }
+        let signal = match signal {
+            Some(s) => Some(self.ctrl(doc, s, at)?),
+            None => None,
+        };
+        Ok(Op::Execute(ExecuteOp {
+            call,
+            tool,
+            input_is_object: input.is_object(),
+            input_json,
+            input_json_object_check,
+            signal,
+        }))
     }
 
     /// A navigable has one replacement document (`navigations`), so it can be navigated
