@@ -37,6 +37,22 @@ pub enum Action {
     Observe(TabId),
 }
 
+impl Action {
+    /// Whether the environment intervenes: the actions `environment.maxInterventions` counts
+    /// (enabled while `EnvState::interventions_left` is not 0).
+    pub fn is_intervention(self) -> bool {
+        matches!(
+            self,
+            Action::Abort(_)
+                | Action::RemoveIframe(_)
+                | Action::Navigate(_)
+                | Action::EnterBfcache(_)
+                | Action::RestoreFromBfcache(_)
+                | Action::EvictFromBfcache(_)
+        )
+    }
+}
+
 /// The WebMCP draft over one scenario, under one variant.
 #[derive(Clone)]
 pub struct WebMcpModel {
@@ -169,6 +185,9 @@ impl WebMcpModel {
     pub fn apply<R: Recorder>(&self, s: &State, a: Action, rec: &mut R) -> State {
         let w = &*self.world;
         let mut next = s.clone();
+        if a.is_intervention() {
+            next.env.interventions_left -= 1;
+        }
         let mut cx = Cx {
             w,
             s: &mut next,
@@ -194,34 +213,28 @@ impl WebMcpModel {
                 });
             }
             Action::Abort(c) => {
-                cx.s.env.interventions_left -= 1;
                 let owner = w.controllers[c.index()].owner;
                 cx.as_task(w.agent_of(owner), |cx| cx.signal_abort(c));
             }
             Action::RemoveIframe(n) => {
-                cx.s.env.interventions_left -= 1;
                 cx.s.env.navs_done |= 1 << n.index();
                 let container = w.navs[n.index()].container.expect("an iframe");
                 cx.as_task(w.agent_of(container), |cx| cx.remove_iframe(n));
             }
             Action::Navigate(n) => {
-                cx.s.env.interventions_left -= 1;
                 cx.s.env.navs_done |= 1 << n.index();
                 let old = cx.s.navs[n.index()].active.expect("enabled");
                 cx.as_task(w.agent_of(old), |cx| cx.navigate(n));
             }
             Action::EnterBfcache(t) => {
-                cx.s.env.interventions_left -= 1;
                 cx.s.env.set_bfcache_phase(t, 1);
                 cx.enter_bfcache(t);
             }
             Action::RestoreFromBfcache(t) => {
-                cx.s.env.interventions_left -= 1;
                 cx.s.env.set_bfcache_phase(t, 2);
                 cx.restore_from_bfcache(t);
             }
             Action::EvictFromBfcache(t) => {
-                cx.s.env.interventions_left -= 1;
                 cx.s.env.set_bfcache_phase(t, 2);
                 cx.evict_from_bfcache(t);
             }

@@ -12,7 +12,7 @@ use webmcp_model::error::{ErrorKind, Location, ScenarioError};
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
 use webmcp_model::limits::{self, Limit};
 use webmcp_model::state::{Reason, ScriptStatus, State, Status};
-use webmcp_model::world::{CallId, CtrlId, DocId, StrId};
+use webmcp_model::world::{CallId, CtrlId, DocId, NavId, StrId, TabId};
 use webmcp_model::{Variant, WebMcpModel, World};
 
 fn scenario_text(scripts: Json, environment: Json) -> String {
@@ -672,4 +672,58 @@ fn the_model_still_runs_a_scenario_with_the_two_options() {
         Variant::SEED,
     );
     assert!(explore(&m).len() > 1);
+}
+
+// `environment.maxInterventions` counts exactly the actions `Action::is_intervention` names.
+
+#[test]
+fn the_intervention_budget_counts_exactly_the_interventions() {
+    use webmcp_model::machine::Action;
+    let text = json!({
+        "name": "every-intervention",
+        "summary": "s",
+        "description": "d",
+        "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/",
+            "iframes": [
+                {"nav": "frame", "doc": "child", "url": "https://a.example/c"},
+                {"nav": "other", "doc": "second", "url": "https://a.example/d"}
+            ]}}],
+        "navigations": [{"nav": "other", "doc": "next", "url": "https://a.example/e"}],
+        "scripts": {"top": [
+            {"registerTool": {"name": "t", "description": "d"}, "signal": "c"}
+        ]},
+        "environment": {"abort": ["c"], "removeIframe": ["frame"], "navigate": ["other"],
+            "bfcache": ["main"], "maxInterventions": 2}
+    })
+    .to_string();
+    let m = WebMcpModel::new(World::from_json(&text).unwrap(), Variant::SEED);
+    let mut kinds = HashSet::new();
+    for s in explore(&m) {
+        let left = s.env.interventions_left;
+        for a in enabled(&m, &s) {
+            let next = m.apply(&s, a, &mut ());
+            if a.is_intervention() {
+                assert!(left > 0, "{a:?} enabled with no intervention left");
+                assert_eq!(next.env.interventions_left, left - 1, "{a:?}");
+                kinds.insert(std::mem::discriminant(&a));
+            } else {
+                assert_eq!(next.env.interventions_left, left, "{a:?}");
+            }
+        }
+    }
+    // Each of the six kinds of intervention was taken somewhere.
+    let all = [
+        Action::Abort(CtrlId::nth(0)),
+        Action::RemoveIframe(NavId::nth(0)),
+        Action::Navigate(NavId::nth(0)),
+        Action::EnterBfcache(TabId::nth(0)),
+        Action::RestoreFromBfcache(TabId::nth(0)),
+        Action::EvictFromBfcache(TabId::nth(0)),
+    ];
+    for a in all {
+        assert!(
+            kinds.contains(&std::mem::discriminant(&a)),
+            "{a:?} never taken"
+        );
+    }
 }
