@@ -122,11 +122,7 @@ pub fn exit_code(results: &[LegacyResult]) -> ExitCode {
 
 /// Why a legacy scenario is not exhaustive, naming the bound; `None` when it is.
 fn stop_text(r: &LegacyResult) -> Option<String> {
-    match &r.stopped_by {
-        Some(stop) => Some(stop.describe(r.total_states)),
-        None if !r.exhaustive => Some("a bound stopped exploration".to_string()),
-        None => None,
-    }
+    webmcp_properties::limits::why_incomplete(r.stopped_by.as_ref(), r.exhaustive, r.total_states)
 }
 
 pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {

@@ -668,11 +668,11 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
             )
         })
         .collect();
-    let text = output::markdown_report(&worlds, &results);
+    let text = webmcp_traces::results_doc::results_markdown(&worlds, &results);
     write_output(output, &text)?;
     let mut stopped = false;
     for r in &results {
-        if let Some(why) = output::stop_text(r) {
+        if let Some(why) = r.why_incomplete() {
             eprintln!("webmcp-check: {}: INCOMPLETE ({why})", r.scenario);
             stopped = true;
         }

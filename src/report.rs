@@ -85,8 +85,12 @@ impl ScenarioRecord {
     }
 
     /// Why the exploration is not exhaustive, naming the bound; `None` when it is.
-    pub fn stop_text(&self) -> Option<String> {
-        crate::output::stop_phrase(self.stopped_by.as_ref(), self.exhaustive, self.total_states)
+    pub fn why_incomplete(&self) -> Option<String> {
+        webmcp_properties::limits::why_incomplete(
+            self.stopped_by.as_ref(),
+            self.exhaustive,
+            self.total_states,
+        )
     }
 }
 

@@ -122,6 +122,21 @@ impl StopReason {
     }
 }
 
+/// Why an exploration is not exhaustive, for people: the bound that stopped it
+/// ([`StopReason::describe`]), or, where a search was cut short without one, that a bound
+/// stopped it. `None` when it is exhaustive.
+pub fn why_incomplete(
+    stopped_by: Option<&StopReason>,
+    exhaustive: bool,
+    total_states: usize,
+) -> Option<String> {
+    match stopped_by {
+        Some(stop) => Some(stop.describe(total_states)),
+        None if !exhaustive => Some("a bound stopped exploration".to_string()),
+        None => None,
+    }
+}
+
 /// The bound as the command line names it: "--timeout 5 s", "--memory-limit 512 MiB".
 impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -95,6 +95,11 @@ impl ScenarioResult {
             .iter()
             .any(|p| p.verdict == Verdict::Incomplete)
     }
+    /// Why the exploration is not exhaustive, naming the bound ("stopped by --timeout 5 s
+    /// after 1,234,567 states"); `None` when it is.
+    pub fn why_incomplete(&self) -> Option<String> {
+        crate::limits::why_incomplete(self.stopped_by.as_ref(), self.exhaustive, self.total_states)
+    }
 }
 
 /// Model-checks one scenario.

@@ -11,7 +11,10 @@
 //! - [`minimize`]: delta debugging over a trace's actions;
 //! - [`explain`], [`anchors`]: narratives (text, Markdown, Mermaid, HTML) linked to the draft;
 //! - [`corpus`]: the corpus of findings in `traces/corpus/`;
-//! - [`commands`]: the `replay`, `minimize`, `explain` commands of the CLI.
+//! - [`commands`]: the `replay`, `minimize`, `explain` commands of the CLI;
+//! - the documents generated from check results, in one place: [`findings`]
+//!   (`docs/findings.md`), [`properties_doc`] (`docs/properties.md`) and [`results_doc`]
+//!   (`docs/results.md`).
 //!
 //! `docs/traces.md` documents the format and the commands.
 
@@ -30,6 +33,7 @@ pub mod minimize;
 pub mod properties_doc;
 pub mod reader;
 pub mod replay;
+pub mod results_doc;
 pub mod trace;
 
 use webmcp_model::machine::Action;
