@@ -729,21 +729,8 @@ pub fn measure_repeated(exe: &Path, spec: &ChildSpec, repeat: usize) -> Result<R
     Ok(median_row(&runs))
 }
 
-/// A number with thousands separators.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let head = digits.len() % 3;
-    let mut groups: Vec<&str> = Vec::new();
-    if head > 0 {
-        groups.push(&digits[..head]);
-    }
-    groups.extend(
-        digits.as_bytes()[head..]
-            .chunks(3)
-            .map(|c| std::str::from_utf8(c).expect("ASCII digits")),
-    );
-    groups.join(",")
-}
+/// A number with thousands separators (the engine's, as its reports write numbers).
+pub use crate::limits::thousands;
 
 fn seconds_text(s: f64) -> String {
     if s < 1.0 {
