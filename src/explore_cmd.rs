@@ -121,6 +121,6 @@ pub(crate) fn explore(args: &ExploreArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn model(world: webmcp_model::World, variant: &str) -> Result<WebMcpModel, UsageError> {
-    let variant = Variant::parse(variant).map_err(UsageError)?;
+    let variant = Variant::parse(variant)?;
     Ok(WebMcpModel::new(world, variant))
 }

@@ -412,6 +412,12 @@ const DEFAULT_SIM_RUNS: u64 = 1000;
 /// An error that ends the run with exit code 2 and one line on stderr.
 pub(crate) struct UsageError(pub(crate) String);
 
+impl From<webmcp_model::variant::VariantError> for UsageError {
+    fn from(e: webmcp_model::variant::VariantError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 /// The environment variable of the hidden test hook [`limits::refuse_threads_above`].
 const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
 
@@ -609,7 +615,7 @@ fn list() -> Result<ExitCode, UsageError> {
 fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
     use webmcp_properties::coverage::{Coverage, Unreached};
     args.memory.apply()?;
-    let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    let variant = Variant::parse(&args.variant)?;
     let worlds = if args.scenarios.is_empty() || args.all {
         catalog::all().map_err(UsageError)?
     } else {
@@ -653,7 +659,7 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
 
 fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     args.memory.apply()?;
-    let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    let variant = Variant::parse(&args.variant)?;
     let output = output_file(args.output.as_deref())?;
     let worlds = catalog::all().map_err(UsageError)?;
     let results: Vec<ScenarioResult> = worlds
@@ -781,15 +787,14 @@ struct CheckPlan {
 }
 
 fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
-    let mut variant =
-        Variant::parse(args.variant.as_deref().unwrap_or("seed")).map_err(UsageError)?;
+    let mut variant = Variant::parse(args.variant.as_deref().unwrap_or("seed"))?;
     if let Some(name) = &args.revision {
         if args.variant.as_deref().is_some_and(|v| v.contains('@')) {
             return Err(UsageError(
                 "--revision and a variant with @REVISION both name the text: give one".into(),
             ));
         }
-        variant = variant.at(webmcp_model::variant::Revision::parse(name).map_err(UsageError)?);
+        variant = variant.at(webmcp_model::variant::Revision::parse(name)?);
     }
     let mut worlds: Vec<World> = Vec::new();
     if args.all {

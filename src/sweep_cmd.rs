@@ -124,7 +124,7 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
         ));
     }
     let bound = Bound::parse(&args.bound).map_err(UsageError)?;
-    let variant = Variant::parse(&args.variant).map_err(UsageError)?;
+    let variant = Variant::parse(&args.variant)?;
     let shard = args.shard;
     if args.no_swarm && args.sample.is_none() {
         return Err(UsageError(

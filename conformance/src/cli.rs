@@ -139,7 +139,7 @@ pub fn main(
         (None, None) => scenarios.to_vec(),
     };
     // A bad --wpt-variant is a usage error before any browser runs.
-    let wpt_variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
+    let wpt_variant = webmcp_model::Variant::parse(&args.wpt_variant).map_err(|e| e.to_string())?;
     let (forms, skipped) = forms(&selected)?;
     if args.scenario.is_some() || args.scenario_file.is_some() {
         if let Some((name, why)) = skipped.iter().next() {
@@ -349,7 +349,7 @@ fn wpt_section(
 ) -> Result<String, String> {
     let harness = testharness()?;
     let iife = read_polyfill(&args.polyfill)?;
-    let variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
+    let variant = webmcp_model::Variant::parse(&args.wpt_variant).map_err(|e| e.to_string())?;
     eprintln!("emitted web-platform tests, polyfill:");
     let outcomes = crate::wpt::chromium::run(
         &webmcp_browser::Chromium::new(chromium),

@@ -8,6 +8,66 @@ pub struct Variant {
     revision: Revision,
 }
 
+/// Why a variant's or a revision's name was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariantError {
+    /// The text after `@` names no revision.
+    UnknownRevision(String),
+    /// The variant starts with neither `seed` nor `proposed`.
+    UnknownBase(String),
+    /// Fixes follow `seed` or `proposed` without their `+` or `-`.
+    NoSeparator(String),
+    /// The variant ends with its separator.
+    EndsWithSeparator {
+        variant: String,
+        separator: char,
+    },
+    UnknownFix {
+        fix: String,
+        variant: String,
+    },
+    /// A fix is added (or taken out) twice.
+    FixTwice {
+        fix: &'static str,
+        variant: String,
+    },
+}
+
+impl std::fmt::Display for VariantError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VariantError::UnknownRevision(text) => {
+                let names: Vec<&str> = REVISIONS.iter().map(|r| r.name).collect();
+                write!(
+                    f,
+                    "unknown revision \"{text}\": the revisions are {} (docs/revisions.md)",
+                    names.join(", ")
+                )
+            }
+            VariantError::UnknownBase(text) => write!(
+                f,
+                "unknown variant \"{text}\": it must start with \"seed\" or \"proposed\""
+            ),
+            VariantError::NoSeparator(text) => write!(
+                f,
+                "unknown variant \"{text}\": add fixes to seed with +, take them out of proposed with -"
+            ),
+            VariantError::EndsWithSeparator { variant, separator } => write!(
+                f,
+                "variant \"{variant}\" ends with \"{separator}\": name a fix after it (docs/variants.md lists them)"
+            ),
+            VariantError::UnknownFix { fix, variant } => {
+                write!(f, "unknown fix \"{fix}\" in variant \"{variant}\"")
+            }
+            VariantError::FixTwice { fix, variant } => {
+                write!(f, "variant \"{variant}\" names the fix \"{fix}\" twice")
+            }
+        }
+    }
+}
+
+impl std::error::Error for VariantError {}
+
 /// A published text of the draft. Fixes are our proposals; a revision is what the spec
 /// repository once said, kept to show a defect an earlier text had and a later one removed.
 /// Later texts first: `Current < Aug2026 < Pr247`, so `r >= Revision::Aug2026` reads "the
@@ -113,18 +173,12 @@ impl Revision {
         self == Revision::Current
     }
     /// Parses a revision name (`current`, `2026-08`, `pr247`).
-    pub fn parse(text: &str) -> Result<Revision, String> {
+    pub fn parse(text: &str) -> Result<Revision, VariantError> {
         REVISIONS
             .iter()
             .find(|r| r.name == text)
             .map(|r| r.revision)
-            .ok_or_else(|| {
-                let names: Vec<&str> = REVISIONS.iter().map(|r| r.name).collect();
-                format!(
-                    "unknown revision \"{text}\": the revisions are {} (docs/revisions.md)",
-                    names.join(", ")
-                )
-            })
+            .ok_or_else(|| VariantError::UnknownRevision(text.to_string()))
     }
 }
 
@@ -299,7 +353,7 @@ impl Variant {
 
     /// Parses `seed`, `proposed`, `seed+FIX+FIX`, or `proposed-FIX-FIX`, each optionally
     /// followed by `@REVISION` (`seed@pr247`).
-    pub fn parse(text: &str) -> Result<Variant, String> {
+    pub fn parse(text: &str) -> Result<Variant, VariantError> {
         match text.split_once('@') {
             Some((fixes, revision)) => {
                 Ok(Variant::parse_fixes(fixes)?.at(Revision::parse(revision)?))
@@ -308,31 +362,28 @@ impl Variant {
         }
     }
 
-    fn parse_fixes(text: &str) -> Result<Variant, String> {
+    fn parse_fixes(text: &str) -> Result<Variant, VariantError> {
         let (mut v, rest, on) = if let Some(rest) = text.strip_prefix("seed") {
             (Variant::SEED, rest, true)
         } else if let Some(rest) = text.strip_prefix("proposed") {
             (Variant::proposed(), rest, false)
         } else {
-            return Err(format!(
-                "unknown variant \"{text}\": it must start with \"seed\" or \"proposed\""
-            ));
+            return Err(VariantError::UnknownBase(text.to_string()));
         };
         if rest.is_empty() {
             return Ok(v);
         }
         let sep = if on { '+' } else { '-' };
         let Some(mut rest) = rest.strip_prefix(sep) else {
-            return Err(format!(
-                "unknown variant \"{text}\": add fixes to seed with +, take them out of proposed with -"
-            ));
+            return Err(VariantError::NoSeparator(text.to_string()));
         };
         // Fix names contain '-', so match whole names rather than splitting.
         loop {
             if rest.is_empty() {
-                return Err(format!(
-                    "variant \"{text}\" ends with \"{sep}\": name a fix after it (docs/variants.md lists them)"
-                ));
+                return Err(VariantError::EndsWithSeparator {
+                    variant: text.to_string(),
+                    separator: sep,
+                });
             }
             let fix = FIXES.iter().find(|f| {
                 rest.strip_prefix(f.name)
@@ -340,13 +391,16 @@ impl Variant {
             });
             let Some(f) = fix else {
                 let name = rest.split(sep).next().unwrap_or(rest);
-                return Err(format!("unknown fix \"{name}\" in variant \"{text}\""));
+                return Err(VariantError::UnknownFix {
+                    fix: name.to_string(),
+                    variant: text.to_string(),
+                });
             };
             if v.has(f) == on {
-                return Err(format!(
-                    "variant \"{text}\" names the fix \"{}\" twice",
-                    f.name
-                ));
+                return Err(VariantError::FixTwice {
+                    fix: f.name,
+                    variant: text.to_string(),
+                });
             }
             v = v.with(f, on);
             match rest[f.name.len()..].strip_prefix(sep) {
@@ -422,8 +476,46 @@ mod tests {
             "seedling".to_string(),
             String::new(),
         ] {
-            let err = Variant::parse(&bad).expect_err(&bad);
+            let err = Variant::parse(&bad).expect_err(&bad).to_string();
             assert!(err.contains(&format!("\"{bad}\"")), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn each_refusal_keeps_its_cause() {
+        let f = FIXES[0].name;
+        let cases = [
+            ("seed@nope", VariantError::UnknownRevision("nope".into())),
+            ("sprout", VariantError::UnknownBase("sprout".into())),
+            ("seed-x", VariantError::NoSeparator("seed-x".into())),
+            (
+                "proposed-",
+                VariantError::EndsWithSeparator {
+                    variant: "proposed-".into(),
+                    separator: '-',
+                },
+            ),
+            (
+                "seed+no-such-fix",
+                VariantError::UnknownFix {
+                    fix: "no-such-fix".into(),
+                    variant: "seed+no-such-fix".into(),
+                },
+            ),
+        ];
+        for (text, cause) in cases {
+            assert_eq!(Variant::parse(text), Err(cause), "{text}");
+        }
+        let twice = format!("seed+{f}+{f}");
+        assert_eq!(
+            Variant::parse(&twice),
+            Err(VariantError::FixTwice {
+                fix: f,
+                variant: twice.clone()
+            })
+        );
+        assert!(VariantError::UnknownRevision("x".into())
+            .to_string()
+            .contains("the revisions are current"));
     }
 }

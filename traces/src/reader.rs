@@ -201,7 +201,7 @@ pub fn read_trace(text: &str) -> Result<Loaded, Malformed> {
     }
     let variant = match Variant::parse(&meta.variant) {
         Ok(v) => v,
-        Err(e) => return err(e),
+        Err(e) => return err(e.to_string()),
     };
     let property = match &meta.property {
         None => None,
