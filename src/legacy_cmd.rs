@@ -81,7 +81,8 @@ pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<Leg
 }
 
 pub fn check(req: &CheckRequest) -> Result<ExitCode, String> {
-    let variant = LegacyVariant::parse(req.variant.unwrap_or("chosen"))?;
+    let variant =
+        LegacyVariant::parse(req.variant.unwrap_or("chosen")).map_err(|e| e.to_string())?;
     let worlds = worlds(req.all, req.scenarios, req.files)?;
     let options = LegacyOptions {
         max_states: req.max_states,

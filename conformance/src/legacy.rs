@@ -80,7 +80,7 @@ pub fn main(
     args: &LegacyConformanceArgs,
     worlds: Vec<LegacyWorld>,
 ) -> Result<(u8, String), String> {
-    let variant = LegacyVariant::parse(&args.variant)?;
+    let variant = LegacyVariant::parse(&args.variant).map_err(|e| e.to_string())?;
     let polyfill = std::fs::read(&args.polyfill).map_err(|e| {
         format!(
             "{}: {e} (install it with `npm ci` in browser/js)",

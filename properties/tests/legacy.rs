@@ -8,7 +8,7 @@ use stateright::{Checker, Model, Property};
 use webmcp_model::legacy::scenario::{
     AgentOpSpec, BodyStep, EnvironmentSpec, LegacyScenario, PageOpSpec, ToolSpec,
 };
-use webmcp_model::legacy::variant::{ALTERNATIVES, LOOKUP_AT_REQUEST};
+use webmcp_model::legacy::variant::{LegacyVariantError, ALTERNATIVES, LOOKUP_AT_REQUEST};
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
 use webmcp_properties::legacy::{check_legacy, replay, LegacyOptions};
 use webmcp_properties::{Kind, Verdict};
@@ -200,10 +200,24 @@ fn variant_names_round_trip_and_bad_names_are_refused() {
         assert!(v.has(*a));
         assert_eq!(LegacyVariant::parse(&v.name()).unwrap(), v);
     }
-    assert!(LegacyVariant::parse("seed").is_err());
-    assert!(LegacyVariant::parse("chosen+nope")
-        .unwrap_err()
-        .contains("known:"));
+    assert_eq!(
+        LegacyVariant::parse("seed"),
+        Err(LegacyVariantError::UnknownBase("seed".into()))
+    );
+    let unknown = LegacyVariant::parse("chosen+nope").unwrap_err();
+    assert_eq!(
+        unknown,
+        LegacyVariantError::UnknownAlternative("nope".into())
+    );
+    assert!(unknown.to_string().contains("known:"), "{unknown}");
+    let a = ALTERNATIVES[0].name;
+    assert_eq!(
+        LegacyVariant::parse(&format!("chosen+{a}+{a}")),
+        Err(LegacyVariantError::AlternativeTwice {
+            alternative: a,
+            variant: format!("chosen+{a}+{a}")
+        })
+    );
 }
 
 #[test]

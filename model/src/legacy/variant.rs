@@ -58,6 +58,46 @@ pub const ALTERNATIVES: &[Alternative] = &[
     LIVE_UNTIL_REPLY,
 ];
 
+/// Why a legacy variant's name was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LegacyVariantError {
+    /// The name does not start with `chosen`.
+    UnknownBase(String),
+    UnknownAlternative(String),
+    AlternativeTwice {
+        alternative: &'static str,
+        variant: String,
+    },
+}
+
+impl std::fmt::Display for LegacyVariantError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LegacyVariantError::UnknownBase(text) => write!(
+                f,
+                "unknown legacy variant \"{text}\": it must start with \"chosen\""
+            ),
+            LegacyVariantError::UnknownAlternative(name) => {
+                let names: Vec<_> = ALTERNATIVES.iter().map(|a| a.name).collect();
+                write!(
+                    f,
+                    "unknown legacy alternative \"{name}\" (known: {})",
+                    names.join(", ")
+                )
+            }
+            LegacyVariantError::AlternativeTwice {
+                alternative,
+                variant,
+            } => write!(
+                f,
+                "legacy variant \"{variant}\" names the alternative \"{alternative}\" twice"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LegacyVariantError {}
+
 impl LegacyVariant {
     pub const CHOSEN: LegacyVariant = LegacyVariant { bits: 0 };
 
@@ -72,26 +112,21 @@ impl LegacyVariant {
     }
 
     /// `chosen` or `chosen+ALT+ALT...`.
-    pub fn parse(text: &str) -> Result<LegacyVariant, String> {
+    pub fn parse(text: &str) -> Result<LegacyVariant, LegacyVariantError> {
         let mut parts = text.split('+');
         if parts.next() != Some("chosen") {
-            return Err(format!(
-                "unknown legacy variant \"{text}\": it must start with \"chosen\""
-            ));
+            return Err(LegacyVariantError::UnknownBase(text.to_string()));
         }
         let mut v = LegacyVariant::CHOSEN;
         for p in parts {
-            let a = ALTERNATIVES.iter().find(|a| a.name == p).ok_or_else(|| {
-                let names: Vec<_> = ALTERNATIVES.iter().map(|a| a.name).collect();
-                format!(
-                    "unknown legacy alternative \"{p}\" (known: {})",
-                    names.join(", ")
-                )
-            })?;
+            let Some(a) = ALTERNATIVES.iter().find(|a| a.name == p) else {
+                return Err(LegacyVariantError::UnknownAlternative(p.to_string()));
+            };
             if v.has(*a) {
-                return Err(format!(
-                    "legacy variant \"{text}\" names the alternative \"{p}\" twice"
-                ));
+                return Err(LegacyVariantError::AlternativeTwice {
+                    alternative: a.name,
+                    variant: text.to_string(),
+                });
             }
             v = v.with(*a);
         }
