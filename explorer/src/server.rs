@@ -15,6 +15,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use webmcp_traces::export::file_safe;
+
 use crate::walk::{parse_path, path_text, Explorer, MAX_PATH_TEXT};
 
 /// The page: one HTML file with its CSS and script inline (no network, no CDN).
@@ -373,19 +375,6 @@ pub fn handle(
 
 fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
-}
-
-/// A name as a file name part: `[A-Za-z0-9._-]`, anything else `_`.
-fn file_safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// Percent-encodes everything but unreserved characters (RFC 3986 §2.3).

@@ -23,25 +23,28 @@ pub const READ_BACK_FROM: usize = 512 * 1024;
 pub const DEFAULT_TRACE_DIR: &str = "target/webmcp-traces";
 
 /// A file name made of the scenario, variant and property: `NAME.VARIANT.PROPERTY.itf.json`,
-/// with every character outside `[A-Za-z0-9._-]` replaced by `_`.
+/// each part [`file_safe`].
 pub fn file_name(scenario: &str, variant: &str, property: &str) -> String {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
     format!(
         "{}.{}.{}.itf.json",
-        clean(scenario),
-        clean(variant),
-        clean(property)
+        file_safe(scenario),
+        file_safe(variant),
+        file_safe(property)
     )
+}
+
+/// A name as a part of a file name: every character outside `[A-Za-z0-9._-]` replaced by
+/// `_`.
+pub fn file_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// A file about to be written: created (as a temporary file in the target's directory)
