@@ -46,9 +46,9 @@ pub struct BenchArgs {
     /// With --scaling: the largest size tried.
     #[arg(long, default_value_t = 8, value_name = "N")]
     max_size: usize,
-    /// With --scaling: stop any one run after this many seconds.
-    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
-    timeout: u64,
+    /// Stop any one run after this many seconds (default: 120; 900 with --targets).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<u64>,
     /// Stop any one run when its resident memory exceeds this many MiB.
     #[arg(long, default_value_t = 4096, value_name = "MIB")]
     memory_limit: u64,
@@ -75,7 +75,16 @@ pub struct BenchArgs {
     /// (repeatable).
     #[arg(long = "family-size", value_name = "NAME:N")]
     family_sizes: Vec<String>,
+    /// Instead of the per-scenario table, measure every performance target of
+    /// docs/performance.md in this one run and judge each met or missed (exit 1 if one is
+    /// missed, 3 if a bound left one undecided); --repeat runs per timed measurement (default
+    /// 3), --timeout bounds each search without a deadline of its own (default 900).
+    #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg", "compare_reduction", "compare_frontier", "compare_engines", "family_sizes", "scenarios", "print_family"])]
+    targets: bool,
 }
+
+/// Seconds before a run of the scaling series or a comparison is stopped, unless --timeout.
+const DEFAULT_TIMEOUT: u64 = 120;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum BenchFormat {
@@ -200,6 +209,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         .chain(std::env::args().skip(1))
         .collect::<Vec<_>>()
         .join(" ");
+    if args.targets {
+        return targets(args, &exe, &machine, &command);
+    }
     if args.compare_reduction {
         return compare(Comparison::Reduction, args, &exe, &machine, &command);
     }
@@ -229,7 +241,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             configs: bench::scaling_configs(),
             limit_seconds: args.limit_seconds,
             max_size: args.max_size.max(1),
-            timeout: args.timeout,
+            timeout: args.timeout.unwrap_or(DEFAULT_TIMEOUT),
             memory_limit_mib: args.memory_limit,
             repeat: args.repeat.unwrap_or(1),
         };
@@ -334,7 +346,7 @@ fn compare(
     let run = bench::CompareRun {
         threads: crate::threads_arg(args.threads)?,
         repeat: args.repeat.unwrap_or(1),
-        timeout: Some(args.timeout),
+        timeout: Some(args.timeout.unwrap_or(DEFAULT_TIMEOUT)),
         memory_limit_mib: args.memory_limit,
     };
     let pairs = bench::compare(exe, comparison, &targets, &run, &mut |p| {
@@ -362,4 +374,28 @@ fn compare(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `bench --targets`: every performance target measured in one run, each judged.
+fn targets(
+    args: &BenchArgs,
+    exe: &std::path::Path,
+    machine: &Machine,
+    command: &str,
+) -> Result<ExitCode, UsageError> {
+    let plan = bench::targets::Plan::standard(
+        args.repeat.unwrap_or(3),
+        args.timeout.unwrap_or(900),
+        args.memory_limit,
+    );
+    let standard = catalog::all().map_err(UsageError)?;
+    let report = bench::targets::run(exe, &plan, &standard, &mut |o| {
+        eprintln!("bench: {}: {}", o.target, o.measured)
+    })
+    .map_err(|e| UsageError(e.to_string()))?;
+    match args.format {
+        BenchFormat::Markdown => out!("{}", bench::targets::markdown(&report, machine, command)),
+        BenchFormat::Json => outln!("{}", serde_json::to_string_pretty(&report).expect("JSON")),
+    }
+    Ok(ExitCode::from(report.exit_status()))
 }

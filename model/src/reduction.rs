@@ -255,6 +255,22 @@ pub enum Blocker {
     WritesShared,
 }
 
+impl std::fmt::Display for Blocker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Blocker::Kind(kind) => write!(f, "{kind}: never safe"),
+            Blocker::TreeMayChange => f.write_str("reads a tree that can still change"),
+            Blocker::ToolsMayChange => f.write_str("reads a tool map that can still change"),
+            Blocker::WalkMarkMayChange => {
+                f.write_str("starts a getTools walk while a tool map or tree can still change")
+            }
+            Blocker::WritesShared => {
+                f.write_str("writes shared state here (queues a task, ends its thread)")
+            }
+        }
+    }
+}
+
 impl WebMcpModel {
     /// For each thread of `s`, why its step is not safe (`None`: it is).
     pub fn blockers(&self, s: &State) -> Vec<(ThreadKey, Option<Blocker>)> {

@@ -27,6 +27,8 @@ use crate::driver::{
 };
 use crate::limits::StopReason;
 
+pub mod targets;
+
 /// The hidden subcommand that measures one run in a fresh process.
 pub const CHILD_SUBCOMMAND: &str = "bench-child";
 

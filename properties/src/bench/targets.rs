@@ -1,0 +1,667 @@
+//! `bench --targets`: the performance targets the checker is held to, every one measured in
+//! one run, side by side, and judged met or missed; where partial-order reduction misses its
+//! target, the profile of what blocks it.
+//!
+//! The targets (`docs/performance.md`, "Where we stand against the targets"):
+//!
+//! - partial-order reduction leaves at most a tenth of the states of the executions and
+//!   iframes families at their largest exhaustive sizes;
+//! - four same-origin iframes each registering a tool, exhaustively, in 60 s on 2 threads;
+//! - one caller and one cross-origin target, 3 abortable executions, the target removable:
+//!   exhaustively in under 20 s and under 2 GB;
+//! - at least 1,000,000 unique states per second of CPU time on the largest standard scenario;
+//! - 2 threads at least 1.7 times as fast as one;
+//! - the standard suite's verdicts the same under every search configuration.
+//!
+//! Every search runs in a fresh child process ([`super::run_child`]) so that its time and
+//! peak memory are its own; the verdict comparison runs in this process. A target whose
+//! measurement a bound stopped before it could decide (a comparison that did not finish) is
+//! *undecided*, never met.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+use webmcp_checker::fingerprint::fingerprint;
+use webmcp_model::{WebMcpModel, World};
+
+use super::{
+    measure_repeated, median_row, model_of, options, run_child, seconds_text, thousands,
+    ChildError, ChildSpec, Family, Machine, Row, Target,
+};
+use crate::driver::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+
+/// 2 GB, the caller/target target's memory bound, in MiB (2 × 10⁹ bytes).
+pub const TWO_GB_MIB: u64 = 1907;
+
+/// What `bench --targets` measures, and the bar each measurement must clear.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Families at a size that partial-order reduction must cut by [`Plan::fewer_states`].
+    pub reduction: Vec<(Family, usize)>,
+    pub fewer_states: f64,
+    /// Searches that must finish, exhaustively, within a time and a memory bound.
+    pub deadlines: Vec<Deadline>,
+    /// Unique states per second of CPU time on the largest standard scenario.
+    pub states_per_cpu_second: f64,
+    /// The search two threads must speed up by [`Plan::speedup`].
+    pub parallel: (Family, usize),
+    pub speedup: f64,
+    /// Runs per timed measurement (medians); the comparisons of states run once.
+    pub repeat: usize,
+    /// The timeout of every search that has no deadline of its own, in seconds.
+    pub timeout: u64,
+    /// The memory bound of every search that has none of its own, in MiB.
+    pub memory_limit_mib: u64,
+}
+
+/// A search that must finish exhaustively within `seconds` and `memory_limit_mib`.
+#[derive(Clone, Debug)]
+pub struct Deadline {
+    pub family: Family,
+    pub size: usize,
+    pub threads: usize,
+    pub por: bool,
+    pub seconds: u64,
+    /// Its own memory bound, or `None` for the plan's.
+    pub memory_limit_mib: Option<u64>,
+}
+
+impl Plan {
+    /// The targets as `docs/performance.md` states them, at the sizes they name: the
+    /// executions family's largest exhaustive size is 5, the iframes family's 3.
+    pub fn standard(repeat: usize, timeout: u64, memory_limit_mib: u64) -> Plan {
+        Plan {
+            reduction: vec![(Family::Executions, 5), (Family::Iframes, 3)],
+            fewer_states: 10.0,
+            deadlines: vec![
+                Deadline {
+                    family: Family::Iframes,
+                    size: 4,
+                    threads: 2,
+                    por: true,
+                    seconds: 60,
+                    memory_limit_mib: None,
+                },
+                Deadline {
+                    family: Family::CallerTarget,
+                    size: 3,
+                    threads: 2,
+                    por: true,
+                    seconds: 20,
+                    memory_limit_mib: Some(TWO_GB_MIB),
+                },
+            ],
+            states_per_cpu_second: 1_000_000.0,
+            parallel: (Family::Iframes, 3),
+            speedup: 1.7,
+            repeat,
+            timeout,
+            memory_limit_mib,
+        }
+    }
+}
+
+/// Whether a target is met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Met,
+    Missed,
+    /// A bound stopped a measurement the target needs whole.
+    Undecided,
+}
+
+impl Status {
+    fn text(self) -> &'static str {
+        match self {
+            Status::Met => "met",
+            Status::Missed => "**missed**",
+            Status::Undecided => "undecided",
+        }
+    }
+}
+
+/// One target, what was measured for it, and whether it is met.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub target: String,
+    pub measured: String,
+    pub status: Status,
+    /// The runs behind the measurement (none for the verdict comparison).
+    pub runs: Vec<Row>,
+}
+
+/// Why partial-order reduction expands a scenario's states fully (the profile of a missed
+/// reduction target): at each such state, why each thread's step is not safe.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReductionProfile {
+    pub scenario: String,
+    pub states: usize,
+    /// Whether the profile stopped at its state bound before visiting every state.
+    pub truncated: bool,
+    /// States expanded by one safe step.
+    pub reduced: usize,
+    /// States expanded fully (with at least one enabled action).
+    pub full: usize,
+    /// Of those, the states with no thread at all: only tasks, tool bodies and the
+    /// environment can move there, and those are whole tasks already.
+    pub no_thread: usize,
+    /// Thread-states by blocker, commonest first.
+    pub blockers: Vec<(String, usize)>,
+}
+
+/// Everything `bench --targets` measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub outcomes: Vec<Outcome>,
+    pub profiles: Vec<ReductionProfile>,
+}
+
+impl Report {
+    /// 0 every target met, 1 one missed, 3 none missed but one undecided.
+    pub fn exit_status(&self) -> u8 {
+        let any = |s| self.outcomes.iter().any(|o| o.status == s);
+        if any(Status::Missed) {
+            1
+        } else if any(Status::Undecided) {
+            3
+        } else {
+            0
+        }
+    }
+}
+
+/// The most states [`reduction_profile`] visits (its visited set holds fingerprints, its
+/// queue whole states).
+pub const PROFILE_STATE_BOUND: usize = 2_000_000;
+
+/// Measures every target of `plan`: the searches in child processes of `exe`, the verdicts of
+/// `standard` (the standard scenarios) in this one. `progress` hears of each finished target.
+pub fn run(
+    exe: &Path,
+    plan: &Plan,
+    standard: &[World],
+    progress: &mut dyn FnMut(&Outcome),
+) -> Result<Report, ChildError> {
+    let mut outcomes = Vec::new();
+    let mut profiles = Vec::new();
+    let mut done = |o: Outcome, outcomes: &mut Vec<Outcome>| {
+        progress(&o);
+        outcomes.push(o);
+    };
+
+    for &(family, size) in &plan.reduction {
+        let outcome = reduction_target(exe, plan, family, size)?;
+        if outcome.status != Status::Met {
+            // One size smaller: the blockers are the same kinds, and the profile, which keeps
+            // whole states in its queue, stays small.
+            let at = size.saturating_sub(1).max(1);
+            let world = family
+                .world(at)
+                .expect("every family compiles at every size");
+            profiles.push(reduction_profile(&model_of(world), PROFILE_STATE_BOUND));
+        }
+        done(outcome, &mut outcomes);
+    }
+    for deadline in &plan.deadlines {
+        done(deadline_target(exe, plan, deadline)?, &mut outcomes);
+    }
+    let (verdicts, largest) = verdict_target(standard);
+    if let Some(name) = largest {
+        done(throughput_target(exe, plan, &name)?, &mut outcomes);
+    }
+    done(parallel_target(exe, plan)?, &mut outcomes);
+    done(verdicts, &mut outcomes);
+    Ok(Report { outcomes, profiles })
+}
+
+fn family_spec(family: Family, size: usize, threads: usize, por: bool) -> ChildSpec {
+    ChildSpec {
+        target: Target::Family(family, size),
+        threads,
+        symmetry: false,
+        por,
+        frontier: Default::default(),
+        first_counterexamples: false,
+        timeout: None,
+        memory_limit_mib: None,
+        timely_workers: None,
+    }
+}
+
+fn states_text(r: &Row) -> String {
+    let n = thousands(r.unique_states as u64);
+    match &r.stopped {
+        Some(why) if !r.exhaustive => format!("{n} (stopped: {why})"),
+        _ if !r.exhaustive => format!("{n} (incomplete)"),
+        _ => n,
+    }
+}
+
+fn peak_mib(r: &Row) -> String {
+    r.peak_rss_kib
+        .map_or("?".into(), |k| format!("{} MiB", thousands(k / 1024)))
+}
+
+fn reduction_target(
+    exe: &Path,
+    plan: &Plan,
+    family: Family,
+    size: usize,
+) -> Result<Outcome, ChildError> {
+    let spec = |por| ChildSpec {
+        timeout: Some(plan.timeout),
+        memory_limit_mib: Some(plan.memory_limit_mib),
+        ..family_spec(family, size, 1, por)
+    };
+    let none = run_child(exe, &spec(false)).map(|m| median_row(&[m]))?;
+    let por = run_child(exe, &spec(true)).map(|m| median_row(&[m]))?;
+    let both = none.exhaustive && por.exhaustive;
+    let ratio = none.unique_states as f64 / por.unique_states.max(1) as f64;
+    let measured = if both {
+        format!(
+            "{} → {} states ({ratio:.2}×), {} → {}",
+            states_text(&none),
+            states_text(&por),
+            seconds_text(none.seconds),
+            seconds_text(por.seconds)
+        )
+    } else {
+        format!(
+            "{} without, {} with: no ratio",
+            states_text(&none),
+            states_text(&por)
+        )
+    };
+    Ok(Outcome {
+        target: format!(
+            "≥ {}× fewer states with partial-order reduction: {} family, size {size}",
+            plan.fewer_states,
+            family.name()
+        ),
+        measured,
+        status: match (both, ratio >= plan.fewer_states) {
+            (false, _) => Status::Undecided,
+            (true, true) => Status::Met,
+            (true, false) => Status::Missed,
+        },
+        runs: vec![none, por],
+    })
+}
+
+fn deadline_target(exe: &Path, plan: &Plan, d: &Deadline) -> Result<Outcome, ChildError> {
+    let memory = d.memory_limit_mib.unwrap_or(plan.memory_limit_mib);
+    let spec = ChildSpec {
+        timeout: Some(d.seconds),
+        memory_limit_mib: Some(memory),
+        ..family_spec(d.family, d.size, d.threads, d.por)
+    };
+    let row = median_row(&[run_child(exe, &spec)?]);
+    let within_memory = row
+        .peak_rss_kib
+        .is_some_and(|k| k / 1024 <= memory || d.memory_limit_mib.is_none());
+    let status = if row.exhaustive && row.seconds <= d.seconds as f64 && within_memory {
+        Status::Met
+    } else {
+        Status::Missed
+    };
+    let memory_bound = match d.memory_limit_mib {
+        Some(m) => format!(" and {} MiB", thousands(m)),
+        None => String::new(),
+    };
+    Ok(Outcome {
+        target: format!(
+            "{} family, size {}, exhaustively within {} s{memory_bound} on {} thread(s){}",
+            d.family.name(),
+            d.size,
+            d.seconds,
+            d.threads,
+            if d.por { ", with the reduction" } else { "" }
+        ),
+        measured: format!(
+            "{} states, {}, peak {}",
+            states_text(&row),
+            seconds_text(row.seconds),
+            peak_mib(&row)
+        ),
+        status,
+        runs: vec![row],
+    })
+}
+
+/// The standard suite's verdicts (seed variant) under every configuration the checker offers,
+/// against the one-thread unreduced search; also the largest scenario's name.
+fn verdict_target(standard: &[World]) -> (Outcome, Option<String>) {
+    let configurations: [(&str, CheckOptions); 4] = [
+        (
+            "the reduction",
+            CheckOptions {
+                reduction: Reduction::Por,
+                ..options(1, false, None)
+            },
+        ),
+        ("2 threads", options(2, false, None)),
+        (
+            "2 threads with the reduction",
+            CheckOptions {
+                reduction: Reduction::Por,
+                ..options(2, false, None)
+            },
+        ),
+        ("symmetry", options(1, true, None)),
+    ];
+    let verdicts = |r: &ScenarioResult| -> Vec<(&'static str, Verdict)> {
+        r.properties
+            .iter()
+            .map(|p| (p.def.name, p.verdict))
+            .collect()
+    };
+    let mut differences = Vec::new();
+    let mut incomplete = Vec::new();
+    let mut largest: Option<(usize, String)> = None;
+    for world in standard {
+        let m = model_of(world.clone());
+        let reference = check(m.clone(), &options(1, false, None));
+        if !reference.exhaustive {
+            incomplete.push(world.name.clone());
+        }
+        if largest
+            .as_ref()
+            .is_none_or(|(n, _)| reference.unique_states > *n)
+        {
+            largest = Some((reference.unique_states, world.name.clone()));
+        }
+        for (name, opts) in &configurations {
+            let r = check(m.clone(), opts);
+            if !r.exhaustive {
+                incomplete.push(format!("{} with {name}", world.name));
+            } else if verdicts(&r) != verdicts(&reference) {
+                differences.push(format!("{} with {name}", world.name));
+            }
+        }
+    }
+    let names: Vec<&str> = configurations.iter().map(|(n, _)| *n).collect();
+    let (measured, status) = if !differences.is_empty() {
+        (
+            format!("verdicts differ: {}", differences.join(", ")),
+            Status::Missed,
+        )
+    } else if !incomplete.is_empty() {
+        (
+            format!("not exhaustive: {}", incomplete.join(", ")),
+            Status::Undecided,
+        )
+    } else if standard.is_empty() {
+        ("no scenario".to_string(), Status::Undecided)
+    } else {
+        (
+            format!(
+                "{} scenarios: every verdict the same with {} as without",
+                standard.len(),
+                names.join(", ")
+            ),
+            Status::Met,
+        )
+    };
+    (
+        Outcome {
+            target: "the standard suite's verdicts unchanged by every configuration".into(),
+            measured,
+            status,
+            runs: Vec::new(),
+        },
+        largest.map(|(_, name)| name),
+    )
+}
+
+fn throughput_target(exe: &Path, plan: &Plan, scenario: &str) -> Result<Outcome, ChildError> {
+    let spec = ChildSpec {
+        target: Target::Scenario(scenario.to_string()),
+        memory_limit_mib: Some(plan.memory_limit_mib),
+        timeout: Some(plan.timeout),
+        ..family_spec(Family::Tabs, 1, 1, false)
+    };
+    let row = measure_repeated(exe, &spec, plan.repeat)?;
+    let per_cpu = row
+        .cpu_seconds
+        .filter(|c| *c > 0.0)
+        .map(|c| row.unique_states as f64 / c);
+    let status = match per_cpu {
+        Some(_) if !row.exhaustive => Status::Undecided,
+        Some(r) if r >= plan.states_per_cpu_second => Status::Met,
+        Some(_) => Status::Missed,
+        None => Status::Undecided,
+    };
+    Ok(Outcome {
+        target: format!(
+            "≥ {} unique states/s of CPU time on the largest standard scenario",
+            thousands(plan.states_per_cpu_second as u64)
+        ),
+        measured: format!(
+            "{scenario}: {} states in {} of CPU (median of {}): {}/s",
+            states_text(&row),
+            row.cpu_seconds.map_or("?".into(), seconds_text),
+            row.runs,
+            per_cpu.map_or("?".into(), |r| thousands(r as u64))
+        ),
+        status,
+        runs: vec![row],
+    })
+}
+
+fn parallel_target(exe: &Path, plan: &Plan) -> Result<Outcome, ChildError> {
+    let (family, size) = plan.parallel;
+    let spec = |threads| ChildSpec {
+        timeout: Some(plan.timeout),
+        memory_limit_mib: Some(plan.memory_limit_mib),
+        ..family_spec(family, size, threads, false)
+    };
+    // Alternated, so that a slower spell of the machine falls on both.
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    for _ in 0..plan.repeat.max(1) {
+        one.push(run_child(exe, &spec(1))?);
+        two.push(run_child(exe, &spec(2))?);
+    }
+    let (one, two) = (median_row(&one), median_row(&two));
+    let both = one.exhaustive && two.exhaustive;
+    let speedup = one.seconds / two.seconds.max(f64::MIN_POSITIVE);
+    Ok(Outcome {
+        target: format!(
+            "2 threads ≥ {}× one thread: {} family, size {size}",
+            plan.speedup,
+            family.name()
+        ),
+        measured: format!(
+            "{} states: {} on one thread, {} on two (medians of {}): {speedup:.2}×",
+            states_text(&one),
+            seconds_text(one.seconds),
+            seconds_text(two.seconds),
+            one.runs
+        ),
+        status: match (both, speedup >= plan.speedup) {
+            (false, _) => Status::Undecided,
+            (true, true) => Status::Met,
+            (true, false) => Status::Missed,
+        },
+        runs: vec![one, two],
+    })
+}
+
+/// Explores `model` with partial-order reduction, breadth-first, visiting at most
+/// `max_states` states, and at each state it expands fully counts why each thread's step is
+/// not safe (`webmcp_model::reduction::Blocker`).
+pub fn reduction_profile(model: &WebMcpModel, max_states: usize) -> ReductionProfile {
+    let init = model.initial_state();
+    let mut seen = HashSet::from([fingerprint(&init)]);
+    let mut queue = VecDeque::from([init]);
+    let (mut reduced, mut full, mut no_thread) = (0, 0, 0);
+    let mut why: BTreeMap<String, usize> = BTreeMap::new();
+    let mut actions = Vec::new();
+    let mut truncated = false;
+    while let Some(s) = queue.pop_front() {
+        let successors = match model.safe_step(&s) {
+            Some((_, next)) => {
+                reduced += 1;
+                vec![next]
+            }
+            None => {
+                actions.clear();
+                model.enabled_actions(&s, &mut actions);
+                if !actions.is_empty() {
+                    full += 1;
+                    no_thread += usize::from(s.threads.is_empty());
+                    for (_, blocker) in model.blockers(&s) {
+                        if let Some(b) = blocker {
+                            *why.entry(b.to_string()).or_default() += 1;
+                        }
+                    }
+                }
+                actions
+                    .iter()
+                    .map(|&a| model.apply(&s, a, &mut ()))
+                    .collect()
+            }
+        };
+        for next in successors {
+            if seen.len() >= max_states {
+                truncated = true;
+                break;
+            }
+            if seen.insert(fingerprint(&next)) {
+                queue.push_back(next);
+            }
+        }
+        if truncated {
+            break;
+        }
+    }
+    let mut blockers: Vec<(String, usize)> = why.into_iter().collect();
+    blockers.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ReductionProfile {
+        scenario: model.world.name.clone(),
+        states: seen.len(),
+        truncated,
+        reduced,
+        full,
+        no_thread,
+        blockers,
+    }
+}
+
+/// The report as Markdown: the targets table, then the reduction's profiles.
+pub fn markdown(report: &Report, machine: &Machine, command: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Command: `{command}`. Machine: {} CPUs ({}). Every search in a fresh process, exhaustive BFS, seed variant.\n",
+        machine.nproc, machine.cpu
+    );
+    out.push_str("| target | measured | status |\n|---|---|---|\n");
+    for o in &report.outcomes {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            o.target,
+            o.measured,
+            o.status.text()
+        );
+    }
+    if !report.profiles.is_empty() {
+        out.push_str(
+            "\nWhy partial-order reduction keeps these states: at each state the reduced search \
+             expands fully, why each thread's step is not safe (`docs/model.md` §7), one size \
+             below the target's.\n\n",
+        );
+        out.push_str(
+            "| scenario | states (por) | expanded by one safe step | fully expanded | of which with no thread | why the threads there are not safe (thread-states) |\n|---|--:|--:|--:|--:|---|\n",
+        );
+        for p in &report.profiles {
+            let why: Vec<String> = p
+                .blockers
+                .iter()
+                .map(|(b, n)| format!("{b} {}", thousands(*n as u64)))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {}{} | {} | {} | {} | {} |",
+                p.scenario,
+                thousands(p.states as u64),
+                if p.truncated { " (bounded)" } else { "" },
+                thousands(p.reduced as u64),
+                thousands(p.full as u64),
+                thousands(p.no_thread as u64),
+                why.join("; ")
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_of_two_iframes_names_what_blocks_the_reduction() {
+        let m = model_of(Family::Iframes.world(2).unwrap());
+        let p = reduction_profile(&m, PROFILE_STATE_BOUND);
+        // The same search as `check --reduction por` (951 states: docs/performance.md).
+        let r = check(
+            m.clone(),
+            &CheckOptions {
+                reduction: Reduction::Por,
+                ..options(1, false, None)
+            },
+        );
+        assert_eq!(p.states, r.unique_states);
+        assert!(!p.truncated);
+        assert!(p.full > 0 && p.reduced > 0);
+        assert!(p
+            .blockers
+            .iter()
+            .any(|(b, _)| b.starts_with("notify (resolving the registration)")));
+        assert!(p.blockers.windows(2).all(|w| w[0].1 >= w[1].1));
+    }
+
+    #[test]
+    fn the_profile_stops_at_its_bound_and_says_so() {
+        let m = model_of(Family::Iframes.world(2).unwrap());
+        let p = reduction_profile(&m, 100);
+        assert!(p.truncated);
+        assert_eq!(p.states, 100);
+    }
+
+    #[test]
+    fn a_missed_target_outranks_an_undecided_one() {
+        let outcome = |status| Outcome {
+            target: String::new(),
+            measured: String::new(),
+            status,
+            runs: Vec::new(),
+        };
+        let report = |s: &[Status]| Report {
+            outcomes: s.iter().map(|&st| outcome(st)).collect(),
+            profiles: Vec::new(),
+        };
+        assert_eq!(report(&[Status::Met, Status::Met]).exit_status(), 0);
+        assert_eq!(report(&[Status::Met, Status::Undecided]).exit_status(), 3);
+        assert_eq!(
+            report(&[Status::Undecided, Status::Missed]).exit_status(),
+            1
+        );
+    }
+
+    #[test]
+    fn the_suite_comparison_names_the_largest_scenario() {
+        let small = Family::Tabs.world(1).unwrap();
+        let large = Family::Tabs.world(2).unwrap();
+        let (outcome, largest) = verdict_target(&[small, large]);
+        assert_eq!(outcome.status, Status::Met, "{}", outcome.measured);
+        assert_eq!(largest.as_deref(), Some("family-tabs-2"));
+        let (none, largest) = verdict_target(&[]);
+        assert_eq!(none.status, Status::Undecided);
+        assert_eq!(largest, None);
+    }
+}
