@@ -49,9 +49,11 @@ pub enum Stmt {
         list: u8,
         tool: u8,
         signal: Option<u8>,
-        /// `{}` (an object: under the text as written `imperative-execute-steps#3` rejects it)
-        /// or `{"$js": "to-json-primitive"}` (serializes to a non-object, which reaches the
-        /// tool body under the text as written).
+        /// `{}` (an object: it reaches the tool body under the current text, and
+        /// `imperative-execute-steps#3` of the 2026-08 text rejected it) or
+        /// `{"$js": "to-json-primitive"}` (serializes to a non-object: the current
+        /// `imperative-execute-steps#3` rejects it; under the 2026-08 text it was the only
+        /// input that reached the body).
         object: bool,
     },
     Await(u8),

@@ -117,7 +117,9 @@ pub enum Family {
     /// One document whose script registers n tools in a row (the script budget).
     Registrations,
     /// One document registers a tool, lists it and executes it n times without awaiting
-    /// (n concurrent executions; each body may fulfil or reject).
+    /// (n concurrent executions; each body may fulfil or reject). The input is `reaches-body`,
+    /// so the bodies run under every text (until 2 December 2026 it was `to-json-primitive`,
+    /// which the current text rejects before any body runs).
     Executions,
     /// A caller and a cross-origin target iframe that exposes its tool to the caller: the
     /// caller executes it n times, each with its own AbortController that the environment
@@ -214,7 +216,7 @@ impl Family {
                     json!({"await": "list"}),
                 ];
                 ops.extend((1..=n).map(|i| {
-                    json!({"as": format!("exec{i}"), "executeTool": {"from": "list", "name": "t1"}, "input": {"$js": "to-json-primitive"}})
+                    json!({"as": format!("exec{i}"), "executeTool": {"from": "list", "name": "t1"}, "input": {"$js": "reaches-body"}})
                 }));
                 scripts.insert("top".into(), Value::Array(ops));
                 (
@@ -1280,6 +1282,36 @@ mod tests {
             for n in 1..=6 {
                 let w = f.world(n).unwrap_or_else(|e| panic!("{e}"));
                 assert_eq!(w.name, format!("family-{}-{n}", f.name()));
+            }
+        }
+    }
+
+    /// The families that execute a tool are about running bodies: under every text the
+    /// model has, some state has a body (an input the text rejects would measure only the
+    /// rejection, as `to-json-primitive` did under the current text).
+    #[test]
+    fn the_executing_families_run_tool_bodies_under_every_text() {
+        use webmcp_model::variant::REVISIONS;
+        for family in [Family::Executions, Family::CallerTarget] {
+            for info in REVISIONS {
+                let variant = Variant::parse("seed").unwrap().at(info.revision);
+                let m = WebMcpModel::new(family.world(1).unwrap(), variant);
+                let mut stack = vec![m.initial_state()];
+                let mut seen = std::collections::HashSet::new();
+                let mut actions = Vec::new();
+                let mut body_runs = false;
+                while let Some(s) = stack.pop() {
+                    body_runs |= !s.bodies.is_empty();
+                    actions.clear();
+                    m.enabled_actions(&s, &mut actions);
+                    for &a in &actions {
+                        let t = m.apply(&s, a, &mut ());
+                        if seen.insert(webmcp_checker::fingerprint::fingerprint(&t)) {
+                            stack.push(t);
+                        }
+                    }
+                }
+                assert!(body_runs, "{} under {}", family.name(), info.name);
             }
         }
     }
