@@ -8,13 +8,16 @@
 //! 2. nothing it reads can still be written by anything else, in any future of `s`: its
 //!    reads are declared per program counter ([`reads`]) in two classes, a tab's **tree**
 //!    (navigables, their active documents, lifecycles) and a document's **tool map**, and
-//!    [`future_writes`] over-approximates every write to those classes that the rest of the
+//!    [`future_of`] over-approximates every write to those classes that the rest of the
 //!    system (scripts from their current statement on, the environment's remaining budget,
-//!    the abort steps of controllers that can still be aborted) can still perform.
+//!    the abort steps of controllers that can still be aborted) can still perform. The
+//!    completion steps' check (`execute-tool#16.10.1`) also reads its execution's pending map
+//!    entry, which `entry_may_change` guards.
 //!
 //! In-parallel threads never write either class (only scripts, the abort steps and the
 //! environment do: `register-tool`, `unregister-tool`, `lifecycle.rs`), so other threads
-//! contribute nothing to (2). A safe step is then independent of every action any other
+//! contribute nothing to (2) there; the threads that write a pending map entry are among
+//! what `entry_may_change` looks for. A safe step is then independent of every action any other
 //! actor can take before it: it reads nothing they write and writes nothing they read
 //! (no action reads another thread's locals, except `mark_tools_changed`, which the
 //! `changed` read of a walk's first step accounts for), and nothing can disable it (a
@@ -30,8 +33,8 @@
 
 use crate::machine::{Action, WebMcpModel};
 use crate::state::{AbortStep, ScriptStatus, State};
-use crate::threads::{ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
-use crate::world::{DocId, Op, World};
+use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
+use crate::world::{CallId, DocId, Op, World};
 
 /// Sets of tabs (their trees) and documents (their tool maps), one bit each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -138,9 +141,19 @@ impl Footprints {
     }
 }
 
+/// What the rest of the system can still do from a state on (over-approximated).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Future {
+    /// Every tree and tool map some script, abort steps or environment move can still write.
+    pub writes: Classes,
+    /// Controllers some script, tool body or environment move can still abort (whether or
+    /// not they are aborted already).
+    pub aborts: u64,
+}
+
 /// Every tree and tool map that some script, abort steps or environment move can still
-/// write, from `s` on.
-pub fn future_writes(w: &World, f: &Footprints, s: &State) -> Classes {
+/// write, from `s` on, and the controllers they can still abort.
+pub fn future_of(w: &World, f: &Footprints, s: &State) -> Future {
     let mut writes = Classes::default();
     let mut aborts = f.body_aborts;
     for (d, doc) in s.docs.iter().enumerate() {
@@ -183,7 +196,7 @@ pub fn future_writes(w: &World, f: &Footprints, s: &State) -> Classes {
             }
         }
     }
-    writes
+    Future { writes, aborts }
 }
 
 /// What a thread's next step reads of the two classes, and whether it reads the `changed`
@@ -235,8 +248,56 @@ pub fn reads(f: &Footprints, t: &Thread) -> Option<(Classes, bool)> {
             )),
             ExecutePc::SetPending | ExecutePc::QueueToolExecuteSteps => None,
         },
-        Thread::Cancel(_) | Thread::Completion(_) | Thread::Cleanup { .. } => None,
+        // execute-tool#16.10.1: the target's traversable (its tree) and the execution's
+        // entry in that traversable's pending map, which `entry_may_change` guards.
+        Thread::Completion(proc) => match proc.pc {
+            CompletionPc::Check => Some((tree(proc.target), false)),
+            CompletionPc::Remove | CompletionPc::Queue => None,
+        },
+        Thread::Cancel(_) | Thread::Cleanup { .. } => None,
     }
+}
+
+/// Whether anything other than thread `me` can still write execution `uuid`'s entry of a
+/// pending tool executions map, from `s` on (over-approximated). The entry is stored by the
+/// execution's own `execute-tool` thread and removed by completion steps (started by its
+/// tool body settling, by `imperative-execute-steps#3`, by unloading cleanup or by an
+/// unregistration under PR #247's text), by cancellation (after its signal is aborted, or
+/// from unloading cleanup) and by unloading cleanup itself. So it can change while:
+/// another thread for the same execution, or any unloading cleanup, is running; a task that
+/// names it is queued; its tool body can still settle; its signal can still be aborted; or
+/// its target's tool map can still change. A tree change that starts a cleanup is the
+/// completion check's declared tree read.
+fn entry_may_change(
+    w: &World,
+    s: &State,
+    future: &Future,
+    me: ThreadKey,
+    uuid: CallId,
+    target: DocId,
+) -> bool {
+    let threads = s.threads.keys().any(|k| {
+        *k != me
+            && match *k {
+                ThreadKey::Execute(c)
+                | ThreadKey::CancelOnAbort(c)
+                | ThreadKey::Completion(c)
+                | ThreadKey::CleanupCompletion(c, _) => c == uuid,
+                ThreadKey::Cleanup(..) => true,
+                ThreadKey::Register(_) | ThreadKey::Unregister(_) | ThreadKey::GetTools(_) => false,
+            }
+    });
+    let tasks = s
+        .queues
+        .iter()
+        .flatten()
+        .any(|t| t.kind.execution() == Some(uuid));
+    let body = s.bodies.get(&uuid).is_some_and(|b| !b.settled);
+    let signal = w
+        .execute_op(uuid)
+        .signal
+        .is_some_and(|c| future.aborts & bit(c.index()) != 0 && !s.controllers[c.index()].aborted);
+    threads || tasks || body || signal || future.writes.tools & bit(target.index()) != 0
 }
 
 /// Why a thread's step is not safe at a state (for profiles of the reduction).
@@ -250,6 +311,8 @@ pub enum Blocker {
     ToolsMayChange,
     /// It starts a getTools walk while a tool map or tree can still change.
     WalkMarkMayChange,
+    /// It reads an execution's pending map entry that something else can still write.
+    EntryMayChange,
     /// On this state it writes shared state (queues a task, ends its thread, records a
     /// ghost fact).
     WritesShared,
@@ -263,6 +326,9 @@ impl std::fmt::Display for Blocker {
             Blocker::ToolsMayChange => f.write_str("reads a tool map that can still change"),
             Blocker::WalkMarkMayChange => {
                 f.write_str("starts a getTools walk while a tool map or tree can still change")
+            }
+            Blocker::EntryMayChange => {
+                f.write_str("reads a pending execution that can still change")
             }
             Blocker::WritesShared => {
                 f.write_str("writes shared state here (queues a task, ends its thread)")
@@ -296,25 +362,30 @@ impl WebMcpModel {
     }
 
     /// The state thread `key`'s step leads to if the step is safe on `s`, or why it is not.
-    /// `future` caches [`future_writes`] of `s`, computed at the first declared read.
+    /// `future` caches [`future_of`] of `s`, computed at the first declared read.
     fn try_step(
         &self,
         s: &State,
         key: ThreadKey,
         thread: &Thread,
-        future: &mut Option<Classes>,
+        future: &mut Option<Future>,
     ) -> Result<State, Blocker> {
         let f = &*self.footprints;
         let (r, reads_changed) = reads(f, thread).ok_or(Blocker::Kind(kind_name(thread)))?;
-        let future = *future.get_or_insert_with(|| future_writes(&self.world, f, s));
-        if r.trees & future.trees != 0 {
+        let future = *future.get_or_insert_with(|| future_of(&self.world, f, s));
+        if r.trees & future.writes.trees != 0 {
             return Err(Blocker::TreeMayChange);
         }
-        if r.tools & future.tools != 0 {
+        if r.tools & future.writes.tools != 0 {
             return Err(Blocker::ToolsMayChange);
         }
-        if reads_changed && !future.is_empty() {
+        if reads_changed && !future.writes.is_empty() {
             return Err(Blocker::WalkMarkMayChange);
+        }
+        if let Thread::Completion(proc) = thread {
+            if entry_may_change(&self.world, s, &future, key, proc.uuid, proc.target) {
+                return Err(Blocker::EntryMayChange);
+            }
         }
         let next = self.apply(s, Action::Step(key), &mut ());
         if only_thread_changed(s, &next, key) {

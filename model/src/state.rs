@@ -431,6 +431,21 @@ pub enum TaskKind {
     CancelLocal { call: CallId, target: DocId },
 }
 
+impl TaskKind {
+    /// The `executeTool` call (its execution's uuid) the task belongs to, if any.
+    pub fn execution(&self) -> Option<CallId> {
+        match *self {
+            TaskKind::RejectExecute { call, .. }
+            | TaskKind::ResolveExecute { call, .. }
+            | TaskKind::RunToolExecuteSteps { call, .. }
+            | TaskKind::CancelLocal { call, .. } => Some(call),
+            TaskKind::FireToolchange { .. }
+            | TaskKind::ResolveRegister { .. }
+            | TaskKind::ResolveGetTools { .. } => None,
+        }
+    }
+}
+
 impl State {
     pub fn initial(w: &World) -> State {
         let docs = w

@@ -141,3 +141,58 @@ fn a_safe_step_is_persistent_and_invisible_on_every_standard_scenario() {
     assert!(safe_states > 1_000, "{safe_states} states with a safe step");
     eprintln!("{safe_states} states with a safe step in {checked_scenarios} scenario runs");
 }
+
+/// Persistence exactly, not to a depth: from every state with a safe step `a`, every state
+/// reachable by actions other than `a` still enables `a`, and there `a` commutes with every
+/// other enabled action (both orders enabled, same state). By induction along any path
+/// that does not take `a`, `a` then commutes with the whole path, which is what `{a}` being
+/// persistent means. A thread's step is the same action wherever its thread has not moved,
+/// so a state and a thread are checked once, whichever safe state reached them.
+#[test]
+fn a_safe_step_commutes_with_every_path_that_does_not_take_it() {
+    let mut regions = 0usize;
+    for world in standard_worlds() {
+        for variant in variants() {
+            let m = WebMcpModel::new(world.clone(), variant);
+            let Some(states) = reachable(&m) else {
+                continue;
+            };
+            let name = format!("{} under {}", world.name, variant.name());
+            let mut checked: HashSet<(State, Action)> = HashSet::new();
+            for s in &states {
+                let Some((a, _)) = m.safe_step(s) else {
+                    continue;
+                };
+                regions += 1;
+                let mut queue = VecDeque::from([s.clone()]);
+                while let Some(here) = queue.pop_front() {
+                    if !checked.insert((here.clone(), a)) {
+                        continue;
+                    }
+                    assert!(
+                        m.is_enabled(&here, a),
+                        "{name}: {a:?} is disabled by a path that does not take it, at {here:?}"
+                    );
+                    let after_a = m.apply(&here, a, &mut ());
+                    for b in enabled(&m, &here) {
+                        if b == a {
+                            continue;
+                        }
+                        let after_b = m.apply(&here, b, &mut ());
+                        assert!(
+                            m.is_enabled(&after_a, b),
+                            "{name}: the safe step {a:?} disables {b:?} at {here:?}"
+                        );
+                        assert_eq!(
+                            m.apply(&after_a, b, &mut ()),
+                            m.apply(&after_b, a, &mut ()),
+                            "{name}: the safe step {a:?} and {b:?} do not commute at {here:?}"
+                        );
+                        queue.push_back(after_b);
+                    }
+                }
+            }
+        }
+    }
+    assert!(regions > 1_000, "{regions} states with a safe step");
+}
