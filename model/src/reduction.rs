@@ -419,7 +419,7 @@ fn kind_name(t: &Thread) -> &'static str {
         Thread::GetTools { .. } => "getTools (finishing the walk)",
         Thread::Execute { .. } => "execute (storing the pending execution or queuing)",
         Thread::Cancel(_) => "cancel a pending tool execution",
-        Thread::Completion(_) => "completion steps",
+        Thread::Completion(_) => "completion steps (removing the entry or queuing)",
         Thread::Cleanup { .. } => "unloading cleanup",
     }
 }
