@@ -293,21 +293,13 @@ fn reduction_target(
 }
 
 fn deadline_target(exe: &Path, plan: &Plan, d: &Deadline) -> Result<Outcome, ChildError> {
-    let memory = d.memory_limit_mib.unwrap_or(plan.memory_limit_mib);
     let spec = ChildSpec {
         timeout: Some(d.seconds),
-        memory_limit_mib: Some(memory),
+        memory_limit_mib: Some(d.memory_limit_mib.unwrap_or(plan.memory_limit_mib)),
         ..family_spec(d.family, d.size, d.threads, d.por)
     };
     let row = median_row(&[run_child(exe, &spec)?]);
-    let within_memory = row
-        .peak_rss_kib
-        .is_some_and(|k| k / 1024 <= memory || d.memory_limit_mib.is_none());
-    let status = if row.exhaustive && row.seconds <= d.seconds as f64 && within_memory {
-        Status::Met
-    } else {
-        Status::Missed
-    };
+    let status = deadline_status(&row, d);
     let memory_bound = match d.memory_limit_mib {
         Some(m) => format!(" and {} MiB", thousands(m)),
         None => String::new(),
@@ -330,6 +322,29 @@ fn deadline_target(exe: &Path, plan: &Plan, d: &Deadline) -> Result<Outcome, Chi
         status,
         runs: vec![row],
     })
+}
+
+/// Met when the search finished within the deadline's bounds; missed when one of its own
+/// bounds (its time, its own memory limit) stopped it or it finished outside them; undecided
+/// when something else stopped it (the plan's memory limit, a thread that could not start).
+fn deadline_status(row: &Row, d: &Deadline) -> Status {
+    let within_memory = d
+        .memory_limit_mib
+        .is_none_or(|m| row.peak_rss_kib.is_some_and(|k| k / 1024 <= m));
+    if row.exhaustive {
+        return if row.seconds <= d.seconds as f64 && within_memory {
+            Status::Met
+        } else {
+            Status::Missed
+        };
+    }
+    match row.stopped.as_deref() {
+        Some("timeout") => Status::Missed,
+        Some(why) if why.starts_with("memory limit") && d.memory_limit_mib.is_some() => {
+            Status::Missed
+        }
+        _ => Status::Undecided,
+    }
 }
 
 /// The standard suite's verdicts (seed variant) under every configuration the checker offers,
@@ -632,6 +647,73 @@ mod tests {
         let p = reduction_profile(&m, 100);
         assert!(p.truncated);
         assert_eq!(p.states, 100);
+    }
+
+    #[test]
+    fn a_deadline_is_missed_only_by_its_own_bounds() {
+        let run = |exhaustive: bool, seconds: f64, peak_mib: u64, stopped: Option<&str>| {
+            let mut row = median_row(&[super::super::Measurement {
+                scenario: "s".into(),
+                threads: 2,
+                symmetry: false,
+                unique_states: 10,
+                total_states: 10,
+                max_depth: 1,
+                seconds,
+                cpu_seconds: None,
+                exhaustive,
+                violations: 0,
+                baseline_rss_kib: Some(1024),
+                peak_rss_kib: Some(peak_mib * 1024),
+                first_counterexamples: Vec::new(),
+                stopped: stopped.map(str::to_string),
+                sent: None,
+            }]);
+            row.exhaustive = exhaustive;
+            row
+        };
+        let deadline = |memory_limit_mib| Deadline {
+            family: Family::Iframes,
+            size: 4,
+            threads: 2,
+            por: true,
+            seconds: 60,
+            memory_limit_mib,
+        };
+        let (no_bound, bounded) = (deadline(None), deadline(Some(2000)));
+        assert_eq!(
+            deadline_status(&run(true, 59.0, 9000, None), &no_bound),
+            Status::Met
+        );
+        assert_eq!(
+            deadline_status(&run(true, 61.0, 10, None), &no_bound),
+            Status::Missed
+        );
+        assert_eq!(
+            deadline_status(&run(true, 5.0, 2001, None), &bounded),
+            Status::Missed
+        );
+        let timeout = Some("timeout");
+        assert_eq!(
+            deadline_status(&run(false, 60.0, 10, timeout), &no_bound),
+            Status::Missed
+        );
+        let memory = Some("memory limit (2000 MiB)");
+        assert_eq!(
+            deadline_status(&run(false, 9.0, 2000, memory), &bounded),
+            Status::Missed
+        );
+        // The plan's memory limit is not the target's: it decides nothing.
+        let plan_memory = Some("memory limit (1 MiB)");
+        assert_eq!(
+            deadline_status(&run(false, 0.1, 14, plan_memory), &no_bound),
+            Status::Undecided
+        );
+        let other = Some("could not start 2 threads");
+        assert_eq!(
+            deadline_status(&run(false, 0.0, 14, other), &bounded),
+            Status::Undecided
+        );
     }
 
     #[test]
