@@ -219,8 +219,13 @@ pub fn run(
 }
 
 fn family_spec(family: Family, size: usize, threads: usize, por: bool) -> ChildSpec {
+    child_spec(Target::Family(family, size), threads, por)
+}
+
+/// An exhaustive search of `target`, without bounds (each target adds its own).
+fn child_spec(target: Target, threads: usize, por: bool) -> ChildSpec {
     ChildSpec {
-        target: Target::Family(family, size),
+        target,
         threads,
         symmetry: false,
         por,
@@ -434,10 +439,9 @@ fn verdict_target(standard: &[World]) -> (Outcome, Option<String>) {
 
 fn throughput_target(exe: &Path, plan: &Plan, scenario: &str) -> Result<Outcome, ChildError> {
     let spec = ChildSpec {
-        target: Target::Scenario(scenario.to_string()),
         memory_limit_mib: Some(plan.memory_limit_mib),
         timeout: Some(plan.timeout),
-        ..family_spec(Family::Tabs, 1, 1, false)
+        ..child_spec(Target::Scenario(scenario.to_string()), 1, false)
     };
     let row = measure_repeated(exe, &spec, plan.repeat)?;
     let per_cpu = row
