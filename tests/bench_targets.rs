@@ -4,7 +4,8 @@
 //! unreachable (a 1-second deadline for millions of states) or trivially cleared.
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
 
 use webmcp_model::World;
 use webmcp_properties::bench::targets::{self, Deadline, Plan, Status};
@@ -118,7 +119,7 @@ fn targets_refuse_the_options_of_other_tables() {
         &["--family-size", "tabs:2"],
         &["--scenario", "target-in-bfcache"],
     ] {
-        let out = Command::new(exe())
+        let out = common::bin()
             .args(["bench", "--targets"])
             .args(extra)
             .output()

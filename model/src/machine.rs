@@ -287,7 +287,10 @@ impl<R: Recorder> Cx<'_, R> {
             TaskKind::ResolveGetTools { call, tools } => self.resolve_get_tools(call, tools),
             TaskKind::RejectExecute { .. } | TaskKind::ResolveExecute { .. }
                 if self.fix(&crate::variant::SETTLE_ONCE)
-                    && self.s.promises[call_of(&task.kind).index()].is_settled() => {}
+                    && task
+                        .kind
+                        .execution()
+                        .is_some_and(|call| self.s.promises[call.index()].is_settled()) => {}
             TaskKind::RejectExecute { call, at } => self.reject_execute(call, at),
             TaskKind::ResolveExecute { call, result } => self.resolve_execute(call, result),
             TaskKind::RunToolExecuteSteps {
@@ -402,13 +405,6 @@ impl<R: Recorder> Cx<'_, R> {
         if let Some(t) = next {
             self.s.threads.insert(key, t);
         }
-    }
-}
-
-fn call_of(kind: &TaskKind) -> CallId {
-    match *kind {
-        TaskKind::RejectExecute { call, .. } | TaskKind::ResolveExecute { call, .. } => call,
-        _ => unreachable!("only settlement tasks"),
     }
 }
 

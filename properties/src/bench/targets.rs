@@ -27,8 +27,8 @@ use webmcp_checker::fingerprint::fingerprint;
 use webmcp_model::{WebMcpModel, World};
 
 use super::{
-    measure_repeated, median_row, model_of, options, run_child, seconds_text, thousands,
-    ChildError, ChildSpec, Family, Machine, Row, Target,
+    measure_repeated, median_row, model_of, options, run_child, seconds_text, stopped_text,
+    thousands, ChildError, ChildSpec, Family, Machine, Row, Target,
 };
 use crate::driver::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
@@ -188,7 +188,7 @@ pub fn run(
 ) -> Result<Report, ChildError> {
     let mut outcomes = Vec::new();
     let mut profiles = Vec::new();
-    let mut done = |o: Outcome, outcomes: &mut Vec<Outcome>| {
+    let mut done = |o: Outcome| {
         progress(&o);
         outcomes.push(o);
     };
@@ -204,17 +204,17 @@ pub fn run(
                 .expect("every family compiles at every size");
             profiles.push(reduction_profile(&model_of(world), PROFILE_STATE_BOUND));
         }
-        done(outcome, &mut outcomes);
+        done(outcome);
     }
     for deadline in &plan.deadlines {
-        done(deadline_target(exe, plan, deadline)?, &mut outcomes);
+        done(deadline_target(exe, plan, deadline)?);
     }
     let (verdicts, largest) = verdict_target(standard);
     if let Some(name) = largest {
-        done(throughput_target(exe, plan, &name)?, &mut outcomes);
+        done(throughput_target(exe, plan, &name)?);
     }
-    done(parallel_target(exe, plan)?, &mut outcomes);
-    done(verdicts, &mut outcomes);
+    done(parallel_target(exe, plan)?);
+    done(verdicts);
     Ok(Report { outcomes, profiles })
 }
 
@@ -238,12 +238,7 @@ fn child_spec(target: Target, threads: usize, por: bool) -> ChildSpec {
 }
 
 fn states_text(r: &Row) -> String {
-    let n = thousands(r.unique_states as u64);
-    match &r.stopped {
-        Some(why) if !r.exhaustive => format!("{n} (stopped: {why})"),
-        _ if !r.exhaustive => format!("{n} (incomplete)"),
-        _ => n,
-    }
+    format!("{}{}", thousands(r.unique_states as u64), stopped_text(r))
 }
 
 fn peak_mib(r: &Row) -> String {
