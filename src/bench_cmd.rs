@@ -79,7 +79,7 @@ pub struct BenchArgs {
     /// docs/performance.md in this one run and judge each met or missed (exit 1 if one is
     /// missed, 3 if a bound left one undecided); --repeat runs per timed measurement (default
     /// 3), --timeout bounds each search without a deadline of its own (default 900).
-    #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg", "compare_reduction", "compare_frontier", "compare_engines", "family_sizes", "scenarios", "print_family"])]
+    #[arg(long, conflicts_with_all = ["scaling", "symmetry", "svg", "compare_reduction", "compare_frontier", "compare_engines", "family_sizes", "scenarios", "print_family", "threads", "families", "max_size", "limit_seconds"])]
     targets: bool,
 }
 

@@ -118,6 +118,11 @@ fn targets_refuse_the_options_of_other_tables() {
         &["--compare-reduction"],
         &["--family-size", "tabs:2"],
         &["--scenario", "target-in-bfcache"],
+        // Options the targets' fixed plan would otherwise ignore.
+        &["--threads", "2"],
+        &["--family", "tabs"],
+        &["--max-size", "3"],
+        &["--limit-seconds", "5"],
     ] {
         let out = common::bin()
             .args(["bench", "--targets"])
