@@ -179,15 +179,23 @@ pub fn run_pages_until(
     for visit in &visits {
         let started = Instant::now();
         // A page that reported nothing at all ran nothing we can judge; on a busy machine a
-        // fresh Chromium has sat there with the page unloaded. It gets one more browser.
+        // fresh Chromium has sat there with the page unloaded (CI saw two browsers started
+        // together both sit 30 s, then the next pages ran). It gets more browsers, the last
+        // waited for twice as long, and never runs beside another of this process's.
         let mut silent_logs = Vec::new();
         let (done, reports) = loop {
+            let _alone = ONE_BROWSER_AT_A_TIME
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let last_chance = silent_logs.len() + 1 == LAUNCHES;
+            let patience = if last_chance { timeout * 2 } else { timeout };
+            let requests_before = server.requests(&visit.run);
             let browser = chromium.launch(&visit.url(&origins))?;
             let done = match completion {
-                Completion::Done => server.wait_done(&visit.run, timeout),
-                Completion::Quiet(quiet) => server.wait_quiet(&visit.run, quiet, timeout),
+                Completion::Done => server.wait_done(&visit.run, patience),
+                Completion::Quiet(quiet) => server.wait_quiet(&visit.run, quiet, patience),
                 Completion::DoneThenQuiet(quiet) => {
-                    server.wait_done_then_quiet(&visit.run, quiet, timeout)
+                    server.wait_done_then_quiet(&visit.run, quiet, patience)
                 }
             };
             let reports = server.reports(&visit.run);
@@ -195,7 +203,11 @@ pub fn run_pages_until(
                 drop(browser);
                 break (done, reports);
             }
-            silent_logs.push(silent_browser(browser));
+            silent_logs.push(silent_browser(
+                browser,
+                patience,
+                server.requests(&visit.run) - requests_before,
+            ));
             if silent_logs.len() == LAUNCHES {
                 break (done, reports);
             }
@@ -227,15 +239,33 @@ pub fn say_why_silent(outcome: &PageOutcome) {
     }
 }
 
-/// How many browsers a page that reports nothing at all is given.
-pub const LAUNCHES: usize = 2;
+/// How many browsers a page that reports nothing at all is given; the last is waited for twice
+/// the page timeout.
+pub const LAUNCHES: usize = 3;
 
-/// What a browser whose page never reported leaves behind (then it is killed).
-fn silent_browser(mut browser: chromium::Running) -> String {
+/// Held while a browser runs: two Chromiums started together from one process (the browser
+/// tests run in parallel) are what CI saw sit silent.
+static ONE_BROWSER_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// What a browser whose page never reported leaves behind (then it is killed): how long it was
+/// given, whether it fetched anything (`requests` carried the page's run, in this browser), whether it had
+/// exited, the machine's load, and the tail of its standard error.
+fn silent_browser(mut browser: chromium::Running, waited: Duration, requests: usize) -> String {
+    let fetched = match requests {
+        0 => "the server received no request for the page".to_string(),
+        n => format!("the server received {n} request(s) for the page"),
+    };
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into());
     let status = match browser.exit_status() {
         Some(status) => format!("Chromium had exited ({status})"),
         None => "Chromium was still running".to_string(),
     };
+    let status = format!(
+        "after {:.0} s {fetched}; load average {load}; {status}",
+        waited.as_secs_f64()
+    );
     match browser.stderr_tail() {
         tail if tail.is_empty() => format!("{status}; it wrote nothing to standard error"),
         tail => format!("{status}; the end of its standard error:\n{tail}"),

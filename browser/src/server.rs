@@ -107,6 +107,9 @@ pub struct Report {
 struct Runs {
     reports: HashMap<String, Vec<Report>>,
     done: HashMap<String, Value>,
+    /// Every request received, by the `run` of its query (`""` without one): a page that
+    /// reported nothing either was never fetched or fetched and then ran nothing.
+    requests: HashMap<String, usize>,
 }
 
 struct Shared {
@@ -249,6 +252,12 @@ impl Server {
         }
     }
 
+    /// How many requests (of any kind) carried `run=RUN` in their query.
+    pub fn requests(&self, run: &str) -> usize {
+        let runs = self.shared.runs.lock().unwrap();
+        runs.requests.get(run).copied().unwrap_or(0)
+    }
+
     /// The reports posted for `run`, in arrival order.
     pub fn reports(&self, run: &str) -> Vec<Report> {
         let runs = self.shared.runs.lock().unwrap();
@@ -346,6 +355,8 @@ fn handle(stream: TcpStream, origin: Origin, shared: &Shared) -> std::io::Result
     let Some(request) = read_request(&mut reader)? else {
         return respond(&mut stream, 400, "text/plain", &[], b"bad request");
     };
+    let run = query_param(&request.query, "run").unwrap_or("").to_string();
+    *shared.runs.lock().unwrap().requests.entry(run).or_default() += 1;
     match (request.method.as_str(), request.path.as_str()) {
         ("POST", "/__report") | ("POST", "/__done") => {
             let run = query_param(&request.query, "run").unwrap_or("").to_string();
@@ -494,6 +505,9 @@ mod tests {
             server.wait_done("r1", Duration::from_secs(5)),
             Some(serde_json::json!({}))
         );
+        // Every request of the run counts, the malformed one too; no other run's.
+        assert_eq!(server.requests("r1"), 4);
+        assert_eq!(server.requests("none"), 0);
         assert_eq!(
             server.wait_quiet("r1", Duration::from_millis(30), Duration::from_secs(5)),
             Some(serde_json::json!({}))
