@@ -11,13 +11,14 @@
 //!
 //! No footprint-based relation can put more to sleep than this exact one, so its count is
 //! a floor for any sleep sets we could build. `--only-thread-steps` relates only pairs of
-//! in-parallel steps: what footprints of thread steps alone could reach. The pairs it puts
-//! to sleep are counted by kind of action, which says whose footprints matter
-//! (`docs/performance.md`, "What sleep sets could save").
+//! in-parallel steps: what footprints of thread steps alone could reach. `--footprints`
+//! uses the footprints `--reduction sleep` uses (`model/src/footprint.rs`), and asserts
+//! that every pair they call independent commutes. The pairs put to sleep are counted by
+//! kind of action, which says whose footprints matter (`docs/performance.md`, "Sleep sets").
 //!
 //! ```sh
 //! target/release/webmcp-check bench --print-family iframes:2 > f.json
-//! cargo run --release --example sleep_profile -- f.json [--only-thread-steps]
+//! cargo run --release --example sleep_profile -- f.json [--only-thread-steps | --footprints]
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
@@ -28,9 +29,10 @@ use webmcp_model::{Action, State, Variant, WebMcpModel, World};
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("a scenario file");
-    let only_thread_steps = match args.next().as_deref() {
-        None => false,
-        Some("--only-thread-steps") => true,
+    let relation = match args.next().as_deref() {
+        None => Relation::Exact,
+        Some("--only-thread-steps") => Relation::ThreadSteps,
+        Some("--footprints") => Relation::Footprints,
         Some(other) => panic!("unknown argument {other:?}"),
     };
     let world =
@@ -38,7 +40,7 @@ fn main() {
     let m = WebMcpModel::new(world, Variant::parse("seed").unwrap());
 
     let plain = plain_bfs(&m);
-    let sleep = sleep_bfs(&m, only_thread_steps);
+    let sleep = sleep_bfs(&m, relation);
     assert_eq!(
         plain.depth, sleep.depth,
         "sleep sets reached other states, or at other depths"
@@ -52,12 +54,12 @@ fn main() {
         per_state(plain.generated)
     );
     println!(
-        "  exact sleep sets{}: {} ({:.2} per state, {:.2}x fewer), {} states reached again \
+        "  sleep sets{}: {} ({:.2} per state, {:.2}x fewer), {} states reached again \
          after their expansion, {} of them expanded again",
-        if only_thread_steps {
-            " (thread steps only)"
-        } else {
-            ""
+        match relation {
+            Relation::Exact => " (exact)",
+            Relation::ThreadSteps => " (thread steps only)",
+            Relation::Footprints => " (our footprints)",
         },
         sleep.generated,
         per_state(sleep.generated),
@@ -123,9 +125,29 @@ fn commute_here(m: &WebMcpModel, s: &State, a: Action, sa: &State, b: Action) ->
     m.is_enabled(&sb, a) && m.apply(sa, b, &mut ()) == m.apply(&sb, a, &mut ())
 }
 
-fn sleep_bfs(m: &WebMcpModel, only_thread_steps: bool) -> Search {
-    let related = |a: Action, b: Action| {
-        !only_thread_steps || matches!((a, b), (Action::Step(_), Action::Step(_)))
+#[derive(Clone, Copy, PartialEq)]
+enum Relation {
+    Exact,
+    ThreadSteps,
+    Footprints,
+}
+
+fn sleep_bfs(m: &WebMcpModel, relation: Relation) -> Search {
+    let related = |s: &State, a: Action, sa: &State, b: Action| match relation {
+        Relation::Exact => commute_here(m, s, a, sa, b),
+        Relation::ThreadSteps => {
+            matches!((a, b), (Action::Step(_), Action::Step(_))) && commute_here(m, s, a, sa, b)
+        }
+        Relation::Footprints => {
+            let (_, fa) = m.apply_with_footprint(s, a);
+            let (_, fb) = m.apply_with_footprint(s, b);
+            let independent = !fa.conflicts(&fb);
+            assert!(
+                !independent || commute_here(m, s, a, sa, b),
+                "{a:?} and {b:?} are called independent and do not commute"
+            );
+            independent
+        }
     };
     let init = m.initial_state();
     let fp0 = fingerprint(&init);
@@ -167,7 +189,7 @@ fn sleep_bfs(m: &WebMcpModel, only_thread_steps: bool) -> Search {
                     .iter()
                     .chain(&done)
                     .copied()
-                    .filter(|&b| related(a, b) && commute_here(m, &s, a, &t, b))
+                    .filter(|&b| related(&s, a, &t, b))
                     .collect();
                 for &b in &child_sleep {
                     let (x, y) = (kind(a), kind(b));

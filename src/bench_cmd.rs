@@ -139,6 +139,11 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
     if args.symmetry && !bench::SYMMETRY_AVAILABLE {
         return Err(UsageError("this build has no symmetry reduction".into()));
     }
+    if args.reduction == crate::ReductionArg::Sleep {
+        return Err(UsageError(
+            "bench-child measures --reduction none or por".into(),
+        ));
+    }
     let spec = ChildSpec {
         target,
         threads: crate::threads_arg(args.threads)?,

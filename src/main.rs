@@ -341,8 +341,10 @@ struct CheckArgs {
     #[arg(long)]
     symmetry: bool,
     /// Partial-order reduction: `por` explores an in-parallel step alone where it provably
-    /// commutes with everything else that can still happen (docs/model.md §7); `none`
-    /// explores every interleaving. Verdicts do not change; paths may get longer.
+    /// commutes with everything else that can still happen (docs/model.md §7); `sleep`
+    /// visits every state but builds no successor that the other side of a diamond of
+    /// commuting actions reaches (sleep sets, one-thread bfs only); `none` explores every
+    /// interleaving. Verdicts do not change; paths may get longer under `por`.
     #[arg(long, value_enum, default_value = "none")]
     reduction: ReductionArg,
     /// How breadth-first search keeps the states it has yet to expand: `values`
@@ -371,6 +373,7 @@ pub enum Format {
 pub(crate) enum ReductionArg {
     None,
     Por,
+    Sleep,
 }
 
 impl ReductionArg {
@@ -378,6 +381,7 @@ impl ReductionArg {
         match self {
             ReductionArg::None => webmcp_properties::Reduction::None,
             ReductionArg::Por => webmcp_properties::Reduction::Por,
+            ReductionArg::Sleep => webmcp_properties::Reduction::Sleep,
         }
     }
 }
@@ -846,6 +850,17 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
                 .into(),
         ));
     }
+    if args.reduction == ReductionArg::Sleep
+        && (args.mode != ModeArg::Bfs
+            || args.threads > 1
+            || args.symmetry
+            || args.distributed.is_timely())
+    {
+        return Err(UsageError(
+            "--reduction sleep runs in the one-thread breadth-first search: it needs --mode bfs and --threads 1, without --symmetry or --engine timely"
+                .into(),
+        ));
+    }
     if args.reduction == ReductionArg::Por && sim {
         return Err(UsageError(
             "--reduction por prunes an exhaustive search: it needs --mode bfs or dfs, not random walks"
@@ -1006,7 +1021,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.mode != ModeArg::Bfs
         || args.threads != 1
         || args.symmetry
-        || args.reduction == ReductionArg::Por
+        || args.reduction != ReductionArg::None
         || args.frontier != FrontierArg::Auto
         || args.baseline.is_some()
         || args.revision.is_some()

@@ -111,6 +111,13 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         eprintln!("webmcp-check: {e}");
         ExitCode::from(3)
     };
+    if args.reduction == crate::ReductionArg::Sleep {
+        // Footprints are proven on the draft's texts (model/tests/footprint.rs), not on
+        // mutants, which change what a step touches.
+        return Err(UsageError(
+            "--reduction sleep is not proven on mutants: use --reduction none or por".into(),
+        ));
+    }
     let baseline = match Baseline::reduced(models, args.reduction.engine()) {
         Ok(b) => b,
         Err(e) => return Ok(stopped(e)),

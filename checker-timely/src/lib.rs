@@ -931,7 +931,7 @@ impl<M: Model> Expander<'_, '_, '_, M> {
         }
         let ample = match self.options.reduction {
             Reduction::Por => model.persistent_action(&s),
-            Reduction::None => None,
+            Reduction::None | Reduction::Sleep => None,
         };
         let next_depth = (depth + 1) as u32;
         match ample {

@@ -17,7 +17,10 @@
 use std::time::Instant;
 
 use crate::check::{Representative, TerminalObserver};
-use crate::fingerprint::fingerprint;
+use std::sync::Arc;
+
+use crate::fingerprint::{fingerprint, FingerprintMap, FingerprintSet};
+use crate::footprint::Footprint;
 use crate::frontier::Frontier;
 use crate::limits::{Budget, StopReason};
 use crate::model::Model;
@@ -90,10 +93,15 @@ pub(crate) fn explore<M: Model>(
     let mut depth_cut = false;
     let mut actions = Vec::new();
     let mut popped = 0u64;
+    let mut sleep =
+        (options.reduction == Reduction::Sleep && order == Order::Fifo && representative.is_none())
+            .then(SleepSets::<M>::default);
     loop {
         let Some((s, fp, depth)) = queue.pop(order) else {
             break;
         };
+        // A state expanded again (sleep sets' revisit rule) was judged the first time.
+        let again = sleep.as_mut().is_some_and(|z| z.again.remove(&fp));
         if popped.is_multiple_of(CHECKPOINT) {
             progress(Progress {
                 total_states: total,
@@ -111,21 +119,23 @@ pub(crate) fn explore<M: Model>(
             }
         }
         popped += 1;
-        max_depth = max_depth.max(depth);
         // The enabled actions, computed once: expansion needs them, and the at-termination
         // properties ask whether there are none.
         actions.clear();
         model.actions(&s, &mut actions);
         let terminal = actions.is_empty();
-        if terminal {
-            if let Some(observe) = on_terminal.as_mut() {
-                observe(&s);
+        if !again {
+            max_depth = max_depth.max(depth);
+            if terminal {
+                if let Some(observe) = on_terminal.as_mut() {
+                    observe(&s);
+                }
             }
-        }
-        for (i, p) in props.iter().enumerate() {
-            if found[i].is_none() && p.shows_at(model, &s, terminal) {
-                found[i] = Some(fp);
-                undecided -= 1;
+            for (i, p) in props.iter().enumerate() {
+                if found[i].is_none() && p.shows_at(model, &s, terminal) {
+                    found[i] = Some(fp);
+                    undecided -= 1;
+                }
             }
         }
         if undecided == 0 && stop_when_decided {
@@ -148,9 +158,13 @@ pub(crate) fn explore<M: Model>(
             stopped_by = Some(StopReason::MaxStates { n });
             break;
         }
+        if let Some(z) = sleep.as_mut() {
+            total += z.expand(model, &s, fp, depth, &mut actions, &mut parents, &mut queue);
+            continue;
+        }
         let ample = match options.reduction {
             Reduction::Por => model.persistent_action(&s),
-            Reduction::None => None,
+            Reduction::None | Reduction::Sleep => None,
         };
         let full = ample.is_none();
         // The ample action alone, or every enabled action.
@@ -189,5 +203,106 @@ pub(crate) fn explore<M: Model>(
             .into_iter()
             .map(|fp| fp.map(|fp| parents.path_to(fp)))
             .collect(),
+    }
+}
+
+/// Sleep sets for the one-thread breadth-first search (Godefroid's, with his revisit rule):
+/// a state's sleep set holds actions explored from a parent that commute with the action
+/// that led here, with their footprints; they are not taken again here, since the other
+/// side of their diamond reaches the same state by a path of the same length.
+struct SleepSets<M: Model> {
+    /// Per queued state with a non-empty sleep set: the actions it sleeps on (the
+    /// intersection over every discovery so far).
+    asleep: FingerprintMap<Vec<Slept<M>>>,
+    /// States expanded while sleeping on some action: reached again with a sleep set that
+    /// may lack one, they are expanded again.
+    expanded_asleep: FingerprintSet,
+    /// States queued to be expanded again.
+    again: FingerprintSet,
+}
+
+type Slept<M> = (<M as Model>::Action, Arc<Footprint>);
+
+impl<M: Model> Default for SleepSets<M> {
+    fn default() -> Self {
+        SleepSets {
+            asleep: FingerprintMap::default(),
+            expanded_asleep: FingerprintSet::default(),
+            again: FingerprintSet::default(),
+        }
+    }
+}
+
+impl<M: Model> SleepSets<M> {
+    /// Expands `s` (reached at `depth`) but for the actions it sleeps on; returns how many
+    /// successors it built.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        model: &M,
+        s: &M::State,
+        fp: u64,
+        depth: usize,
+        actions: &mut Vec<M::Action>,
+        parents: &mut Parents<M::State, M::Action>,
+        queue: &mut Frontier<M::State>,
+    ) -> usize {
+        let asleep = self.asleep.remove(&fp).unwrap_or_default();
+        if asleep.is_empty() {
+            self.expanded_asleep.remove(&fp);
+        } else {
+            self.expanded_asleep.insert(fp);
+        }
+        actions.retain(|a| !asleep.iter().any(|(b, _)| b == a));
+        // A lone action with nothing asleep puts nothing to sleep: no footprint needed.
+        let lone = asleep.is_empty() && actions.len() == 1;
+        let mut explored: Vec<Slept<M>> = Vec::new();
+        let mut built = 0;
+        for a in actions.drain(..) {
+            let with_footprint = if lone {
+                None
+            } else {
+                model.next_state_with_footprint(s, a.clone())
+            };
+            let (next, child_asleep) = match with_footprint {
+                Some((next, footprint)) => {
+                    let footprint = Arc::new(footprint);
+                    let child: Vec<Slept<M>> = asleep
+                        .iter()
+                        .chain(&explored)
+                        .filter(|(_, other)| !footprint.conflicts(other))
+                        .cloned()
+                        .collect();
+                    explored.push((a.clone(), footprint));
+                    (next, child)
+                }
+                // No footprint: nothing sleeps across this action (or nothing could).
+                None => (model.next_state(s, a.clone()), Vec::new()),
+            };
+            let Some(next) = next else {
+                continue;
+            };
+            built += 1;
+            let nfp = fingerprint(&next);
+            if parents.insert(nfp, fp, &a) {
+                if !child_asleep.is_empty() {
+                    self.asleep.insert(nfp, child_asleep);
+                }
+                queue.push(next, nfp, depth + 1);
+            } else if let Some(known) = self.asleep.get_mut(&nfp) {
+                // Queued: it sleeps only on what every way here lets it.
+                known.retain(|(b, _)| child_asleep.iter().any(|(c, _)| c == b));
+                if known.is_empty() {
+                    self.asleep.remove(&nfp);
+                }
+            } else if self.expanded_asleep.contains(&nfp) && self.again.insert(nfp) {
+                // Expanded already, sleeping on actions this way here may not cover.
+                if !child_asleep.is_empty() {
+                    self.asleep.insert(nfp, child_asleep);
+                }
+                queue.push(next, nfp, depth + 1);
+            }
+        }
+        built
     }
 }

@@ -43,6 +43,9 @@ impl Hasher for FingerprintHasher {
 /// A map keyed by fingerprints.
 pub type FingerprintMap<V> = HashMap<u64, V, BuildHasherDefault<FingerprintHasher>>;
 
+/// A set of fingerprints.
+pub type FingerprintSet = std::collections::HashSet<u64, BuildHasherDefault<FingerprintHasher>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

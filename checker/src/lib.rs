@@ -91,6 +91,7 @@
 pub mod bfs;
 mod check;
 pub mod fingerprint;
+pub mod footprint;
 mod frontier;
 pub mod limits;
 pub mod model;

@@ -47,6 +47,25 @@ pub trait Model {
         None
     }
 
+    /// Sleep sets ([`crate::Reduction::Sleep`]): [`Model::next_state`], with what the action
+    /// read and wrote of `state` ([`crate::footprint`]); `None` (the default) when the model
+    /// records no footprints, and the search then builds every successor.
+    ///
+    /// The engine relies on one promise: two actions enabled at `state` whose footprints
+    /// there do not conflict **commute** at `state` (each stays enabled after the other, and
+    /// both orders reach the same state), and each reads and writes the same after the
+    /// other as at `state` (so its footprint carries over). Then a successor `s·b·a` the
+    /// search skips is `s·a·b`, reached by a path of the same length: every state is still
+    /// visited, at its depth, and every verdict and counterexample length is the
+    /// unreduced search's.
+    fn next_state_with_footprint(
+        &self,
+        _state: &Self::State,
+        _action: Self::Action,
+    ) -> Option<(Option<Self::State>, crate::footprint::Footprint)> {
+        None
+    }
+
     /// A compact byte form of states for the breadth-first frontier, where most of a large
     /// search's memory goes (the states reached but not yet expanded); `None` (the default)
     /// keeps them as values.

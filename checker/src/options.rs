@@ -23,6 +23,11 @@ pub enum Reduction {
     /// Partial-order reduction: where the model names a persistent, invisible action
     /// ([`crate::Model::persistent_action`]), only that action is explored.
     Por,
+    /// Sleep sets: every state is still visited, at its shortest depth, but a successor is
+    /// not built where the other side of a diamond of commuting actions already reaches it
+    /// ([`crate::Model::next_state_with_footprint`]). The one-thread breadth-first search
+    /// uses them; every other search explores as with `None`.
+    Sleep,
 }
 
 impl Reduction {
@@ -30,11 +35,12 @@ impl Reduction {
         match self {
             Reduction::None => "none",
             Reduction::Por => "por",
+            Reduction::Sleep => "sleep",
         }
     }
 
     pub fn parse(text: &str) -> Option<Reduction> {
-        [Reduction::None, Reduction::Por]
+        [Reduction::None, Reduction::Por, Reduction::Sleep]
             .into_iter()
             .find(|r| r.name() == text)
     }

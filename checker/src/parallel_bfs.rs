@@ -307,7 +307,7 @@ fn work_on_level<M: Model>(
             }
             let ample = match options.reduction {
                 Reduction::Por => model.persistent_action(s),
-                Reduction::None => None,
+                Reduction::None | Reduction::Sleep => None,
             };
             let full = ample.is_none();
             // The ample action alone, or every enabled action.

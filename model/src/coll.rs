@@ -125,22 +125,29 @@ macro_rules! slice_traits {
         }
         impl<$($p: PartialEq),*> PartialEq for $name<$($p),*> {
             fn eq(&self, other: &Self) -> bool {
+                note(self, Key::All, Kind::Read);
+                note(other, Key::All, Kind::Read);
                 self.0.as_slice() == other.0.as_slice()
             }
         }
         impl<$($p: Eq),*> Eq for $name<$($p),*> {}
         impl<$($p: PartialOrd),*> PartialOrd for $name<$($p),*> {
             fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                note(self, Key::All, Kind::Read);
+                note(other, Key::All, Kind::Read);
                 self.0.as_slice().partial_cmp(other.0.as_slice())
             }
         }
         impl<$($p: Ord),*> Ord for $name<$($p),*> {
             fn cmp(&self, other: &Self) -> Ordering {
+                note(self, Key::All, Kind::Read);
+                note(other, Key::All, Kind::Read);
                 self.0.as_slice().cmp(other.0.as_slice())
             }
         }
         impl<$($p: Hash),*> Hash for $name<$($p),*> {
             fn hash<H: Hasher>(&self, state: &mut H) {
+                note(self, Key::All, Kind::Read);
                 state.write_u64(self.0.digest())
             }
         }
@@ -149,9 +156,11 @@ macro_rules! slice_traits {
                 $name(Shared::new())
             }
             pub fn len(&self) -> usize {
+                note(self, Key::Len, Kind::Read);
                 self.0.as_slice().len()
             }
             pub fn is_empty(&self) -> bool {
+                note(self, Key::Len, Kind::Read);
                 self.0.as_slice().is_empty()
             }
             fn entries(&self) -> &[$elem] {
@@ -168,45 +177,57 @@ slice_traits!(Vector<T>, T);
 
 impl<T> Vector<T> {
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        note(self, Key::All, Kind::Read);
         self.entries().iter()
     }
     pub fn get(&self, i: usize) -> Option<&T> {
+        note(self, Key::At(i as u64), Kind::Read);
+        note(self, Key::Len, Kind::Read);
         self.entries().get(i)
     }
     pub fn front(&self) -> Option<&T> {
+        note(self, Key::All, Kind::Read);
         self.entries().first()
     }
     pub fn back(&self) -> Option<&T> {
+        note(self, Key::All, Kind::Read);
         self.entries().last()
     }
     pub fn contains(&self, x: &T) -> bool
     where
         T: PartialEq,
     {
+        note(self, Key::All, Kind::Read);
         self.entries().contains(x)
     }
 }
 
 impl<T: Clone> Vector<T> {
     pub fn push_back(&mut self, x: T) {
+        note(self, Key::All, Kind::Write);
         self.0.make_mut().push(x)
     }
     pub fn pop_front(&mut self) -> Option<T> {
+        note(self, Key::All, Kind::Write);
         (!self.is_empty()).then(|| self.0.make_mut().remove(0))
     }
     pub fn pop_back(&mut self) -> Option<T> {
+        note(self, Key::All, Kind::Write);
         (!self.is_empty())
             .then(|| self.0.make_mut().pop())
             .flatten()
     }
     /// Removes and returns the entry at `i`; panics when out of bounds.
     pub fn remove(&mut self, i: usize) -> T {
+        note(self, Key::All, Kind::Write);
         self.0.make_mut().remove(i)
     }
     pub fn insert(&mut self, i: usize, x: T) {
+        note(self, Key::All, Kind::Write);
         self.0.make_mut().insert(i, x)
     }
     pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        note(self, Key::At(i as u64), Kind::Write);
         if i < self.len() {
             self.0.make_mut().get_mut(i)
         } else {
@@ -214,27 +235,56 @@ impl<T: Clone> Vector<T> {
         }
     }
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        note(self, Key::All, Kind::Write);
         if self.is_empty() {
             return [].iter_mut();
         }
         self.0.make_mut().iter_mut()
     }
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        note(self, Key::All, Kind::Write);
         if !self.entries().iter().all(&mut keep) {
             self.0.make_mut().retain(keep)
         }
     }
 }
 
+impl<T> Vector<T> {
+    /// The entry at `i`, of which the caller reads only its field `field` (as the footprint
+    /// of a transition records it, `track`).
+    pub fn part(&self, i: usize, field: u8) -> &T {
+        note(self, Key::Part(i as u64, field), Kind::Read);
+        &self.entries()[i]
+    }
+}
+
+impl<T> Vector<T> {
+    /// Notes a write of part `field` of the entry at `i` that the caller makes through
+    /// another part's access (a footprint's finer key, `track`); touches nothing.
+    pub fn wrote_part(&self, i: usize, field: u8) {
+        note(self, Key::Part(i as u64, field), Kind::Write);
+    }
+}
+
+impl<T: Clone> Vector<T> {
+    /// The entry at `i`, of which the caller writes (and reads) only its field `field`.
+    pub fn part_mut(&mut self, i: usize, field: u8) -> &mut T {
+        note(self, Key::Part(i as u64, field), Kind::Write);
+        &mut self.0.make_mut()[i]
+    }
+}
+
 impl<T> Index<usize> for Vector<T> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
+        note(self, Key::At(i as u64), Kind::Read);
         &self.entries()[i]
     }
 }
 
 impl<T: Clone> IndexMut<usize> for Vector<T> {
     fn index_mut(&mut self, i: usize) -> &mut T {
+        note(self, Key::At(i as u64), Kind::Write);
         &mut self.0.make_mut()[i]
     }
 }
@@ -282,26 +332,40 @@ impl<K: Ord, V> OrdMap<K, V> {
     fn find(&self, k: &K) -> Result<usize, usize> {
         self.entries().binary_search_by(|(key, _)| key.cmp(k))
     }
-    pub fn get(&self, k: &K) -> Option<&V> {
+    pub fn get(&self, k: &K) -> Option<&V>
+    where
+        K: Hash,
+    {
+        note_with(self, || hashed(k), Kind::Read);
         self.find(k).ok().map(|i| &self.entries()[i].1)
     }
-    pub fn contains_key(&self, k: &K) -> bool {
+    pub fn contains_key(&self, k: &K) -> bool
+    where
+        K: Hash,
+    {
+        note_with(self, || hashed(k), Kind::Read);
         self.find(k).is_ok()
     }
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + ExactSizeIterator {
+        note(self, Key::All, Kind::Read);
         self.entries().iter().map(|(k, v)| (k, v))
     }
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator {
+        note(self, Key::All, Kind::Read);
         self.entries().iter().map(|(k, _)| k)
     }
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
+        note(self, Key::All, Kind::Read);
         self.entries().iter().map(|(_, v)| v)
     }
 }
 
-impl<K: Ord + Clone, V: Clone> OrdMap<K, V> {
+impl<K: Ord + Clone + Hash, V: Clone> OrdMap<K, V> {
     /// Inserts or replaces; returns the value replaced.
     pub fn insert(&mut self, k: K, v: V) -> Option<V> {
+        note_with(self, || hashed(&k), Kind::Write);
+        // Adding or removing distinct keys commutes; reading the length does not.
+        note(self, Key::Len, Kind::Insert);
         match self.find(&k) {
             Ok(i) => Some(std::mem::replace(&mut self.0.make_mut()[i].1, v)),
             Err(i) => {
@@ -311,16 +375,19 @@ impl<K: Ord + Clone, V: Clone> OrdMap<K, V> {
         }
     }
     pub fn remove(&mut self, k: &K) -> Option<V> {
+        note_with(self, || hashed(k), Kind::Write);
+        note(self, Key::Len, Kind::Insert);
         let i = self.find(k).ok()?;
         Some(self.0.make_mut().remove(i).1)
     }
     pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        note_with(self, || hashed(k), Kind::Write);
         let i = self.find(k).ok()?;
         Some(&mut self.0.make_mut()[i].1)
     }
 }
 
-impl<K: Ord, V> Index<&K> for OrdMap<K, V> {
+impl<K: Ord + Hash, V> Index<&K> for OrdMap<K, V> {
     type Output = V;
     fn index(&self, k: &K) -> &V {
         self.get(k).expect("OrdMap: no entry for the key")
@@ -348,6 +415,7 @@ impl<'a, K: Ord, V> IntoIterator for &'a OrdMap<K, V> {
     type Item = (&'a K, &'a V);
     type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
     fn into_iter(self) -> Self::IntoIter {
+        note(self, Key::All, Kind::Read);
         self.entries().iter().map(|(k, v)| (k, v))
     }
 }
@@ -366,17 +434,24 @@ pub struct OrdSet<T>(Shared<T>);
 slice_traits!(OrdSet<T>, T);
 
 impl<T: Ord> OrdSet<T> {
-    pub fn contains(&self, x: &T) -> bool {
+    pub fn contains(&self, x: &T) -> bool
+    where
+        T: Hash,
+    {
+        note_with(self, || hashed(x), Kind::Read);
         self.entries().binary_search(x).is_ok()
     }
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        note(self, Key::All, Kind::Read);
         self.entries().iter()
     }
 }
 
-impl<T: Ord + Clone> OrdSet<T> {
+impl<T: Ord + Clone + Hash> OrdSet<T> {
     /// Inserts; returns the element it replaced, if equal to one already there.
     pub fn insert(&mut self, x: T) -> Option<T> {
+        note_with(self, || hashed(&x), Kind::Insert);
+        note(self, Key::Len, Kind::Insert);
         match self.entries().binary_search(&x) {
             Ok(i) => Some(std::mem::replace(&mut self.0.make_mut()[i], x)),
             Err(i) => {
@@ -386,6 +461,8 @@ impl<T: Ord + Clone> OrdSet<T> {
         }
     }
     pub fn remove(&mut self, x: &T) -> Option<T> {
+        note_with(self, || hashed(x), Kind::Write);
+        note(self, Key::Len, Kind::Write);
         let i = self.entries().binary_search(x).ok()?;
         Some(self.0.make_mut().remove(i))
     }
@@ -421,6 +498,116 @@ impl<T: fmt::Debug> fmt::Debug for OrdSet<T> {
         f.debug_set().entries(self.entries().iter()).finish()
     }
 }
+
+/// Which entries of a state's collections a transition touches, recorded as it runs: the
+/// dynamic footprint sleep sets compare (`crate::footprint`).
+///
+/// Off by default: every access then costs one thread-local flag test. [`track::start`]
+/// names the collections to watch by address (a state's top-level fields, each an *area*),
+/// and every read or write of one of them through this module's methods is noted with the
+/// entry it touches: an index, a key's hash, the length, or all of it (iteration). Nested
+/// collections (a document's tool map inside `State::docs`) are not watched: reaching them
+/// goes through the watched collection that holds them, and is noted there.
+pub mod track {
+    use std::cell::{Cell, UnsafeCell};
+
+    pub use webmcp_checker::footprint::{Access, Footprint, Key, Kind};
+
+    /// How many collections one footprint watches at most.
+    pub const MAX_AREAS: usize = 16;
+
+    struct Log {
+        areas: [(usize, u32); MAX_AREAS],
+        watched: usize,
+        footprint: Footprint,
+    }
+
+    thread_local! {
+        static ON: Cell<bool> = const { Cell::new(false) };
+        // Constant, and without a destructor: the cheapest kind of thread-local to reach.
+        static LOG: UnsafeCell<Log> = const {
+            UnsafeCell::new(Log {
+                areas: [(0, 0); MAX_AREAS],
+                watched: 0,
+                footprint: Footprint::EMPTY,
+            })
+        };
+    }
+
+    fn with_log<T>(f: impl FnOnce(&mut Log) -> T) -> T {
+        // SAFETY: the log is this thread's alone, and nothing that holds the reference calls
+        // anything that takes it again (each use reads and sets plain fields).
+        LOG.with(|log| f(unsafe { &mut *log.get() }))
+    }
+
+    /// Starts a footprint on this thread, watching the collections at these addresses, each
+    /// as its area.
+    pub fn start(areas: &[(*const (), u32)]) {
+        with_log(|log| log.footprint = Footprint::EMPTY);
+        watch(areas);
+    }
+
+    /// Watches the collections at these addresses instead (another state's), adding to the
+    /// same footprint.
+    pub fn watch(areas: &[(*const (), u32)]) {
+        assert!(areas.len() <= MAX_AREAS, "at most {MAX_AREAS} areas");
+        with_log(|log| {
+            for (slot, &(addr, area)) in log.areas.iter_mut().zip(areas) {
+                *slot = (addr as usize, area);
+            }
+            log.watched = areas.len();
+        });
+        ON.set(true);
+    }
+
+    /// Stops watching, leaving the footprint to [`finish`].
+    pub fn pause() {
+        ON.set(false);
+    }
+
+    /// Stops watching, and hands back every access since [`start`].
+    pub fn finish() -> Footprint {
+        ON.set(false);
+        with_log(|log| log.footprint.clone())
+    }
+
+    /// Adds an access made outside the watched collections.
+    pub fn add(access: Access) {
+        with_log(|log| log.footprint.add(access));
+    }
+
+    #[inline]
+    pub(super) fn note<C: ?Sized>(collection: &C, key: Key, kind: Kind) {
+        if ON.get() {
+            note_slow(collection as *const C as *const () as usize, key, kind)
+        }
+    }
+
+    /// [`note`], with a key worth computing only while watching.
+    #[inline]
+    pub(super) fn note_with<C: ?Sized>(collection: &C, key: impl FnOnce() -> Key, kind: Kind) {
+        if ON.get() {
+            note_slow(collection as *const C as *const () as usize, key(), kind)
+        }
+    }
+
+    #[cold]
+    fn note_slow(addr: usize, key: Key, kind: Kind) {
+        with_log(|log| {
+            let watched = &log.areas[..log.watched];
+            if let Some(&(_, area)) = watched.iter().find(|(a, _)| *a == addr) {
+                log.footprint.add(Access { area, key, kind });
+            }
+        });
+    }
+
+    /// The key of a map entry or a set element.
+    pub(super) fn hashed<T: std::hash::Hash + ?Sized>(x: &T) -> Key {
+        Key::At(ahash::RandomState::with_seeds(1, 2, 3, 4).hash_one(x))
+    }
+}
+
+use track::{hashed, note, note_with, Key, Kind};
 
 #[cfg(test)]
 mod digest_tests {

@@ -208,7 +208,12 @@ impl<R: Recorder> Cx<'_, R> {
     /// Queue a global task on the webmcp task source, given `doc`'s relevant global object.
     /// A destroyed document's tasks are never runnable, so they are not kept.
     pub fn queue_global_task(&mut self, doc: DocId, kind: TaskKind) {
-        if self.s.doc(doc).lifecycle == crate::state::Lifecycle::Destroyed {
+        if self
+            .s
+            .doc_field(doc, crate::state::DocField::Lifecycle)
+            .lifecycle
+            == crate::state::Lifecycle::Destroyed
+        {
             return;
         }
         let inline = self
@@ -220,7 +225,12 @@ impl<R: Recorder> Cx<'_, R> {
         }
         self.effect(Site::Queue, move |cx| {
             let agent = cx.w.agent_of(doc).index();
-            cx.s.queues[agent].push_back(Task { doc, kind });
+            if let Some(part) = crate::state::queue_part::of_task(&kind) {
+                cx.s.queues.wrote_part(agent, part);
+            }
+            cx.s.queues
+                .part_mut(agent, crate::state::queue_part::TAIL)
+                .push_back(Task { doc, kind });
         });
     }
 
@@ -303,7 +313,9 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn local_remove(&mut self, doc: DocId, uuid: CallId) {
         self.effect(Site::Effect, move |cx| {
             cx.on_event_loop_of(doc);
-            cx.s.doc_mut(doc).local.remove(&uuid);
+            cx.s.doc_field_mut(doc, crate::state::DocField::Local)
+                .local
+                .remove(&uuid);
         });
     }
 
@@ -311,7 +323,9 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn local_insert(&mut self, doc: DocId, uuid: CallId) {
         self.effect(Site::Effect, move |cx| {
             cx.on_event_loop_of(doc);
-            cx.s.doc_mut(doc).local.insert(uuid);
+            cx.s.doc_field_mut(doc, crate::state::DocField::Local)
+                .local
+                .insert(uuid);
         });
     }
 
@@ -326,7 +340,9 @@ impl<R: Recorder> Cx<'_, R> {
 
     pub fn pending_get(&self, trav: NavId, uuid: CallId) -> Option<PendingExecution> {
         let tab = self.w.navs[trav.index()].tab.index();
-        self.s.pending[tab]
+        self.s
+            .pending
+            .part(tab, uuid.index() as u8)
             .iter()
             .find(|(k, _)| *k == uuid)
             .map(|(_, v)| *v)
@@ -338,11 +354,17 @@ impl<R: Recorder> Cx<'_, R> {
 
     fn pending_set_now(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
         let tab = self.w.navs[trav.index()].tab.index();
-        let map = &mut self.s.pending[tab];
+        // A new entry goes after every other: it changes the order too.
+        let part = match self.pending_get(trav, uuid) {
+            Some(_) => uuid.index() as u8,
+            None => crate::state::pending_part::ORDER,
+        };
+        let map = self.s.pending.part_mut(tab, uuid.index() as u8);
         match map.iter().position(|(k, _)| *k == uuid) {
             Some(i) => map[i] = (uuid, exec),
             None => map.push_back((uuid, exec)),
         }
+        self.s.pending.wrote_part(tab, part);
     }
 
     pub fn pending_remove(&mut self, trav: NavId, uuid: CallId) {
@@ -351,7 +373,7 @@ impl<R: Recorder> Cx<'_, R> {
 
     fn pending_remove_now(&mut self, trav: NavId, uuid: CallId) {
         let tab = self.w.navs[trav.index()].tab.index();
-        let map = &mut self.s.pending[tab];
+        let map = self.s.pending.part_mut(tab, uuid.index() as u8);
         if let Some(i) = map.iter().position(|(k, _)| *k == uuid) {
             map.remove(i);
         }

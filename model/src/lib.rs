@@ -17,6 +17,7 @@ pub mod coll;
 pub mod cx;
 pub mod error;
 pub mod failures;
+pub mod footprint;
 pub mod ids;
 pub mod legacy;
 pub mod lifecycle;

@@ -39,7 +39,9 @@ impl<R: Recorder> Cx<'_, R> {
             }
         }
         self.s.navs[nav.index()].active = Some(replacement);
-        self.s.doc_mut(replacement).lifecycle = Lifecycle::FullyActive;
+        self.s
+            .doc_field_mut(replacement, crate::state::DocField::Lifecycle)
+            .lifecycle = Lifecycle::FullyActive;
         self.tools_left(told);
         self.mark_tools_changed();
     }
@@ -53,7 +55,9 @@ impl<R: Recorder> Cx<'_, R> {
         };
         for doc in self.documents_post_order(top) {
             self.unloading_document_cleanup_steps(doc);
-            self.s.doc_mut(doc).lifecycle = Lifecycle::NotFullyActive;
+            self.s
+                .doc_field_mut(doc, crate::state::DocField::Lifecycle)
+                .lifecycle = Lifecycle::NotFullyActive;
         }
         self.s.navs[root.index()].active = None;
         self.mark_tools_changed();
@@ -70,7 +74,12 @@ impl<R: Recorder> Cx<'_, R> {
                 continue;
             }
             let tab = w.navs[w.docs[x.index()].nav.index()].tab;
-            for tool in self.s.doc(x).tools.values() {
+            for tool in self
+                .s
+                .doc_field(x, crate::state::DocField::Tools)
+                .tools
+                .values()
+            {
                 for d in DocId::all(w.docs.len()) {
                     let shown = w.navs[w.docs[d.index()].nav.index()].tab == tab
                         && !leaving.contains(&d)
@@ -110,7 +119,11 @@ impl<R: Recorder> Cx<'_, R> {
         let root = self.w.tabs[tab.index()].root;
         DocId::all(self.w.docs.len()).find(|&d| {
             self.w.docs[d.index()].nav == root
-                && self.s.doc(d).lifecycle == Lifecycle::NotFullyActive
+                && self
+                    .s
+                    .doc_field(d, crate::state::DocField::Lifecycle)
+                    .lifecycle
+                    == Lifecycle::NotFullyActive
         })
     }
 
@@ -122,8 +135,15 @@ impl<R: Recorder> Cx<'_, R> {
         };
         self.s.navs[root.index()].active = Some(top);
         for doc in self.documents_post_order(top) {
-            if self.s.doc(doc).lifecycle == Lifecycle::NotFullyActive {
-                self.s.doc_mut(doc).lifecycle = Lifecycle::FullyActive;
+            if self
+                .s
+                .doc_field(doc, crate::state::DocField::Lifecycle)
+                .lifecycle
+                == Lifecycle::NotFullyActive
+            {
+                self.s
+                    .doc_field_mut(doc, crate::state::DocField::Lifecycle)
+                    .lifecycle = Lifecycle::FullyActive;
             }
         }
         self.mark_tools_changed();

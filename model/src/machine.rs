@@ -90,10 +90,15 @@ impl WebMcpModel {
         for d in DocId::all(w.docs.len()) {
             // A container's script starts before its iframes' scripts (it runs while the
             // container is parsed, before the iframe's document loads).
-            let container_started = w.navs[w.docs[d.index()].nav.index()]
-                .container
-                .is_none_or(|c| s.doc(c).script.status != ScriptStatus::NotStarted);
-            if s.doc(d).script.status == ScriptStatus::NotStarted
+            let container_started =
+                w.navs[w.docs[d.index()].nav.index()]
+                    .container
+                    .is_none_or(|c| {
+                        s.doc_field(c, crate::state::DocField::Script).script.status
+                            != ScriptStatus::NotStarted
+                    });
+            if s.doc_field(d, crate::state::DocField::Script).script.status
+                == ScriptStatus::NotStarted
                 && s.is_fully_active(d)
                 && container_started
             {
@@ -183,8 +188,21 @@ impl WebMcpModel {
 
     /// Applies `a` to `s`, recording the step IDs executed. The caller checks enabledness.
     pub fn apply<R: Recorder>(&self, s: &State, a: Action, rec: &mut R) -> State {
+        self.apply_inner(s, a, rec, false)
+    }
+
+    /// [`WebMcpModel::apply`], adding to the footprint being recorded what the transition
+    /// reads and writes of the state's collections (`crate::footprint`).
+    pub(crate) fn apply_tracked(&self, s: &State, a: Action) -> State {
+        self.apply_inner(s, a, &mut (), true)
+    }
+
+    fn apply_inner<R: Recorder>(&self, s: &State, a: Action, rec: &mut R, tracked: bool) -> State {
         let w = &*self.world;
         let mut next = s.clone();
+        if tracked {
+            crate::coll::track::watch(&next.areas());
+        }
         if a.is_intervention() {
             next.env.interventions_left -= 1;
         }
@@ -201,7 +219,9 @@ impl WebMcpModel {
         };
         match a {
             Action::RunScript(d) => cx.as_task(w.agent_of(d), |cx| {
-                cx.s.doc_mut(d).script.status = ScriptStatus::Ready;
+                cx.s.doc_field_mut(d, crate::state::DocField::Script)
+                    .script
+                    .status = ScriptStatus::Ready;
                 cx.run_script(d);
             }),
             Action::RunTask(agent) => cx.as_task(agent, |cx| cx.run_task(agent)),
@@ -248,6 +268,9 @@ impl WebMcpModel {
             cx.flush_deferred();
         }
         drop(cx);
+        if tracked {
+            crate::coll::track::pause();
+        }
         next
     }
 }
@@ -255,11 +278,17 @@ impl WebMcpModel {
 impl<R: Recorder> Cx<'_, R> {
     /// Runs the oldest runnable task of `agent`'s webmcp queue.
     fn run_task(&mut self, agent: AgentId) {
-        let queue = &self.s.queues[agent.index()];
+        // Enabled, it reads and removes entries up to the first runnable one, before anything
+        // queued later (`crate::state::queue_part`).
+        use crate::state::queue_part::HEAD;
+        let queue = self.s.queues.part(agent.index(), HEAD);
         let Some(i) = queue.iter().position(|t| self.s.is_fully_active(t.doc)) else {
             return;
         };
-        let task = self.s.queues[agent.index()].remove(i);
+        let task = self.s.queues.part_mut(agent.index(), HEAD).remove(i);
+        if let Some(part) = crate::state::queue_part::of_task(&task.kind) {
+            self.s.queues.wrote_part(agent.index(), part);
+        }
         self.run_queued(task, agent);
     }
 
@@ -321,21 +350,31 @@ impl<R: Recorder> Cx<'_, R> {
         // The ordering example: an ancestor on this loop still waiting for the same cause
         // means a child heard of the change first.
         let agent = w.agent_of(doc).index();
-        let ancestor_waiting = self.s.queues[agent].iter().any(|t| {
+        let ancestor_waiting = self
+            .s
+            .queues
+            .part(agent, crate::state::queue_part::toolchanges_of(cause))
+            .iter()
+            .any(|t| {
             matches!(t.kind, TaskKind::FireToolchange { cause: c, registered: r } if c == cause && r == registered)
                 && is_ancestor(w, t.doc, doc)
         });
         if ancestor_waiting {
             self.s.record(Ghost::ToolchangeOrder(cause));
         }
-        let d = self.s.doc_mut(doc);
+        let d = self
+            .s
+            .doc_field_mut(doc, crate::state::DocField::Toolchanges);
         d.toolchanges = (d.toolchanges + 1).min(TOOLCHANGES_COUNTED);
     }
 
     /// The ordering example: the registration promise is fulfilled only after every
     /// `toolchange` it caused on the same event loop has fired.
     fn check_toolchange_before_resolution(&mut self, call: CallId, agent: AgentId) {
-        let waiting = self.s.queues[agent.index()]
+        let waiting = self
+            .s
+            .queues
+            .part(agent.index(), crate::state::queue_part::toolchanges_of(call))
             .iter()
             .any(|t| matches!(t.kind, TaskKind::FireToolchange { cause, registered: true } if cause == call));
         let notifying = self.s.threads.contains_key(&ThreadKey::Register(call));
@@ -439,6 +478,15 @@ impl webmcp_checker::Model for WebMcpModel {
 
     fn persistent_action(&self, s: &State) -> Option<(Action, State)> {
         self.safe_step(s)
+    }
+
+    fn next_state_with_footprint(
+        &self,
+        s: &State,
+        a: Action,
+    ) -> Option<(Option<State>, webmcp_checker::footprint::Footprint)> {
+        let (next, footprint) = self.apply_with_footprint(s, a);
+        Some((Some(next), footprint))
     }
 
     fn codec(&self) -> Option<&dyn webmcp_checker::StateCodec<State>> {

@@ -17,9 +17,16 @@ impl<R: Recorder> Cx<'_, R> {
             if !self.s.is_fully_active(doc) {
                 return;
             }
-            let pc = self.s.doc(doc).script.pc as usize;
+            let pc = self
+                .s
+                .doc_field(doc, crate::state::DocField::Script)
+                .script
+                .pc as usize;
             let Some(op) = script.get(pc) else {
-                self.s.doc_mut(doc).script.status = ScriptStatus::Finished;
+                self.s
+                    .doc_field_mut(doc, crate::state::DocField::Script)
+                    .script
+                    .status = ScriptStatus::Finished;
                 return;
             };
             let mut status = ScriptStatus::Ready;
@@ -72,7 +79,10 @@ impl<R: Recorder> Cx<'_, R> {
             if self.mutant.is_some() {
                 self.flush_deferred();
             }
-            let st = &mut self.s.doc_mut(doc).script;
+            let st = &mut self
+                .s
+                .doc_field_mut(doc, crate::state::DocField::Script)
+                .script;
             match status {
                 ScriptStatus::Ready => st.advance(),
                 ScriptStatus::Threw => {
@@ -124,7 +134,12 @@ impl<R: Recorder> Cx<'_, R> {
             let ready = DocId::all(self.w.docs.len()).find(|&d| {
                 self.w.agent_of(d) == agent
                     && self.s.is_fully_active(d)
-                    && match self.s.doc(d).script.status {
+                    && match self
+                        .s
+                        .doc_field(d, crate::state::DocField::Script)
+                        .script
+                        .status
+                    {
                         ScriptStatus::Ready => true,
                         ScriptStatus::AwaitingCall(c) => self.s.promises[c.index()].is_settled(),
                         ScriptStatus::AwaitingToolchange => self.toolchange_arrived(d),
@@ -132,7 +147,10 @@ impl<R: Recorder> Cx<'_, R> {
                     }
             });
             if let Some(doc) = ready {
-                self.s.doc_mut(doc).script.status = ScriptStatus::Ready;
+                self.s
+                    .doc_field_mut(doc, crate::state::DocField::Script)
+                    .script
+                    .status = ScriptStatus::Ready;
                 self.run_script(doc);
             } else if let Some(uuid) = self.body_ready_on(agent) {
                 self.resume_body_on_call(uuid);
@@ -146,7 +164,11 @@ impl<R: Recorder> Cx<'_, R> {
     /// (a handler installed first thing); its k-th `awaitToolchange` resumes once k events
     /// have fired.
     fn toolchange_arrived(&self, doc: DocId) -> bool {
-        let pc = self.s.doc(doc).script.pc as usize;
+        let pc = self
+            .s
+            .doc_field(doc, crate::state::DocField::Script)
+            .script
+            .pc as usize;
         let script = &self.w.docs[doc.index()].script;
         let k = script[..pc.min(script.len())]
             .iter()
@@ -154,7 +176,10 @@ impl<R: Recorder> Cx<'_, R> {
             .count();
         // A script has at most TOOLCHANGES_COUNTED awaitToolchange statements (the compiler
         // checks), so the saturating counter answers exactly.
-        self.s.doc(doc).toolchanges >= k.min(TOOLCHANGES_COUNTED as usize) as u8
+        self.s
+            .doc_field(doc, crate::state::DocField::Toolchanges)
+            .toolchanges
+            >= k.min(TOOLCHANGES_COUNTED as usize) as u8
     }
 
     /// Runs `f` as a task on `agent`'s event loop, then its microtask checkpoint.

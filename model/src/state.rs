@@ -61,6 +61,46 @@ pub struct DocState {
     pub toolchanges: u8,
 }
 
+/// The parts of an event loop's queue a footprint tells apart (`crate::footprint`): running
+/// the oldest runnable task reads and removes entries up to it, queuing appends after every
+/// entry, and the two commute whenever the first is enabled.
+pub mod queue_part {
+    use super::TaskKind;
+    use crate::world::CallId;
+
+    pub const HEAD: u8 = 0;
+    pub const TAIL: u8 = 1;
+    /// The queued `toolchange` tasks of one cause, which the ordering checks look for.
+    pub fn toolchanges_of(cause: CallId) -> u8 {
+        2 + cause.index() as u8
+    }
+    /// The part besides the head or tail that queuing or running `kind` changes.
+    pub fn of_task(kind: &TaskKind) -> Option<u8> {
+        match kind {
+            TaskKind::FireToolchange { cause, .. } => Some(toolchanges_of(*cause)),
+            _ => None,
+        }
+    }
+}
+
+/// The parts of a pending tool executions map a footprint tells apart: each execution's
+/// entry (by its uuid's index, below [`crate::limits::MAX_CALLS`]) and the order of entries,
+/// which storing a new one changes.
+pub mod pending_part {
+    pub const ORDER: u8 = u8::MAX;
+}
+
+/// The fields of [`DocState`], for footprints that name one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocField {
+    Lifecycle,
+    Tools,
+    Local,
+    Script,
+    Cleanups,
+    Toolchanges,
+}
+
 /// How many `toolchange` events a document counts (`awaitToolchange` only ever needs to know
 /// whether its k-th event has fired, and a script has at most this many of them).
 pub const TOOLCHANGES_COUNTED: u8 = crate::limits::MAX_TOOLCHANGE_AWAITS as u8;
@@ -517,13 +557,23 @@ impl State {
     pub fn doc_mut(&mut self, d: DocId) -> &mut DocState {
         &mut self.docs[d.index()]
     }
+    /// `d`'s state, of which the caller reads only `field` (a transition's footprint then
+    /// names that field alone: `crate::footprint`).
+    pub fn doc_field(&self, d: DocId, field: DocField) -> &DocState {
+        self.docs.part(d.index(), field as u8)
+    }
+    /// `d`'s state, of which the caller writes only `field`.
+    pub fn doc_field_mut(&mut self, d: DocId, field: DocField) -> &mut DocState {
+        self.docs.part_mut(d.index(), field as u8)
+    }
     pub fn is_fully_active(&self, d: DocId) -> bool {
-        self.doc(d).lifecycle == Lifecycle::FullyActive
+        self.doc_field(d, DocField::Lifecycle).lifecycle == Lifecycle::FullyActive
     }
     /// HTML's node navigable: the navigable whose active document is `d`, or null.
     pub fn node_navigable(&self, w: &World, d: DocId) -> Option<NavId> {
         let nav = w.docs[d.index()].nav;
-        (self.navs[nav.index()].active == Some(d) && self.doc(d).lifecycle != Lifecycle::Destroyed)
+        (self.navs[nav.index()].active == Some(d)
+            && self.doc_field(d, DocField::Lifecycle).lifecycle != Lifecycle::Destroyed)
             .then_some(nav)
     }
     /// HTML's "allowed to use" the "tools" feature: a browsing context, fully active, and

@@ -59,12 +59,21 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn cancel_local_execution(&mut self, uuid: CallId, target: DocId) {
         self.step(s!("cancel-pending-execution#6.1"));
         self.step(s!("cancel-pending-execution#6.2"));
-        let missing = !self.s.doc(target).local.contains(&uuid);
+        let missing = !self
+            .s
+            .doc_field(target, crate::state::DocField::Local)
+            .local
+            .contains(&uuid);
         if self.cond(s!("cancel-pending-execution#6.2"), missing) {
             return;
         }
         self.step(s!("cancel-pending-execution#6.3"));
-        if !self.s.doc(target).local.contains(&uuid) {
+        if !self
+            .s
+            .doc_field(target, crate::state::DocField::Local)
+            .local
+            .contains(&uuid)
+        {
             return self.missing(s!("cancel-pending-execution#6.3"));
         }
         self.step(s!("cancel-pending-execution#6.4"));
@@ -96,7 +105,13 @@ impl<R: Recorder> Cx<'_, R> {
             .execute_op(uuid)
             .signal
             .is_some_and(|c| self.s.controllers[c.index()].aborted);
-        if !aborted && self.s.doc(caller).cleanups == 0 {
+        if !aborted
+            && self
+                .s
+                .doc_field(caller, crate::state::DocField::Cleanups)
+                .cleanups
+                == 0
+        {
             self.s.record(Ghost::ToolcancelForLiveCaller(uuid));
         }
         if self.s.bodies.get(&uuid).is_some_and(|b| b.settled) {

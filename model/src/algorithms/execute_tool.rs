@@ -166,7 +166,11 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("execute-tool#16.5"));
                 self.step(s!("execute-tool#16.6"));
                 self.step(s!("execute-tool#16.7"));
-                let missing = !self.s.doc(target).tools.contains_key(&tool_name)
+                let missing = !self
+                    .s
+                    .doc_field(target, crate::state::DocField::Tools)
+                    .tools
+                    .contains_key(&tool_name)
                     || self.is_another_definition(uuid, target, tool_name);
                 if self.cond(s!("execute-tool#16.7"), missing) {
                     return reject(self, s!("execute-tool#16.7"));
@@ -186,7 +190,13 @@ impl<R: Recorder> Cx<'_, R> {
             }
             ExecutePc::ReadToolDefinition => {
                 self.step(s!("execute-tool#16.8"));
-                let Some(definition) = self.s.doc(target).tools.get(&tool_name).copied() else {
+                let Some(definition) = self
+                    .s
+                    .doc_field(target, crate::state::DocField::Tools)
+                    .tools
+                    .get(&tool_name)
+                    .copied()
+                else {
                     self.missing(s!("execute-tool#16.8"));
                     return None;
                 };

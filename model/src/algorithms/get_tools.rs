@@ -158,7 +158,11 @@ impl<R: Recorder> Cx<'_, R> {
             return;
         }
         self.step(s!("get-tools#8.3.7"));
-        let map = self.s.doc(target).tools.clone();
+        let map = self
+            .s
+            .doc_field(target, crate::state::DocField::Tools)
+            .tools
+            .clone();
         self.step(s!("get-tools#8.3.8"));
         for definition in map.values() {
             self.step(s!("get-tools#8.3.8.1"));
@@ -226,7 +230,7 @@ pub fn visible_tools(
         if !own && from_origins.0 & (1 << doc.origin) == 0 {
             continue;
         }
-        for t in s.doc(d).tools.values() {
+        for t in s.doc_field(d, crate::state::DocField::Tools).tools.values() {
             if own || t.exposed.0 & (1 << caller_origin) != 0 {
                 out.push((t.name, d, doc.nav));
             }

@@ -192,7 +192,11 @@ impl<R: Recorder> Cx<'_, R> {
             Settlement::Fulfilled(serialized) => {
                 self.step(s!("imperative-execute-steps#10.fulfilled.1"));
                 self.step(s!("imperative-execute-steps#10.fulfilled.2"));
-                let missing = !self.s.doc(target).local.contains(&uuid);
+                let missing = !self
+                    .s
+                    .doc_field(target, crate::state::DocField::Local)
+                    .local
+                    .contains(&uuid);
                 if self.cond(s!("imperative-execute-steps#10.fulfilled.2"), missing) {
                     return;
                 }
@@ -209,7 +213,11 @@ impl<R: Recorder> Cx<'_, R> {
                 self.step(s!("imperative-execute-steps#10.rejected.1"));
                 self.step(s!("imperative-execute-steps#10.rejected.2"));
                 self.step(s!("imperative-execute-steps#10.rejected.3"));
-                let missing = !self.s.doc(target).local.contains(&uuid);
+                let missing = !self
+                    .s
+                    .doc_field(target, crate::state::DocField::Local)
+                    .local
+                    .contains(&uuid);
                 if self.cond(s!("imperative-execute-steps#10.rejected.3"), missing) {
                     return;
                 }

@@ -28,7 +28,13 @@ impl<R: Recorder> Cx<'_, R> {
             };
             self.step(s!("perform-observation#5.2"));
             self.step(s!("perform-observation#5.3"));
-            let tools = self.s.doc(document).tools.keys().copied().collect();
+            let tools = self
+                .s
+                .doc_field(document, crate::state::DocField::Tools)
+                .tools
+                .keys()
+                .copied()
+                .collect();
             // The observed tool collection's origin is the document's (`document` names it).
             self.step(s!("perform-observation#5.4"));
             self.step(s!("perform-observation#5.5"));

@@ -43,7 +43,11 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("register-tool#6"));
         self.step(s!("register-tool#7"));
         self.step(s!("register-tool#8"));
-        let exists = self.s.doc(doc).tools.contains_key(&op.name);
+        let exists = self
+            .s
+            .doc_field(doc, crate::state::DocField::Tools)
+            .tools
+            .contains_key(&op.name);
         if self.cond(s!("register-tool#8"), exists) {
             return self.return_rejected(call, Reason::InvalidStateError, s!("register-tool#8"));
         }
@@ -161,7 +165,9 @@ impl<R: Recorder> Cx<'_, R> {
         self.step(s!("register-tool#19"));
         let name = op.name;
         self.effect(Site::Effect, move |cx| {
-            cx.s.doc_mut(doc).tools.insert(name, definition);
+            cx.s.doc_field_mut(doc, crate::state::DocField::Tools)
+                .tools
+                .insert(name, definition);
         });
         self.mark_tools_changed();
         self.step(s!("register-tool#20"));

@@ -17,10 +17,20 @@ impl<R: Recorder> Cx<'_, R> {
     pub fn unloading_document_cleanup_steps(&mut self, doc: DocId) {
         let saved = self.at;
         self.at = Where::EventLoop(self.w.agent_of(doc));
-        let n = self.s.doc(doc).cleanups;
-        self.s.doc_mut(doc).cleanups = n.saturating_add(1);
+        let n = self
+            .s
+            .doc_field(doc, crate::state::DocField::Cleanups)
+            .cleanups;
+        self.s
+            .doc_field_mut(doc, crate::state::DocField::Cleanups)
+            .cleanups = n.saturating_add(1);
         if self.fix(&crate::variant::ABORT_LOCAL_ON_UNLOAD) {
-            let local = std::mem::take(&mut self.s.doc_mut(doc).local);
+            let local = std::mem::take(
+                &mut self
+                    .s
+                    .doc_field_mut(doc, crate::state::DocField::Local)
+                    .local,
+            );
             for &uuid in &local {
                 if let Some(body) = self.s.bodies.get_mut(&uuid) {
                     body.signal_aborted = true;

@@ -15,7 +15,12 @@ impl<R: Recorder> Cx<'_, R> {
         self.assert_on_event_loop_of(s!("unregister-tool#1"), model_context);
         self.step(s!("unregister-tool#2"));
         self.step(s!("unregister-tool#3"));
-        let definition = self.s.doc(model_context).tools.get(&tool_name).copied();
+        let definition = self
+            .s
+            .doc_field(model_context, crate::state::DocField::Tools)
+            .tools
+            .get(&tool_name)
+            .copied();
         if self.cond(s!("unregister-tool#3"), definition.is_none()) {
             return;
         }
@@ -26,7 +31,9 @@ impl<R: Recorder> Cx<'_, R> {
         let exposed = definition.exposed;
         self.step(s!("unregister-tool#5"));
         self.effect(Site::Effect, move |cx| {
-            cx.s.doc_mut(model_context).tools.remove(&tool_name);
+            cx.s.doc_field_mut(model_context, crate::state::DocField::Tools)
+                .tools
+                .remove(&tool_name);
         });
         self.mark_tools_changed();
         self.step(s!("unregister-tool#6"));

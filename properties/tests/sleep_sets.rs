@@ -1,0 +1,105 @@
+//! Sleep sets change nothing a reader sees but the work: every standard scenario, under the
+//! seed draft, every proposed fix and each fix alone, reaches with `Reduction::Sleep` the
+//! same states (as many, to the same depth) as with `Reduction::None`, gives every property
+//! the same verdict, with counterexamples and witnesses of the same length that replay on
+//! the model, and builds no more successors.
+
+use webmcp_model::{Variant, WebMcpModel};
+use webmcp_properties::{check, CheckOptions, Mode, Reduction, ScenarioResult, Verdict};
+
+mod common;
+use common::standard_worlds;
+
+fn options(reduction: Reduction) -> CheckOptions {
+    CheckOptions {
+        mode: Mode::Bfs,
+        threads: 1,
+        reduction,
+        ..CheckOptions::default()
+    }
+}
+
+/// Per property: its verdict, and the length of its path.
+fn outcomes(r: &ScenarioResult) -> Vec<(&'static str, Verdict, Option<usize>)> {
+    r.properties
+        .iter()
+        .map(|p| {
+            (
+                p.def.name,
+                p.verdict,
+                p.path.as_ref().map(|path| path.len()),
+            )
+        })
+        .collect()
+}
+
+fn replays(m: &WebMcpModel, r: &ScenarioResult) -> Result<(), String> {
+    for p in &r.properties {
+        let Some(path) = &p.path else { continue };
+        let mut s = m.initial_state();
+        for step in path {
+            if !m.is_enabled(&s, step.action) {
+                return Err(format!("{}: {:?} is not enabled", p.def.name, step.action));
+            }
+            s = m.apply(&s, step.action, &mut ());
+        }
+    }
+    Ok(())
+}
+
+fn compare(variants: &[Variant]) {
+    let (mut runs, mut fewer) = (0usize, 0usize);
+    let (mut built, mut built_plain) = (0usize, 0usize);
+    for world in standard_worlds() {
+        for &variant in variants {
+            let m = WebMcpModel::new(world.clone(), variant);
+            let full = check(m.clone(), &options(Reduction::None));
+            let asleep = check(m.clone(), &options(Reduction::Sleep));
+            let name = format!("{} under {}", world.name, variant.name());
+            assert!(
+                full.exhaustive && asleep.exhaustive,
+                "{name}: not exhaustive"
+            );
+            assert_eq!(full.unique_states, asleep.unique_states, "{name}: states");
+            assert_eq!(full.max_depth, asleep.max_depth, "{name}: depth");
+            assert_eq!(outcomes(&full), outcomes(&asleep), "{name}");
+            assert!(
+                asleep.total_states <= full.total_states,
+                "{name}: more built"
+            );
+            if let Err(e) = replays(&m, &asleep) {
+                panic!("{name}: {e}");
+            }
+            runs += 1;
+            fewer += usize::from(asleep.total_states < full.total_states);
+            built += asleep.total_states;
+            built_plain += full.total_states;
+        }
+    }
+    // Not vacuous: sleep sets skip successors in most runs, and many in all.
+    assert!(
+        fewer * 2 > runs,
+        "fewer successors in only {fewer} of {runs} runs"
+    );
+    assert!(
+        built * 5 < built_plain * 4,
+        "{built} successors against {built_plain}"
+    );
+    eprintln!("{built} successors built against {built_plain}, in {runs} runs");
+}
+
+#[test]
+fn sleep_sets_change_no_state_and_no_verdict_of_the_draft() {
+    compare(&[Variant::SEED]);
+}
+
+#[test]
+fn sleep_sets_change_no_state_and_no_verdict_of_any_fix() {
+    let mut variants = vec![Variant::proposed()];
+    variants.extend(
+        webmcp_model::variant::FIXES
+            .iter()
+            .map(|f| Variant::parse(&format!("seed+{}", f.name)).unwrap()),
+    );
+    compare(&variants);
+}
