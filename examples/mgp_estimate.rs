@@ -352,7 +352,7 @@ impl<T: Canonical> Canonical for Option<T> {
         }
     }
 }
-impl<T: Canonical + Clone> Canonical for Vector<T> {
+impl<T: Canonical + Clone, const W: bool> Canonical for Vector<T, W> {
     fn canon(&self, c: &Canon, h: &mut ahash::AHasher) {
         self.len().hash(h);
         for x in self.iter() {

@@ -58,38 +58,42 @@ pub struct Access {
 struct Masks {
     all: u32,
     touched: u32,
-    whole: [u64; 2],
-    partial: [u64; 2],
-    part: [u64; 2],
+    whole: [u64; WORDS],
+    partial: [u64; WORDS],
+    part: [u64; WORDS],
 }
 
-/// A bit of 128 for a value: collisions only make two accesses look as if they overlap.
+/// 64-bit words per mask.
+const WORDS: usize = 8;
+
+/// A bit of `64 * WORDS` for a value: collisions only make two accesses look as if they
+/// overlap.
 fn bit(x: u64) -> (usize, u64) {
     let h = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    let b = (h >> 57) as usize;
+    let b = (h >> (64 - 9)) as usize;
     (b >> 6, 1u64 << (b & 63))
 }
 
-fn set(mask: &mut [u64; 2], x: u64) {
+fn set(mask: &mut [u64; WORDS], x: u64) {
     let (i, m) = bit(x);
     mask[i] |= m;
 }
 
-fn meet(a: &[u64; 2], b: &[u64; 2]) -> bool {
-    (a[0] & b[0]) | (a[1] & b[1]) != 0
+fn meet(a: &[u64; WORDS], b: &[u64; WORDS]) -> bool {
+    a.iter().zip(b).any(|(x, y)| x & y != 0)
 }
 
-fn join(a: &[u64; 2], b: &[u64; 2]) -> [u64; 2] {
-    [a[0] | b[0], a[1] | b[1]]
+fn join(a: &[u64; WORDS], b: &[u64; WORDS]) -> [u64; WORDS] {
+    std::array::from_fn(|i| a[i] | b[i])
 }
 
 impl Masks {
     const EMPTY: Masks = Masks {
         all: 0,
         touched: 0,
-        whole: [0; 2],
-        partial: [0; 2],
-        part: [0; 2],
+        whole: [0; WORDS],
+        partial: [0; WORDS],
+        part: [0; WORDS],
     };
 
     fn add(&mut self, area: u32, key: Key) {

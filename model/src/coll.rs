@@ -118,49 +118,53 @@ impl<T: Hash> Shared<T> {
 
 macro_rules! slice_traits {
     ($name:ident < $($p:ident),* > , $elem:ty) => {
-        impl<$($p),*> Default for $name<$($p),*> {
+        impl<$($p),*, const W: bool> Default for $name<$($p),*, W> {
             fn default() -> Self {
                 $name(Shared::new())
             }
         }
-        impl<$($p: PartialEq),*> PartialEq for $name<$($p),*> {
+        impl<$($p: PartialEq),*, const W: bool> PartialEq for $name<$($p),*, W> {
             fn eq(&self, other: &Self) -> bool {
-                note(self, Key::All, Kind::Read);
-                note(other, Key::All, Kind::Read);
+                noted::<W, _>(self, Key::All, Kind::Read);
+                noted::<W, _>(other, Key::All, Kind::Read);
                 self.0.as_slice() == other.0.as_slice()
             }
         }
-        impl<$($p: Eq),*> Eq for $name<$($p),*> {}
-        impl<$($p: PartialOrd),*> PartialOrd for $name<$($p),*> {
+        impl<$($p: Eq),*, const W: bool> Eq for $name<$($p),*, W> {}
+        impl<$($p: PartialOrd),*, const W: bool> PartialOrd for $name<$($p),*, W> {
             fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-                note(self, Key::All, Kind::Read);
-                note(other, Key::All, Kind::Read);
+                noted::<W, _>(self, Key::All, Kind::Read);
+                noted::<W, _>(other, Key::All, Kind::Read);
                 self.0.as_slice().partial_cmp(other.0.as_slice())
             }
         }
-        impl<$($p: Ord),*> Ord for $name<$($p),*> {
+        impl<$($p: Ord),*, const W: bool> Ord for $name<$($p),*, W> {
             fn cmp(&self, other: &Self) -> Ordering {
-                note(self, Key::All, Kind::Read);
-                note(other, Key::All, Kind::Read);
+                noted::<W, _>(self, Key::All, Kind::Read);
+                noted::<W, _>(other, Key::All, Kind::Read);
                 self.0.as_slice().cmp(other.0.as_slice())
             }
         }
-        impl<$($p: Hash),*> Hash for $name<$($p),*> {
+        impl<$($p: Hash),*, const W: bool> Hash for $name<$($p),*, W> {
+            /// Not noted in a footprint: hashing a state is the engine's fingerprint, never
+            /// part of a transition (no transition code hashes the state's collections; a
+            /// debug build asserts it).
+            #[inline]
             fn hash<H: Hasher>(&self, state: &mut H) {
-                note(self, Key::All, Kind::Read);
+                debug_assert!(!(W && track::watching()), "a transition hashed a watched collection");
                 state.write_u64(self.0.digest())
             }
         }
-        impl<$($p),*> $name<$($p),*> {
+        impl<$($p),*, const W: bool> $name<$($p),*, W> {
             pub const fn new() -> Self {
                 $name(Shared::new())
             }
             pub fn len(&self) -> usize {
-                note(self, Key::Len, Kind::Read);
+                noted::<W, _>(self, Key::Len, Kind::Read);
                 self.0.as_slice().len()
             }
             pub fn is_empty(&self) -> bool {
-                note(self, Key::Len, Kind::Read);
+                noted::<W, _>(self, Key::Len, Kind::Read);
                 self.0.as_slice().is_empty()
             }
             fn entries(&self) -> &[$elem] {
@@ -172,62 +176,62 @@ macro_rules! slice_traits {
 
 /// A sequence in insertion order (replaces `im::Vector`).
 #[derive(Clone)]
-pub struct Vector<T>(Shared<T>);
+pub struct Vector<T, const W: bool = false>(Shared<T>);
 slice_traits!(Vector<T>, T);
 
-impl<T> Vector<T> {
+impl<T, const W: bool> Vector<T, W> {
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().iter()
     }
     pub fn get(&self, i: usize) -> Option<&T> {
-        note(self, Key::At(i as u64), Kind::Read);
-        note(self, Key::Len, Kind::Read);
+        noted::<W, _>(self, Key::At(i as u64), Kind::Read);
+        noted::<W, _>(self, Key::Len, Kind::Read);
         self.entries().get(i)
     }
     pub fn front(&self) -> Option<&T> {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().first()
     }
     pub fn back(&self) -> Option<&T> {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().last()
     }
     pub fn contains(&self, x: &T) -> bool
     where
         T: PartialEq,
     {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().contains(x)
     }
 }
 
-impl<T: Clone> Vector<T> {
+impl<T: Clone, const W: bool> Vector<T, W> {
     pub fn push_back(&mut self, x: T) {
-        note(self, Key::All, Kind::Write);
+        noted::<W, _>(self, Key::All, Kind::Write);
         self.0.make_mut().push(x)
     }
     pub fn pop_front(&mut self) -> Option<T> {
-        note(self, Key::All, Kind::Write);
+        noted::<W, _>(self, Key::All, Kind::Write);
         (!self.is_empty()).then(|| self.0.make_mut().remove(0))
     }
     pub fn pop_back(&mut self) -> Option<T> {
-        note(self, Key::All, Kind::Write);
+        noted::<W, _>(self, Key::All, Kind::Write);
         (!self.is_empty())
             .then(|| self.0.make_mut().pop())
             .flatten()
     }
     /// Removes and returns the entry at `i`; panics when out of bounds.
     pub fn remove(&mut self, i: usize) -> T {
-        note(self, Key::All, Kind::Write);
+        noted::<W, _>(self, Key::All, Kind::Write);
         self.0.make_mut().remove(i)
     }
     pub fn insert(&mut self, i: usize, x: T) {
-        note(self, Key::All, Kind::Write);
+        noted::<W, _>(self, Key::All, Kind::Write);
         self.0.make_mut().insert(i, x)
     }
     pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
-        note(self, Key::At(i as u64), Kind::Write);
+        noted::<W, _>(self, Key::At(i as u64), Kind::Write);
         if i < self.len() {
             self.0.make_mut().get_mut(i)
         } else {
@@ -235,73 +239,73 @@ impl<T: Clone> Vector<T> {
         }
     }
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
-        note(self, Key::All, Kind::Write);
+        noted::<W, _>(self, Key::All, Kind::Write);
         if self.is_empty() {
             return [].iter_mut();
         }
         self.0.make_mut().iter_mut()
     }
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
-        note(self, Key::All, Kind::Write);
+        noted::<W, _>(self, Key::All, Kind::Write);
         if !self.entries().iter().all(&mut keep) {
             self.0.make_mut().retain(keep)
         }
     }
 }
 
-impl<T> Vector<T> {
+impl<T, const W: bool> Vector<T, W> {
     /// The entry at `i`, of which the caller reads only its field `field` (as the footprint
     /// of a transition records it, `track`).
     pub fn part(&self, i: usize, field: u8) -> &T {
-        note(self, Key::Part(i as u64, field), Kind::Read);
+        noted::<W, _>(self, Key::Part(i as u64, field), Kind::Read);
         &self.entries()[i]
     }
 }
 
-impl<T> Vector<T> {
+impl<T, const W: bool> Vector<T, W> {
     /// Notes a write of part `field` of the entry at `i` that the caller makes through
     /// another part's access (a footprint's finer key, `track`); touches nothing.
     pub fn wrote_part(&self, i: usize, field: u8) {
-        note(self, Key::Part(i as u64, field), Kind::Write);
+        noted::<W, _>(self, Key::Part(i as u64, field), Kind::Write);
     }
 }
 
-impl<T: Clone> Vector<T> {
+impl<T: Clone, const W: bool> Vector<T, W> {
     /// The entry at `i`, of which the caller writes (and reads) only its field `field`.
     pub fn part_mut(&mut self, i: usize, field: u8) -> &mut T {
-        note(self, Key::Part(i as u64, field), Kind::Write);
+        noted::<W, _>(self, Key::Part(i as u64, field), Kind::Write);
         &mut self.0.make_mut()[i]
     }
 }
 
-impl<T> Index<usize> for Vector<T> {
+impl<T, const W: bool> Index<usize> for Vector<T, W> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
-        note(self, Key::At(i as u64), Kind::Read);
+        noted::<W, _>(self, Key::At(i as u64), Kind::Read);
         &self.entries()[i]
     }
 }
 
-impl<T: Clone> IndexMut<usize> for Vector<T> {
+impl<T: Clone, const W: bool> IndexMut<usize> for Vector<T, W> {
     fn index_mut(&mut self, i: usize) -> &mut T {
-        note(self, Key::At(i as u64), Kind::Write);
+        noted::<W, _>(self, Key::At(i as u64), Kind::Write);
         &mut self.0.make_mut()[i]
     }
 }
 
-impl<T> FromIterator<T> for Vector<T> {
+impl<T, const W: bool> FromIterator<T> for Vector<T, W> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         Vector(Shared::from_vec(iter.into_iter().collect()))
     }
 }
 
-impl<T> From<Vec<T>> for Vector<T> {
+impl<T, const W: bool> From<Vec<T>> for Vector<T, W> {
     fn from(v: Vec<T>) -> Self {
         Vector(Shared::from_vec(v))
     }
 }
 
-impl<'a, T> IntoIterator for &'a Vector<T> {
+impl<'a, T, const W: bool> IntoIterator for &'a Vector<T, W> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -309,7 +313,7 @@ impl<'a, T> IntoIterator for &'a Vector<T> {
     }
 }
 
-impl<T: Clone> IntoIterator for Vector<T> {
+impl<T: Clone, const W: bool> IntoIterator for Vector<T, W> {
     type Item = T;
     type IntoIter = std::vec::IntoIter<T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -317,7 +321,7 @@ impl<T: Clone> IntoIterator for Vector<T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for Vector<T> {
+impl<T: fmt::Debug, const W: bool> fmt::Debug for Vector<T, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
@@ -325,10 +329,10 @@ impl<T: fmt::Debug> fmt::Debug for Vector<T> {
 
 /// A map with entries sorted by key (replaces `im::OrdMap`).
 #[derive(Clone)]
-pub struct OrdMap<K, V>(Shared<(K, V)>);
+pub struct OrdMap<K, V, const W: bool = false>(Shared<(K, V)>);
 slice_traits!(OrdMap<K, V>, (K, V));
 
-impl<K: Ord, V> OrdMap<K, V> {
+impl<K: Ord, V, const W: bool> OrdMap<K, V, W> {
     fn find(&self, k: &K) -> Result<usize, usize> {
         self.entries().binary_search_by(|(key, _)| key.cmp(k))
     }
@@ -336,36 +340,36 @@ impl<K: Ord, V> OrdMap<K, V> {
     where
         K: Hash,
     {
-        note_with(self, || hashed(k), Kind::Read);
+        noted_with::<W, _>(self, || hashed(k), Kind::Read);
         self.find(k).ok().map(|i| &self.entries()[i].1)
     }
     pub fn contains_key(&self, k: &K) -> bool
     where
         K: Hash,
     {
-        note_with(self, || hashed(k), Kind::Read);
+        noted_with::<W, _>(self, || hashed(k), Kind::Read);
         self.find(k).is_ok()
     }
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&K, &V)> + ExactSizeIterator {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().iter().map(|(k, v)| (k, v))
     }
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &K> + ExactSizeIterator {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().iter().map(|(k, _)| k)
     }
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + ExactSizeIterator {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().iter().map(|(_, v)| v)
     }
 }
 
-impl<K: Ord + Clone + Hash, V: Clone> OrdMap<K, V> {
+impl<K: Ord + Clone + Hash, V: Clone, const W: bool> OrdMap<K, V, W> {
     /// Inserts or replaces; returns the value replaced.
     pub fn insert(&mut self, k: K, v: V) -> Option<V> {
-        note_with(self, || hashed(&k), Kind::Write);
+        noted_with::<W, _>(self, || hashed(&k), Kind::Write);
         // Adding or removing distinct keys commutes; reading the length does not.
-        note(self, Key::Len, Kind::Insert);
+        noted::<W, _>(self, Key::Len, Kind::Insert);
         match self.find(&k) {
             Ok(i) => Some(std::mem::replace(&mut self.0.make_mut()[i].1, v)),
             Err(i) => {
@@ -375,26 +379,26 @@ impl<K: Ord + Clone + Hash, V: Clone> OrdMap<K, V> {
         }
     }
     pub fn remove(&mut self, k: &K) -> Option<V> {
-        note_with(self, || hashed(k), Kind::Write);
-        note(self, Key::Len, Kind::Insert);
+        noted_with::<W, _>(self, || hashed(k), Kind::Write);
+        noted::<W, _>(self, Key::Len, Kind::Insert);
         let i = self.find(k).ok()?;
         Some(self.0.make_mut().remove(i).1)
     }
     pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
-        note_with(self, || hashed(k), Kind::Write);
+        noted_with::<W, _>(self, || hashed(k), Kind::Write);
         let i = self.find(k).ok()?;
         Some(&mut self.0.make_mut()[i].1)
     }
 }
 
-impl<K: Ord + Hash, V> Index<&K> for OrdMap<K, V> {
+impl<K: Ord + Hash, V, const W: bool> Index<&K> for OrdMap<K, V, W> {
     type Output = V;
     fn index(&self, k: &K) -> &V {
         self.get(k).expect("OrdMap: no entry for the key")
     }
 }
 
-impl<K: Ord, V> FromIterator<(K, V)> for OrdMap<K, V> {
+impl<K: Ord, V, const W: bool> FromIterator<(K, V)> for OrdMap<K, V, W> {
     /// Later entries replace earlier ones with the same key, as repeated inserts would.
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
         let mut v: Vec<(K, V)> = iter.into_iter().collect();
@@ -411,16 +415,16 @@ impl<K: Ord, V> FromIterator<(K, V)> for OrdMap<K, V> {
     }
 }
 
-impl<'a, K: Ord, V> IntoIterator for &'a OrdMap<K, V> {
+impl<'a, K: Ord, V, const W: bool> IntoIterator for &'a OrdMap<K, V, W> {
     type Item = (&'a K, &'a V);
     type IntoIter = std::iter::Map<std::slice::Iter<'a, (K, V)>, fn(&'a (K, V)) -> (&'a K, &'a V)>;
     fn into_iter(self) -> Self::IntoIter {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().iter().map(|(k, v)| (k, v))
     }
 }
 
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for OrdMap<K, V> {
+impl<K: fmt::Debug, V: fmt::Debug, const W: bool> fmt::Debug for OrdMap<K, V, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map()
             .entries(self.entries().iter().map(|(k, v)| (k, v)))
@@ -430,28 +434,28 @@ impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for OrdMap<K, V> {
 
 /// A set with elements sorted (replaces `im::OrdSet`).
 #[derive(Clone)]
-pub struct OrdSet<T>(Shared<T>);
+pub struct OrdSet<T, const W: bool = false>(Shared<T>);
 slice_traits!(OrdSet<T>, T);
 
-impl<T: Ord> OrdSet<T> {
+impl<T: Ord, const W: bool> OrdSet<T, W> {
     pub fn contains(&self, x: &T) -> bool
     where
         T: Hash,
     {
-        note_with(self, || hashed(x), Kind::Read);
+        noted_with::<W, _>(self, || hashed(x), Kind::Read);
         self.entries().binary_search(x).is_ok()
     }
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
-        note(self, Key::All, Kind::Read);
+        noted::<W, _>(self, Key::All, Kind::Read);
         self.entries().iter()
     }
 }
 
-impl<T: Ord + Clone + Hash> OrdSet<T> {
+impl<T: Ord + Clone + Hash, const W: bool> OrdSet<T, W> {
     /// Inserts; returns the element it replaced, if equal to one already there.
     pub fn insert(&mut self, x: T) -> Option<T> {
-        note_with(self, || hashed(&x), Kind::Insert);
-        note(self, Key::Len, Kind::Insert);
+        noted_with::<W, _>(self, || hashed(&x), Kind::Insert);
+        noted::<W, _>(self, Key::Len, Kind::Insert);
         match self.entries().binary_search(&x) {
             Ok(i) => Some(std::mem::replace(&mut self.0.make_mut()[i], x)),
             Err(i) => {
@@ -461,14 +465,14 @@ impl<T: Ord + Clone + Hash> OrdSet<T> {
         }
     }
     pub fn remove(&mut self, x: &T) -> Option<T> {
-        note_with(self, || hashed(x), Kind::Write);
-        note(self, Key::Len, Kind::Write);
+        noted_with::<W, _>(self, || hashed(x), Kind::Write);
+        noted::<W, _>(self, Key::Len, Kind::Write);
         let i = self.entries().binary_search(x).ok()?;
         Some(self.0.make_mut().remove(i))
     }
 }
 
-impl<T: Ord> FromIterator<T> for OrdSet<T> {
+impl<T: Ord, const W: bool> FromIterator<T> for OrdSet<T, W> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut v: Vec<T> = iter.into_iter().collect();
         v.sort();
@@ -477,7 +481,7 @@ impl<T: Ord> FromIterator<T> for OrdSet<T> {
     }
 }
 
-impl<'a, T: Ord> IntoIterator for &'a OrdSet<T> {
+impl<'a, T: Ord, const W: bool> IntoIterator for &'a OrdSet<T, W> {
     type Item = &'a T;
     type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -485,7 +489,7 @@ impl<'a, T: Ord> IntoIterator for &'a OrdSet<T> {
     }
 }
 
-impl<T: Ord + Clone> IntoIterator for OrdSet<T> {
+impl<T: Ord + Clone, const W: bool> IntoIterator for OrdSet<T, W> {
     type Item = T;
     type IntoIter = std::vec::IntoIter<T>;
     fn into_iter(self) -> Self::IntoIter {
@@ -493,7 +497,7 @@ impl<T: Ord + Clone> IntoIterator for OrdSet<T> {
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for OrdSet<T> {
+impl<T: fmt::Debug, const W: bool> fmt::Debug for OrdSet<T, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.entries().iter()).finish()
     }
@@ -510,6 +514,7 @@ impl<T: fmt::Debug> fmt::Debug for OrdSet<T> {
 /// goes through the watched collection that holds them, and is noted there.
 pub mod track {
     use std::cell::{Cell, UnsafeCell};
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     pub use webmcp_checker::footprint::{Access, Footprint, Key, Kind};
 
@@ -521,6 +526,9 @@ pub mod track {
         watched: usize,
         footprint: Footprint,
     }
+
+    /// How many threads are watching: while none is, an access costs one load of this.
+    static WATCHING: AtomicUsize = AtomicUsize::new(0);
 
     thread_local! {
         static ON: Cell<bool> = const { Cell::new(false) };
@@ -557,18 +565,33 @@ pub mod track {
             }
             log.watched = areas.len();
         });
-        ON.set(true);
+        if !ON.replace(true) {
+            WATCHING.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Stops watching, leaving the footprint to [`finish`].
     pub fn pause() {
-        ON.set(false);
+        if ON.replace(false) {
+            WATCHING.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 
     /// Stops watching, and hands back every access since [`start`].
     pub fn finish() -> Footprint {
-        ON.set(false);
+        pause();
         with_log(|log| log.footprint.clone())
+    }
+
+    /// Whether this thread is watching.
+    pub fn watching() -> bool {
+        on()
+    }
+
+    /// Whether this thread is watching (first asking, in one load, whether any is).
+    #[inline(always)]
+    fn on() -> bool {
+        WATCHING.load(Ordering::Relaxed) != 0 && ON.get()
     }
 
     /// Adds an access made outside the watched collections.
@@ -576,17 +599,17 @@ pub mod track {
         with_log(|log| log.footprint.add(access));
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn note<C: ?Sized>(collection: &C, key: Key, kind: Kind) {
-        if ON.get() {
+        if on() {
             note_slow(collection as *const C as *const () as usize, key, kind)
         }
     }
 
     /// [`note`], with a key worth computing only while watching.
-    #[inline]
+    #[inline(always)]
     pub(super) fn note_with<C: ?Sized>(collection: &C, key: impl FnOnce() -> Key, kind: Kind) {
-        if ON.get() {
+        if on() {
             note_slow(collection as *const C as *const () as usize, key(), kind)
         }
     }
@@ -608,6 +631,22 @@ pub mod track {
 }
 
 use track::{hashed, note, note_with, Key, Kind};
+
+/// [`track::note`], for a collection that may be watched (`W`: a state's top-level field);
+/// nothing at all for the others.
+#[inline(always)]
+fn noted<const W: bool, C: ?Sized>(collection: &C, key: Key, kind: Kind) {
+    if W {
+        note(collection, key, kind)
+    }
+}
+
+#[inline(always)]
+fn noted_with<const W: bool, C: ?Sized>(collection: &C, key: impl FnOnce() -> Key, kind: Kind) {
+    if W {
+        note_with(collection, key, kind)
+    }
+}
 
 #[cfg(test)]
 mod digest_tests {
@@ -651,23 +690,25 @@ mod wire {
     use serde::de::Error as _;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    impl<T: Serialize> Serialize for Vector<T> {
+    impl<T: Serialize, const W: bool> Serialize for Vector<T, W> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             self.0.as_slice().serialize(s)
         }
     }
-    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Vector<T> {
+    impl<'de, T: Deserialize<'de>, const W: bool> Deserialize<'de> for Vector<T, W> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             Ok(Vector(Shared::from_vec(Vec::deserialize(d)?)))
         }
     }
 
-    impl<K: Serialize, V: Serialize> Serialize for OrdMap<K, V> {
+    impl<K: Serialize, V: Serialize, const W: bool> Serialize for OrdMap<K, V, W> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             self.0.as_slice().serialize(s)
         }
     }
-    impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>> Deserialize<'de> for OrdMap<K, V> {
+    impl<'de, K: Deserialize<'de> + Ord, V: Deserialize<'de>, const W: bool> Deserialize<'de>
+        for OrdMap<K, V, W>
+    {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let entries: Vec<(K, V)> = Vec::deserialize(d)?;
             if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
@@ -677,12 +718,12 @@ mod wire {
         }
     }
 
-    impl<T: Serialize> Serialize for OrdSet<T> {
+    impl<T: Serialize, const W: bool> Serialize for OrdSet<T, W> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             self.0.as_slice().serialize(s)
         }
     }
-    impl<'de, T: Deserialize<'de> + Ord> Deserialize<'de> for OrdSet<T> {
+    impl<'de, T: Deserialize<'de> + Ord, const W: bool> Deserialize<'de> for OrdSet<T, W> {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             let entries: Vec<T> = Vec::deserialize(d)?;
             if !entries.windows(2).all(|w| w[0] < w[1]) {

@@ -13,23 +13,23 @@ use crate::world::{Annotations, CallId, CtrlId, DocId, NavId, StrId, TabId, Worl
     Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 pub struct State {
-    pub docs: Vector<DocState>,
-    pub navs: Vector<NavState>,
+    pub docs: Vector<DocState, true>,
+    pub navs: Vector<NavState, true>,
     /// Per agent: its event loop's webmcp task source queue, oldest first.
-    pub queues: Vector<Vector<Task>>,
+    pub queues: Vector<Vector<Task>, true>,
     /// Running `in parallel` blocks (and the AI agent queue's observations).
-    pub threads: OrdMap<ThreadKey, Thread>,
+    pub threads: OrdMap<ThreadKey, Thread, true>,
     /// Per call: the promise it returned.
-    pub promises: Vector<PromiseState>,
+    pub promises: Vector<PromiseState, true>,
     /// Per named AbortController.
-    pub controllers: Vector<ControllerState>,
+    pub controllers: Vector<ControllerState, true>,
     /// Per tab: its traversable's pending tool executions map (uuid -> execution).
-    pub pending: Vector<Vector<(CallId, PendingExecution)>>,
+    pub pending: Vector<Vector<(CallId, PendingExecution)>, true>,
     /// Per execution uuid: the page's tool body, once `execute` was invoked.
-    pub bodies: OrdMap<CallId, Body>,
+    pub bodies: OrdMap<CallId, Body, true>,
     pub env: EnvState,
     /// Facts recorded by transitions for the properties (spec assertions that failed, ...).
-    pub ghost: OrdSet<Ghost>,
+    pub ghost: OrdSet<Ghost, true>,
 }
 
 #[derive(

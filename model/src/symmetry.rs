@@ -920,7 +920,11 @@ impl<T: Rename> Rename for Option<T> {
 }
 
 /// A vector indexed by ids: entry `i` moves to `t.fwd[i]`, renamed.
-fn permute<T: Clone + Rename>(v: &Vector<T>, t: &Table, p: &Perm) -> Vector<T> {
+fn permute<T: Clone + Rename, const W: bool>(
+    v: &Vector<T, W>,
+    t: &Table,
+    p: &Perm,
+) -> Vector<T, W> {
     (0..v.len())
         .map(|i| v[t.inv[i] as usize].rename(p))
         .collect()
@@ -943,7 +947,7 @@ impl Rename for State {
                 .threads
                 .iter()
                 .map(|(k, t)| (k.rename(p), t.rename(p)))
-                .collect::<OrdMap<_, _>>(),
+                .collect::<OrdMap<_, _, true>>(),
             promises: permute(&self.promises, &p.call, p),
             controllers: permute(&self.controllers, &p.ctrl, p),
             pending: (0..self.pending.len())
@@ -958,13 +962,13 @@ impl Rename for State {
                 .bodies
                 .iter()
                 .map(|(c, b)| (p.call(*c), b.rename(p)))
-                .collect::<OrdMap<_, _>>(),
+                .collect::<OrdMap<_, _, true>>(),
             env: self.env.rename(p),
             ghost: self
                 .ghost
                 .iter()
                 .map(|g| g.rename(p))
-                .collect::<OrdSet<_>>(),
+                .collect::<OrdSet<_, true>>(),
         }
     }
 }

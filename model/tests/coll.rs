@@ -174,12 +174,12 @@ proptest! {
 
 #[test]
 fn an_emptied_collection_equals_a_new_one() {
-    let mut m = OrdMap::new();
+    let mut m: OrdMap<u8, u8> = OrdMap::new();
     m.insert(1u8, 2u8);
     m.remove(&1);
     assert_eq!(m, OrdMap::new());
     assert_eq!(hash_of(&m), hash_of(&OrdMap::<u8, u8>::new()));
-    let mut v = Vector::new();
+    let mut v: Vector<u8> = Vector::new();
     v.push_back(1u8);
     v.remove(0);
     assert_eq!(v, Vector::new());
