@@ -91,6 +91,8 @@ impl WebMcpModel {
         let env = &s.env;
         match a {
             Action::RunScript(d) => {
+                // A container's script starts before its iframes' scripts (it runs while the
+                // container is parsed, before the iframe's document loads).
                 let container_started =
                     w.navs[w.docs[d.index()].nav.index()]
                         .container

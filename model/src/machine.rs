@@ -87,29 +87,13 @@ impl WebMcpModel {
     /// Every action enabled in `s`, in a deterministic order.
     pub fn enabled_actions(&self, s: &State, out: &mut Vec<Action>) {
         let w = &*self.world;
-        for d in DocId::all(w.docs.len()) {
-            // A container's script starts before its iframes' scripts (it runs while the
-            // container is parsed, before the iframe's document loads).
-            let container_started =
-                w.navs[w.docs[d.index()].nav.index()]
-                    .container
-                    .is_none_or(|c| {
-                        s.doc_field(c, crate::state::DocField::Script).script.status
-                            != ScriptStatus::NotStarted
-                    });
-            if s.doc_field(d, crate::state::DocField::Script).script.status
-                == ScriptStatus::NotStarted
-                && s.is_fully_active(d)
-                && container_started
-            {
-                out.push(Action::RunScript(d));
-            }
-        }
-        for a in AgentId::all(w.agents.len()) {
-            if s.queues[a.index()].iter().any(|t| s.is_fully_active(t.doc)) {
-                out.push(Action::RunTask(a));
-            }
-        }
+        let scripts = DocId::all(w.docs.len()).map(Action::RunScript);
+        let tasks = AgentId::all(w.agents.len()).map(Action::RunTask);
+        out.extend(
+            scripts
+                .chain(tasks)
+                .filter(|&a| self.enabled_condition(s, a)),
+        );
         for k in s.threads.keys() {
             out.push(Action::Step(*k));
         }

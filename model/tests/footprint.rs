@@ -8,9 +8,9 @@
 
 mod common;
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashSet};
 
-use common::standard_worlds;
+use common::{enabled, every_variant, reachable, standard_worlds};
 use webmcp_model::machine::Action;
 use webmcp_model::state::State;
 use webmcp_model::{Variant, WebMcpModel};
@@ -19,49 +19,13 @@ use webmcp_model::{Variant, WebMcpModel};
 /// `properties/tests/reduction.rs` covers them).
 const MAX_STATES: usize = 30_000;
 
-fn enabled(m: &WebMcpModel, s: &State) -> Vec<Action> {
-    let mut v = Vec::new();
-    m.enabled_actions(s, &mut v);
-    v
-}
-
-fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
-    let init = m.initial_state();
-    let mut seen = HashSet::from([init.clone()]);
-    let mut queue = VecDeque::from([init.clone()]);
-    let mut all = vec![init];
-    while let Some(s) = queue.pop_front() {
-        for a in enabled(m, &s) {
-            let t = m.apply(&s, a, &mut ());
-            if seen.insert(t.clone()) {
-                if seen.len() > MAX_STATES {
-                    return None;
-                }
-                all.push(t.clone());
-                queue.push_back(t);
-            }
-        }
-    }
-    Some(all)
-}
-
-fn variants() -> Vec<Variant> {
-    let mut v = vec![Variant::SEED, Variant::proposed()];
-    v.extend(
-        webmcp_model::variant::FIXES
-            .iter()
-            .map(|f| Variant::parse(&format!("seed+{}", f.name)).unwrap()),
-    );
-    v
-}
-
 #[test]
 fn actions_whose_footprints_do_not_conflict_commute_and_keep_their_footprints() {
     let (mut independent, mut dependent, mut runs) = (0usize, 0usize, 0usize);
     for world in standard_worlds() {
-        for variant in variants() {
+        for variant in every_variant() {
             let m = WebMcpModel::new(world.clone(), variant);
-            let Some(states) = reachable(&m) else {
+            let Some(states) = reachable(&m, MAX_STATES) else {
                 continue;
             };
             runs += 1;
@@ -109,7 +73,7 @@ fn the_enabling_condition_a_footprint_records_is_enabled_actions() {
     let mut compared = 0usize;
     for world in standard_worlds() {
         let m = WebMcpModel::new(world.clone(), Variant::SEED);
-        let Some(states) = reachable(&m) else {
+        let Some(states) = reachable(&m, MAX_STATES) else {
             continue;
         };
         // Every action enabled anywhere, asked of every state.

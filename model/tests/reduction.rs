@@ -16,42 +16,15 @@ mod common;
 
 use std::collections::{HashSet, VecDeque};
 
-use common::standard_worlds;
+use common::{enabled, every_variant, reachable, standard_worlds};
 use webmcp_model::machine::Action;
 use webmcp_model::state::State;
-use webmcp_model::{Variant, WebMcpModel};
+use webmcp_model::WebMcpModel;
 
 /// How many other actions a safe step is commuted past, on every path.
 const DEPTH: usize = 3;
 /// Scenarios with more reachable states are skipped (the comparison of verdicts covers them).
 const MAX_STATES: usize = 30_000;
-
-fn enabled(m: &WebMcpModel, s: &State) -> Vec<Action> {
-    let mut v = Vec::new();
-    m.enabled_actions(s, &mut v);
-    v
-}
-
-/// Every reachable state, or `None` past [`MAX_STATES`].
-fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
-    let init = m.initial_state();
-    let mut seen = HashSet::from([init.clone()]);
-    let mut queue = VecDeque::from([init.clone()]);
-    let mut all = vec![init];
-    while let Some(s) = queue.pop_front() {
-        for a in enabled(m, &s) {
-            let t = m.apply(&s, a, &mut ());
-            if seen.insert(t.clone()) {
-                if seen.len() > MAX_STATES {
-                    return None;
-                }
-                all.push(t.clone());
-                queue.push_back(t);
-            }
-        }
-    }
-    Some(all)
-}
 
 /// Checks that `a` (leading from `s` to `after_a`) commutes with every path of other
 /// actions from `s` up to `depth` long.
@@ -89,24 +62,14 @@ fn commutes_along_paths(
     Ok(())
 }
 
-fn variants() -> Vec<Variant> {
-    let mut v = vec![Variant::SEED, Variant::proposed()];
-    v.extend(
-        webmcp_model::variant::FIXES
-            .iter()
-            .map(|f| Variant::parse(&format!("seed+{}", f.name)).unwrap()),
-    );
-    v
-}
-
 #[test]
 fn a_safe_step_is_persistent_and_invisible_on_every_standard_scenario() {
     let mut safe_states = 0usize;
     let mut checked_scenarios = 0usize;
     for world in standard_worlds() {
-        for variant in variants() {
+        for variant in every_variant() {
             let m = WebMcpModel::new(world.clone(), variant);
-            let Some(states) = reachable(&m) else {
+            let Some(states) = reachable(&m, MAX_STATES) else {
                 continue;
             };
             checked_scenarios += 1;
@@ -152,9 +115,9 @@ fn a_safe_step_is_persistent_and_invisible_on_every_standard_scenario() {
 fn a_safe_step_commutes_with_every_path_that_does_not_take_it() {
     let mut regions = 0usize;
     for world in standard_worlds() {
-        for variant in variants() {
+        for variant in every_variant() {
             let m = WebMcpModel::new(world.clone(), variant);
-            let Some(states) = reachable(&m) else {
+            let Some(states) = reachable(&m, MAX_STATES) else {
                 continue;
             };
             let name = format!("{} under {}", world.name, variant.name());

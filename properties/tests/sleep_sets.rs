@@ -95,11 +95,5 @@ fn sleep_sets_change_no_state_and_no_verdict_of_the_draft() {
 
 #[test]
 fn sleep_sets_change_no_state_and_no_verdict_of_any_fix() {
-    let mut variants = vec![Variant::proposed()];
-    variants.extend(
-        webmcp_model::variant::FIXES
-            .iter()
-            .map(|f| Variant::parse(&format!("seed+{}", f.name)).unwrap()),
-    );
-    compare(&variants);
+    compare(&common::every_fix());
 }

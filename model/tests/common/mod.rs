@@ -195,3 +195,35 @@ pub fn standard_worlds() -> Vec<World> {
         .map(|p| World::from_json(&std::fs::read_to_string(p).unwrap()).unwrap())
         .collect()
 }
+
+/// Every state reachable in `m`, in breadth-first order, or `None` past `max` states.
+pub fn reachable(m: &WebMcpModel, max: usize) -> Option<Vec<State>> {
+    let init = m.initial_state();
+    let mut seen = std::collections::HashSet::from([init.clone()]);
+    let mut queue = std::collections::VecDeque::from([init.clone()]);
+    let mut all = vec![init];
+    while let Some(s) = queue.pop_front() {
+        for a in enabled(m, &s) {
+            let t = m.apply(&s, a, &mut ());
+            if seen.insert(t.clone()) {
+                if seen.len() > max {
+                    return None;
+                }
+                all.push(t.clone());
+                queue.push_back(t);
+            }
+        }
+    }
+    Some(all)
+}
+
+/// The seed text, every proposed fix, and each fix alone.
+pub fn every_variant() -> Vec<Variant> {
+    let mut v = vec![Variant::SEED, Variant::proposed()];
+    v.extend(
+        webmcp_model::variant::FIXES
+            .iter()
+            .map(|f| Variant::parse(&format!("seed+{}", f.name)).unwrap()),
+    );
+    v
+}

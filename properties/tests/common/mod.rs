@@ -30,3 +30,14 @@ pub fn standard_world(name: &str) -> World {
         .find(|w| w.name == name)
         .unwrap_or_else(|| panic!("no standard scenario {name}"))
 }
+
+/// Every proposed fix together, and each fix alone.
+pub fn every_fix() -> Vec<webmcp_model::Variant> {
+    let mut variants = vec![webmcp_model::Variant::proposed()];
+    variants.extend(
+        webmcp_model::variant::FIXES
+            .iter()
+            .map(|f| webmcp_model::Variant::parse(&format!("seed+{}", f.name)).unwrap()),
+    );
+    variants
+}
