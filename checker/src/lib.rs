@@ -50,7 +50,10 @@
 //! dataflow, over threads and processes, with the same rules and so the same output.
 //!
 //! Symmetry reduction is a parameter ([`Checker::symmetry`]): the caller supplies the
-//! function that maps a state to the representative of its class.
+//! function that maps a state to the representative of its class. The two other reductions
+//! ([`Reduction`]) ask the model: partial-order reduction for an action that may go alone
+//! ([`Model::persistent_action`]), sleep sets for what each action read and wrote
+//! ([`Model::next_state_with_footprint`], compared as [`footprint::Footprint`]s).
 //!
 //! ## Bounds ([`limits`])
 //!
