@@ -1,11 +1,10 @@
 //! The promise sleep sets rely on (`webmcp_checker::Model::next_state_with_footprint`),
 //! checked at every state of the standard scenarios under every variant (and the 2026-08
-//! text): two enabled actions
-//! whose footprints do not conflict commute there (each stays enabled after the other, and
-//! both orders reach the same state), and each one's footprint is the same after the other
-//! (the engine carries it along a sleep set). Also: an action's footprint is taken on the
-//! state `apply` gives, and the enabling condition it records agrees with
-//! `enabled_actions`.
+//! text): two enabled actions whose footprints do not conflict commute there (each stays
+//! enabled after the other, and both orders reach the same state), and each one's footprint
+//! is the same after the other (the engine carries it along a sleep set). Also: an action's
+//! footprint is taken on the state `apply` gives, and the enabling condition it records
+//! agrees with `enabled_actions`.
 
 mod common;
 
