@@ -354,17 +354,17 @@ impl<R: Recorder> Cx<'_, R> {
 
     fn pending_set_now(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
         let tab = self.w.navs[trav.index()].tab.index();
-        // A new entry goes after every other: it changes the order too.
-        let part = match self.pending_get(trav, uuid) {
-            Some(_) => uuid.index() as u8,
-            None => crate::state::pending_part::ORDER,
-        };
         let map = self.s.pending.part_mut(tab, uuid.index() as u8);
         match map.iter().position(|(k, _)| *k == uuid) {
             Some(i) => map[i] = (uuid, exec),
-            None => map.push_back((uuid, exec)),
+            None => {
+                map.push_back((uuid, exec));
+                // A new entry goes after every other: it changes the order too.
+                self.s
+                    .pending
+                    .wrote_part(tab, crate::state::pending_part::ORDER);
+            }
         }
-        self.s.pending.wrote_part(tab, part);
     }
 
     pub fn pending_remove(&mut self, trav: NavId, uuid: CallId) {

@@ -5,56 +5,16 @@
 //! ends in a state that shows the property's outcome.
 
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::{check, CheckOptions, Kind, Mode, Reduction, ScenarioResult, Verdict};
+use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
 mod common;
-use common::standard_worlds;
-
-fn options(reduction: Reduction) -> CheckOptions {
-    CheckOptions {
-        mode: Mode::Bfs,
-        threads: 1,
-        reduction,
-        ..CheckOptions::default()
-    }
-}
+use common::{options, replay_paths, standard_worlds};
 
 fn verdicts(r: &ScenarioResult) -> Vec<(&'static str, Verdict)> {
     r.properties
         .iter()
         .map(|p| (p.def.name, p.verdict))
         .collect()
-}
-
-/// Replays every path of `r` on the unreduced model: each action enabled where it is taken,
-/// and the last state shows the property's outcome.
-fn replay_paths(m: &WebMcpModel, r: &ScenarioResult) -> Result<(), String> {
-    for p in &r.properties {
-        let Some(path) = &p.path else { continue };
-        let mut s = m.initial_state();
-        for (i, step) in path.iter().enumerate() {
-            if !m.is_enabled(&s, step.action) {
-                return Err(format!(
-                    "{}: action {i} ({:?}) is not enabled on the unreduced model",
-                    p.def.name, step.action
-                ));
-            }
-            s = m.apply(&s, step.action, &mut ());
-        }
-        let holds = (p.def.holds)(m, &s);
-        let shows = match p.def.kind {
-            Kind::Always => !holds,
-            Kind::Sometimes => holds,
-            Kind::AtTermination => !holds && webmcp_checker::Model::is_terminal(m, &s),
-        };
-        if !shows {
-            return Err(format!(
-                "{}: the path does not end where it shows",
-                p.def.name
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn compare(variants: &[Variant]) {

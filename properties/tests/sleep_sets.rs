@@ -2,22 +2,13 @@
 //! seed draft, every proposed fix and each fix alone, reaches with `Reduction::Sleep` the
 //! same states (as many, to the same depth) as with `Reduction::None`, gives every property
 //! the same verdict, with counterexamples and witnesses of the same length that replay on
-//! the model, and builds no more successors.
+//! the model and end where they show, and builds no more successors.
 
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::{check, CheckOptions, Mode, Reduction, ScenarioResult, Verdict};
+use webmcp_properties::{check, Reduction, ScenarioResult, Verdict};
 
 mod common;
-use common::standard_worlds;
-
-fn options(reduction: Reduction) -> CheckOptions {
-    CheckOptions {
-        mode: Mode::Bfs,
-        threads: 1,
-        reduction,
-        ..CheckOptions::default()
-    }
-}
+use common::{options, replay_paths, standard_worlds};
 
 /// Per property: its verdict, and the length of its path.
 fn outcomes(r: &ScenarioResult) -> Vec<(&'static str, Verdict, Option<usize>)> {
@@ -31,20 +22,6 @@ fn outcomes(r: &ScenarioResult) -> Vec<(&'static str, Verdict, Option<usize>)> {
             )
         })
         .collect()
-}
-
-fn replays(m: &WebMcpModel, r: &ScenarioResult) -> Result<(), String> {
-    for p in &r.properties {
-        let Some(path) = &p.path else { continue };
-        let mut s = m.initial_state();
-        for step in path {
-            if !m.is_enabled(&s, step.action) {
-                return Err(format!("{}: {:?} is not enabled", p.def.name, step.action));
-            }
-            s = m.apply(&s, step.action, &mut ());
-        }
-    }
-    Ok(())
 }
 
 fn compare(variants: &[Variant]) {
@@ -67,7 +44,7 @@ fn compare(variants: &[Variant]) {
                 asleep.total_states <= full.total_states,
                 "{name}: more built"
             );
-            if let Err(e) = replays(&m, &asleep) {
+            if let Err(e) = replay_paths(&m, &asleep) {
                 panic!("{name}: {e}");
             }
             runs += 1;
