@@ -92,6 +92,7 @@ pub(crate) fn explore<M: Model>(
     let mut stopped_by: Option<StopReason> = None;
     let mut depth_cut = false;
     let mut actions = Vec::new();
+    let mut built = Vec::new();
     let mut popped = 0u64;
     let mut sleep =
         (options.reduction == Reduction::Sleep && order == Order::Fifo && representative.is_none())
@@ -174,12 +175,19 @@ pub(crate) fn explore<M: Model>(
                 (a, n)
             }),
         );
+        // Every successor is built, and its slot in the visited set asked for, before the
+        // first is looked up: the lookups then seldom wait for memory. Same order as one by one.
+        built.clear();
         for (a, next) in successors {
             let Some(next) = next else {
                 continue;
             };
-            total += 1;
             let nfp = fingerprint(&next);
+            parents.prefetch(nfp);
+            built.push((a, next, nfp));
+        }
+        total += built.len();
+        for (a, next, nfp) in built.drain(..) {
             if parents.insert(nfp, fp, &a) {
                 queue.push(next, nfp, depth + 1);
             }

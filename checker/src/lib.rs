@@ -106,6 +106,7 @@ pub mod pool;
 pub mod property;
 pub mod result;
 pub mod simulation;
+mod table;
 
 pub use check::{Checker, Representative, TerminalObserver};
 pub use limits::StopReason;

@@ -21,12 +21,11 @@
 //! the one-thread search stops at once (counts then differ), and a `max_states` bound stops
 //! within a chunk of where the one-thread search would.
 
-use std::collections::hash_map::Entry;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::fingerprint::{fingerprint, FingerprintMap};
+use crate::fingerprint::fingerprint;
 use crate::frontier::{Chunk, ChunkFiller};
 use crate::limits::{can_start_threads, Budget, StopReason};
 use crate::model::Model;
@@ -34,6 +33,7 @@ use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::Path;
 use crate::property::Property;
 use crate::result::Exploration;
+use crate::table::{prefetch_slot, FpTable};
 
 /// Shards of the visited set: as many as the one-thread search's, chosen by the same bits
 /// (`crate::path::shard_of`).
@@ -51,7 +51,10 @@ struct Link<A> {
 }
 
 struct Visited<S, A> {
-    shards: Vec<Mutex<FingerprintMap<Link<A>>>>,
+    shards: Vec<Mutex<FpTable<Link<A>>>>,
+    /// Per shard, its table's [`FpTable::slot_hint`] as of its last insertion: read without
+    /// the lock, to prefetch a slot (a stale hint only wastes the prefetch).
+    hints: Vec<(AtomicUsize, AtomicUsize)>,
     unique: AtomicUsize,
     roots: Vec<(u64, S)>,
 }
@@ -60,28 +63,25 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
     fn new() -> Self {
         Visited {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            hints: (0..SHARDS)
+                .map(|_| (AtomicUsize::new(0), AtomicUsize::new(usize::MAX)))
+                .collect(),
             unique: AtomicUsize::new(0),
             roots: Vec::new(),
         }
     }
 
-    fn shard(&self, fp: u64) -> std::sync::MutexGuard<'_, FingerprintMap<Link<A>>> {
+    fn shard(&self, fp: u64) -> std::sync::MutexGuard<'_, FpTable<Link<A>>> {
         self.shards[crate::path::shard_of(fp)]
             .lock()
             .expect("no worker panics holding a shard")
     }
 
     fn insert_root(&mut self, fp: u64, state: &S) -> bool {
-        let new = match self.shard(fp).entry(fp) {
-            Entry::Vacant(e) => {
-                e.insert(Link {
-                    parent: None,
-                    depth: 1,
-                });
-                true
-            }
-            Entry::Occupied(_) => false,
-        };
+        let (new, _) = self.shard(fp).get_or_insert_with(fp, || Link {
+            parent: None,
+            depth: 1,
+        });
         if new {
             self.unique.fetch_add(1, Ordering::Relaxed);
             self.roots.push((fp, state.clone()));
@@ -93,39 +93,51 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
     /// A state already reached at the same depth keeps the least parent, so that the
     /// recorded paths do not depend on the schedule.
     fn insert(&self, fp: u64, parent: u64, action: &A, depth: usize) -> bool {
+        let shard_index = crate::path::shard_of(fp);
         let mut shard = self.shard(fp);
-        match shard.entry(fp) {
-            Entry::Vacant(e) => {
-                e.insert(Link {
-                    parent: Some((parent, action.clone())),
-                    depth,
-                });
-                drop(shard);
-                self.unique.fetch_add(1, Ordering::Relaxed);
-                true
+        let (new, link) = shard.get_or_insert_with(fp, || Link {
+            parent: Some((parent, action.clone())),
+            depth,
+        });
+        if new {
+            let (keys, mask) = shard.slot_hint();
+            let hint = &self.hints[shard_index];
+            if hint.1.load(Ordering::Relaxed) != mask {
+                hint.0.store(keys, Ordering::Relaxed);
+                hint.1.store(mask, Ordering::Relaxed);
             }
-            Entry::Occupied(mut e) => {
-                let link = e.get_mut();
-                if link.depth == depth {
-                    if let Some((p, a)) = &link.parent {
-                        if (parent, fingerprint(action)) < (*p, fingerprint(a)) {
-                            link.parent = Some((parent, action.clone()));
-                        }
-                    }
+            drop(shard);
+            self.unique.fetch_add(1, Ordering::Relaxed);
+        } else if link.depth == depth {
+            if let Some((p, a)) = &link.parent {
+                if (parent, fingerprint(action)) < (*p, fingerprint(a)) {
+                    link.parent = Some((parent, action.clone()));
                 }
-                false
             }
         }
+        new
+    }
+
+    /// Asks the memory for `fp`'s slot, ahead of [`Visited::insert`], without the lock.
+    fn prefetch(&self, fp: u64) {
+        let hint = &self.hints[crate::path::shard_of(fp)];
+        prefetch_slot(
+            (
+                hint.0.load(Ordering::Relaxed),
+                hint.1.load(Ordering::Relaxed),
+            ),
+            fp,
+        );
     }
 
     fn contains(&self, fp: u64) -> bool {
-        self.shard(fp).contains_key(&fp)
+        self.shard(fp).contains(fp)
     }
 
     fn path_to(&self, fp: u64) -> Path<S, A> {
         crate::path::rebuild(
             fp,
-            |fp| self.shard(fp).get(&fp).and_then(|l| l.parent.clone()),
+            |fp| self.shard(fp).get(fp).and_then(|l| l.parent.clone()),
             &self.roots,
         )
     }
@@ -263,6 +275,7 @@ fn work_on_level<M: Model>(
     let codec = model.codec().filter(|_| sh.compact.load(Ordering::Relaxed));
     let mut filling = ChunkFiller::new(codec, CHUNK);
     let mut actions = Vec::new();
+    let mut built = Vec::new();
     let mut generated = 0usize;
     'chunks: while let Some(chunk) = level.take(me) {
         // Published once a chunk, so that max_states and progress see it.
@@ -317,12 +330,19 @@ fn work_on_level<M: Model>(
                     (a, n)
                 }),
             );
+            // As in the one-thread search: every successor built and its slot asked for
+            // before the first is looked up.
+            built.clear();
             for (a, n) in successors {
                 let Some(n) = n else {
                     continue;
                 };
-                generated += 1;
                 let nfp = fingerprint(&n);
+                sh.visited.prefetch(nfp);
+                built.push((a, n, nfp));
+            }
+            generated += built.len();
+            for (a, n, nfp) in built.drain(..) {
                 if sh.visited.insert(nfp, *fp, &a, depth + 1) {
                     next.extend(filling.push(n, nfp));
                 }

@@ -1,7 +1,7 @@
 //! Paths through the state graph, and the parent pointers the one-thread search keeps to
 //! rebuild them.
 
-use crate::fingerprint::FingerprintMap;
+use crate::table::FpTable;
 
 /// A run of the model: an initial state and the actions taken from it, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,7 +18,7 @@ pub struct Path<S, A> {
 /// hold its old and its new storage at once: three times its size, which is what stopped
 /// large searches at their memory limit (a search stopped exactly at a doubling).
 pub(crate) struct Parents<S, A> {
-    links: Vec<FingerprintMap<Option<(u64, A)>>>,
+    links: Vec<FpTable<Option<(u64, A)>>>,
     len: usize,
     /// The initial states, by fingerprint (a path is rebuilt back to one of them).
     roots: Vec<(u64, S)>,
@@ -30,8 +30,8 @@ pub(crate) const SHARDS: usize = 64;
 /// The table of `fp`: six bits from the middle of the fingerprint. Not its top bits: the
 /// hash table compares the top seven bits of its keys before the keys themselves, and in a
 /// table whose keys all share their top six those seven would take two values. Not its low
-/// bits either: they choose the bucket. Bits 40 to 45 are neither for any table under 2⁴⁰
-/// buckets.
+/// bits either: they choose the slot ([`FpTable`]). Bits 40 to 45 are neither for any table
+/// under 2⁴⁰ slots.
 pub(crate) fn shard_of(fp: u64) -> usize {
     ((fp >> SHARD_SHIFT) as usize) & (SHARDS - 1)
 }
@@ -41,7 +41,7 @@ const SHARD_SHIFT: u32 = 40;
 impl<S: Clone, A: Clone> Parents<S, A> {
     pub(crate) fn new() -> Self {
         Parents {
-            links: (0..SHARDS).map(|_| FingerprintMap::default()).collect(),
+            links: (0..SHARDS).map(|_| FpTable::default()).collect(),
             len: 0,
             roots: Vec::new(),
         }
@@ -52,7 +52,7 @@ impl<S: Clone, A: Clone> Parents<S, A> {
         if self.contains(fp) {
             return false;
         }
-        self.links[shard_of(fp)].insert(fp, None);
+        self.links[shard_of(fp)].get_or_insert_with(fp, || None);
         self.len += 1;
         self.roots.push((fp, state.clone()));
         true
@@ -60,18 +60,19 @@ impl<S: Clone, A: Clone> Parents<S, A> {
 
     /// Records the first way a state was reached; `false` when it was already known.
     pub(crate) fn insert(&mut self, fp: u64, parent: u64, action: &A) -> bool {
-        match self.links[shard_of(fp)].entry(fp) {
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(Some((parent, action.clone())));
-                self.len += 1;
-                true
-            }
-            std::collections::hash_map::Entry::Occupied(_) => false,
-        }
+        let (inserted, _) =
+            self.links[shard_of(fp)].get_or_insert_with(fp, || Some((parent, action.clone())));
+        self.len += usize::from(inserted);
+        inserted
+    }
+
+    /// Asks the memory for where `fp` would be looked up, ahead of [`Parents::insert`].
+    pub(crate) fn prefetch(&self, fp: u64) {
+        self.links[shard_of(fp)].prefetch(fp);
     }
 
     pub(crate) fn contains(&self, fp: u64) -> bool {
-        self.links[shard_of(fp)].contains_key(&fp)
+        self.links[shard_of(fp)].contains(fp)
     }
 
     /// How many states are known.
@@ -83,7 +84,7 @@ impl<S: Clone, A: Clone> Parents<S, A> {
     pub(crate) fn path_to(&self, fp: u64) -> Path<S, A> {
         rebuild(
             fp,
-            |fp| self.links[shard_of(fp)].get(&fp).cloned().flatten(),
+            |fp| self.links[shard_of(fp)].get(fp).cloned().flatten(),
             &self.roots,
         )
     }
