@@ -1,0 +1,187 @@
+//! How far a persistent-set reduction can go on one scenario when it knows everything: the
+//! reduced state count of an *ideal* method, against the unreduced one and ours.
+//!
+//! The example builds the whole state graph, then runs a breadth-first search that expands,
+//! at each state `s`, a smallest set `T` of its enabled actions that is **persistent by the
+//! graph itself**: along every path from `s` that takes no action of `T`, at every state `u`
+//! it passes (`s` included),
+//!
+//! - every action of `T` is enabled at `u`, and commutes at `u` with the action the path
+//!   takes there (each stays enabled after the other, both orders reach the same state);
+//! - and, unless `T` holds every enabled action of `s`, no action of `T` changes the value
+//!   of any property's predicate at `u` (condition C2, visibility, at every state where the
+//!   action is postponed rather than only at `s`).
+//!
+//! This is the persistent-set condition with the independence relation replaced by what
+//! actually commutes on the paths that matter, which any sound independence relation (static,
+//! declared or observed footprints) implies; the graph is acyclic, so no cycle proviso is
+//! needed. So no persistent-set method (persistent, stubborn or ample sets, over any
+//! footprints) can take a smaller set at a state than this one takes there. Taking a
+//! smallest set at each state is greedy, not a proven optimum over all choices, so the count
+//! is what the best method of the usual kind would reach, not a theorem about every choice.
+//!
+//! `docs/performance.md` ("What a reduction could still remove") gives the numbers.
+//!
+//! ```sh
+//! target/release/webmcp-check bench --print-family executions:2 > f.json
+//! cargo run --release --example ideal_por -- f.json
+//! ```
+
+use std::collections::{HashMap, VecDeque};
+
+use webmcp_checker::fingerprint::fingerprint;
+use webmcp_model::{Action, Variant, WebMcpModel, World};
+
+/// The unreduced state graph: per state, its enabled actions with their successors, and the
+/// values of every property's predicate (as a fingerprint of the list of values).
+struct Graph {
+    edges: Vec<Vec<(Action, usize)>>,
+    values: Vec<u64>,
+}
+
+impl Graph {
+    fn build(m: &WebMcpModel) -> Graph {
+        let props = webmcp_properties::driver::properties();
+        let init = m.initial_state();
+        let mut index = HashMap::from([(fingerprint(&init), 0usize)]);
+        // A state is kept until it is expanded.
+        let mut states = vec![Some(init)];
+        let mut edges = Vec::new();
+        let mut values = Vec::new();
+        let mut actions = Vec::new();
+        let mut i = 0;
+        while i < states.len() {
+            let s = states[i].take().expect("expanded once");
+            let holds: Vec<bool> = props.iter().map(|p| (p.holds)(m, &s)).collect();
+            values.push(fingerprint(&holds));
+            actions.clear();
+            m.enabled_actions(&s, &mut actions);
+            let mut out = Vec::with_capacity(actions.len());
+            for &a in &actions {
+                let next = m.apply(&s, a, &mut ());
+                let fp = fingerprint(&next);
+                let j = *index.entry(fp).or_insert_with(|| {
+                    states.push(Some(next));
+                    states.len() - 1
+                });
+                out.push((a, j));
+            }
+            edges.push(out);
+            i += 1;
+        }
+        Graph { edges, values }
+    }
+
+    fn by(&self, u: usize, a: Action) -> Option<usize> {
+        self.edges[u].iter().find(|(b, _)| *b == a).map(|&(_, v)| v)
+    }
+
+    /// Whether `a` and `t`, both enabled at `u`, commute there.
+    fn commute(&self, u: usize, a: Action, t: Action) -> bool {
+        match (self.by(u, a), self.by(u, t)) {
+            (Some(v), Some(w)) => {
+                matches!((self.by(v, t), self.by(w, a)), (Some(x), Some(y)) if x == y)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `set` is persistent at `s` by the graph (see the module docs). `stamp` and
+    /// `mark` are scratch space: a state is visited once per call.
+    fn persistent(
+        &self,
+        s: usize,
+        set: &[Action],
+        full: bool,
+        mark: &mut [u32],
+        stamp: u32,
+    ) -> bool {
+        let mut stack = vec![s];
+        mark[s] = stamp;
+        while let Some(u) = stack.pop() {
+            for &t in set {
+                let Some(after) = self.by(u, t) else {
+                    return false;
+                };
+                if !full && self.values[after] != self.values[u] {
+                    return false;
+                }
+            }
+            for &(a, v) in &self.edges[u] {
+                if set.contains(&a) {
+                    continue;
+                }
+                if !set.iter().all(|&t| self.commute(u, a, t)) {
+                    return false;
+                }
+                if mark[v] != stamp {
+                    mark[v] = stamp;
+                    stack.push(v);
+                }
+            }
+        }
+        true
+    }
+
+    /// A smallest persistent set at `s`, as indices into its edges.
+    fn smallest_persistent(&self, s: usize, mark: &mut [u32], stamp: &mut u32) -> Vec<usize> {
+        let n = self.edges[s].len();
+        let everything: Vec<usize> = (0..n).collect();
+        if n <= 1 || n > 16 {
+            return everything;
+        }
+        let mut subsets: Vec<u32> = (1..(1u32 << n) - 1).collect();
+        subsets.sort_by_key(|m| m.count_ones());
+        for bits in subsets {
+            let chosen: Vec<usize> = (0..n).filter(|i| bits & (1 << i) != 0).collect();
+            let set: Vec<Action> = chosen.iter().map(|&i| self.edges[s][i].0).collect();
+            *stamp += 1;
+            if self.persistent(s, &set, false, mark, *stamp) {
+                return chosen;
+            }
+        }
+        everything
+    }
+}
+
+fn main() {
+    let path = std::env::args().nth(1).expect("a scenario file");
+    let world =
+        World::from_json(&std::fs::read_to_string(&path).expect("readable")).expect("compiles");
+    let m = WebMcpModel::new(world, Variant::parse("seed").unwrap());
+    let g = Graph::build(&m);
+    let total = g.edges.len();
+
+    // The reduced search: breadth-first from the initial state, a smallest persistent set
+    // at each state it reaches.
+    let mut mark = vec![0u32; total];
+    let mut stamp = 0u32;
+    let mut seen = vec![false; total];
+    seen[0] = true;
+    let mut queue = VecDeque::from([0usize]);
+    let (mut reached, mut reduced_here, mut terminals) = (0usize, 0usize, 0usize);
+    while let Some(s) = queue.pop_front() {
+        reached += 1;
+        terminals += usize::from(g.edges[s].is_empty());
+        let chosen = g.smallest_persistent(s, &mut mark, &mut stamp);
+        reduced_here += usize::from(chosen.len() < g.edges[s].len());
+        for i in chosen {
+            let v = g.edges[s][i].1;
+            if !seen[v] {
+                seen[v] = true;
+                queue.push_back(v);
+            }
+        }
+    }
+    let all_terminals = g.edges.iter().filter(|e| e.is_empty()).count();
+    assert_eq!(
+        terminals, all_terminals,
+        "a persistent-set search keeps every terminal state"
+    );
+    println!("{path}: {total} states unreduced");
+    println!(
+        "  ideal persistent sets: {reached} states ({:.2}x fewer), {reduced_here} of them expanded by a proper subset; \
+         all {all_terminals} terminal states kept",
+        total as f64 / reached as f64
+    );
+}
