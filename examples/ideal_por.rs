@@ -160,11 +160,18 @@ fn main() {
     seen[0] = true;
     let mut queue = VecDeque::from([0usize]);
     let (mut reached, mut reduced_here, mut terminals) = (0usize, 0usize, 0usize);
+    // What the proper subsets taken hold, by kind of action.
+    let mut taken: std::collections::BTreeMap<String, usize> = Default::default();
     while let Some(s) = queue.pop_front() {
         reached += 1;
         terminals += usize::from(g.edges[s].is_empty());
         let chosen = g.smallest_persistent(s, &mut mark, &mut stamp);
-        reduced_here += usize::from(chosen.len() < g.edges[s].len());
+        if chosen.len() < g.edges[s].len() {
+            reduced_here += 1;
+            let mut kinds: Vec<String> = chosen.iter().map(|&i| kind(g.edges[s][i].0)).collect();
+            kinds.sort();
+            *taken.entry(kinds.join(" + ")).or_default() += 1;
+        }
         for i in chosen {
             let v = g.edges[s][i].1;
             if !seen[v] {
@@ -184,4 +191,20 @@ fn main() {
          all {all_terminals} terminal states kept",
         total as f64 / reached as f64
     );
+    let mut taken: Vec<_> = taken.into_iter().collect();
+    taken.sort_by(|a, b| b.1.cmp(&a.1));
+    for (kinds, n) in taken.iter().take(12) {
+        println!("    {n} states took {kinds}");
+    }
+}
+
+/// An action's kind: its name and, for a thread's step, the thread's kind.
+fn kind(a: Action) -> String {
+    let text = format!("{a:?}");
+    let mut parts = text.split('(');
+    match (parts.next(), parts.next()) {
+        (Some("Step"), Some(thread)) => format!("Step({thread})"),
+        (Some(name), _) => name.to_string(),
+        (None, _) => text,
+    }
 }
