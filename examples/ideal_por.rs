@@ -192,7 +192,7 @@ fn main() {
         total as f64 / reached as f64
     );
     let mut taken: Vec<_> = taken.into_iter().collect();
-    taken.sort_by(|a, b| b.1.cmp(&a.1));
+    taken.sort_by_key(|t| std::cmp::Reverse(t.1));
     for (kinds, n) in taken.iter().take(12) {
         println!("    {n} states took {kinds}");
     }
