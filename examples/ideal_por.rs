@@ -32,30 +32,39 @@ use std::collections::{HashMap, VecDeque};
 use webmcp_checker::fingerprint::fingerprint;
 use webmcp_model::{Action, Variant, WebMcpModel, World};
 
-/// The unreduced state graph: per state, its enabled actions with their successors, and the
-/// values of every property's predicate (as a fingerprint of the list of values).
+/// The unreduced state graph: per state, its enabled actions with their successors, the
+/// values of every property's predicate (as a fingerprint of the list of values), and the
+/// properties whose outcome it shows (a counterexample or a witness).
 struct Graph {
     edges: Vec<Vec<(Action, usize)>>,
     values: Vec<u64>,
+    shows: Vec<Vec<u32>>,
 }
 
 impl Graph {
     fn build(m: &WebMcpModel) -> Graph {
-        let props = webmcp_properties::driver::properties();
+        let props = webmcp_properties::driver::engine_properties();
         let init = m.initial_state();
         let mut index = HashMap::from([(fingerprint(&init), 0usize)]);
         // A state is kept until it is expanded.
         let mut states = vec![Some(init)];
         let mut edges = Vec::new();
         let mut values = Vec::new();
+        let mut shows = Vec::new();
         let mut actions = Vec::new();
         let mut i = 0;
         while i < states.len() {
             let s = states[i].take().expect("expanded once");
-            let holds: Vec<bool> = props.iter().map(|p| (p.holds)(m, &s)).collect();
+            let holds: Vec<bool> = props.iter().map(|p| (p.condition)(m, &s)).collect();
             values.push(fingerprint(&holds));
             actions.clear();
             m.enabled_actions(&s, &mut actions);
+            let terminal = actions.is_empty();
+            shows.push(
+                (0..props.len() as u32)
+                    .filter(|&k| props[k as usize].shows_at(m, &s, terminal))
+                    .collect(),
+            );
             let mut out = Vec::with_capacity(actions.len());
             for &a in &actions {
                 let next = m.apply(&s, a, &mut ());
@@ -69,7 +78,11 @@ impl Graph {
             edges.push(out);
             i += 1;
         }
-        Graph { edges, values }
+        Graph {
+            edges,
+            values,
+            shows,
+        }
     }
 
     fn by(&self, u: usize, a: Action) -> Option<usize> {
@@ -185,11 +198,23 @@ fn main() {
         terminals, all_terminals,
         "a persistent-set search keeps every terminal state"
     );
+    // Every property's outcome (a counterexample, a witness, or neither) is the same in the
+    // reduced search as in the whole graph: the persistence condition is sound here.
+    let shown = |states: &mut dyn Iterator<Item = usize>| -> std::collections::BTreeSet<u32> {
+        states.flat_map(|u| g.shows[u].iter().copied()).collect()
+    };
+    let decided = shown(&mut (0..total));
+    assert_eq!(
+        decided,
+        shown(&mut (0..total).filter(|&u| seen[u])),
+        "the reduced search decides some property otherwise"
+    );
     println!("{path}: {total} states unreduced");
     println!(
         "  ideal persistent sets: {reached} states ({:.2}x fewer), {reduced_here} of them expanded by a proper subset; \
-         all {all_terminals} terminal states kept",
-        total as f64 / reached as f64
+         all {all_terminals} terminal states kept, and all {} property outcomes shown (counterexamples, witnesses)",
+        total as f64 / reached as f64,
+        decided.len()
     );
     let mut taken: Vec<_> = taken.into_iter().collect();
     taken.sort_by_key(|t| std::cmp::Reverse(t.1));
