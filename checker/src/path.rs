@@ -27,11 +27,11 @@ pub(crate) struct Parents<S, A> {
 /// How many tables the links are spread over (a power of two).
 pub(crate) const SHARDS: usize = 64;
 
-/// The table of `fp`: six bits from the middle of the fingerprint. Not its top bits: the
-/// hash table compares the top seven bits of its keys before the keys themselves, and in a
-/// table whose keys all share their top six those seven would take two values. Not its low
-/// bits either: they choose the slot ([`FpTable`]). Bits 40 to 45 are neither for any table
-/// under 2⁴⁰ slots.
+/// The table of `fp`: six bits from the middle of the fingerprint. Not its low bits: they
+/// choose the slot within the table ([`FpTable`]), and keys that shared them would crowd
+/// into one run of slots. Bits 40 to 45 are not among them for any table under 2⁴⁰ slots.
+/// (Not the top bits either, for a reason of the hash table used before, which compared the
+/// top seven bits of its keys first: `docs/performance.md`, "The visited set in 64 tables".)
 pub(crate) fn shard_of(fp: u64) -> usize {
     ((fp >> SHARD_SHIFT) as usize) & (SHARDS - 1)
 }
