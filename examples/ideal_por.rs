@@ -106,16 +106,10 @@ impl Graph {
         }
     }
 
-    /// Whether `set` is persistent at `s` by the graph (see the module docs). `stamp` and
-    /// `mark` are scratch space: a state is visited once per call.
-    fn persistent(
-        &self,
-        s: usize,
-        set: &[Action],
-        full: bool,
-        mark: &mut [u32],
-        stamp: u32,
-    ) -> bool {
+    /// Whether `set`, a proper subset of the enabled actions, is persistent at `s` by the
+    /// graph, invisibility included (see the module docs). `stamp` and `mark` are scratch
+    /// space: a state is visited once per call.
+    fn persistent(&self, s: usize, set: &[Action], mark: &mut [u32], stamp: u32) -> bool {
         let mut stack = vec![s];
         mark[s] = stamp;
         while let Some(u) = stack.pop() {
@@ -123,7 +117,7 @@ impl Graph {
                 let Some(after) = self.by(u, t) else {
                     return false;
                 };
-                if !full && self.values[after] != self.values[u] {
+                if self.values[after] != self.values[u] {
                     return false;
                 }
             }
@@ -203,7 +197,7 @@ impl Graph {
             let chosen: Vec<usize> = (0..n).filter(|i| bits & (1 << i) != 0).collect();
             let set: Vec<Action> = chosen.iter().map(|&i| actions[i]).collect();
             *stamp += 1;
-            if self.persistent(s, &set, false, mark, *stamp) {
+            if self.persistent(s, &set, mark, *stamp) {
                 return Some(chosen);
             }
         }

@@ -52,8 +52,8 @@ struct Link<A> {
 
 struct Visited<S, A> {
     shards: Vec<Mutex<FpTable<Link<A>>>>,
-    /// Per shard, its table's [`FpTable::slot_hint`] as of its last insertion: read without
-    /// the lock, to prefetch a slot (a stale hint only wastes the prefetch).
+    /// Per shard, its table's [`FpTable::slot_hint`] (slots, mask) as of its last growth: read
+    /// without the lock, to prefetch a slot (a stale hint only wastes the prefetch).
     hints: Vec<(AtomicUsize, AtomicUsize)>,
     unique: AtomicUsize,
     roots: Vec<(u64, S)>,

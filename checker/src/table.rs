@@ -109,15 +109,12 @@ impl<V> FpTable<V> {
     /// Asks the memory for the slot `fp` starts at, so that a lookup soon after does not
     /// wait for it. Only a hint: it changes nothing and reads nothing.
     pub(crate) fn prefetch(&self, fp: u64) {
-        if self.keys.is_empty() {
-            return;
-        }
-        let i = fp as usize & self.mask();
-        prefetch(self.keys.as_ptr().wrapping_add(i));
+        prefetch_slot(self.slot_hint(), fp);
     }
 
-    /// Where the slots start and the mask that picks one: what [`prefetch_slot`] needs to ask
-    /// for a fingerprint's slot without holding the table.
+    /// Where the slots start and the mask that picks one (`usize::MAX` while the table has
+    /// no slots): what [`prefetch_slot`] needs to ask for a fingerprint's slot without
+    /// holding the table.
     pub(crate) fn slot_hint(&self) -> (usize, usize) {
         (self.keys.as_ptr() as usize, self.mask())
     }
