@@ -110,7 +110,7 @@ mod table;
 
 pub use check::{Checker, Representative, TerminalObserver};
 pub use limits::StopReason;
-pub use model::{Model, StateCodec};
+pub use model::{Localizer, Model, StateCodec};
 pub use options::{FrontierStorage, Mode, Options, Progress, Reduction};
 pub use path::Path;
 pub use property::{Expectation, Property};

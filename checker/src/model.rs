@@ -73,12 +73,26 @@ pub trait Model {
         None
     }
 
+    /// The parallel search: a worker's pass over each state it takes from the frontier
+    /// before expanding it ([`Localizer`]); `None` (the default) takes states as they are.
+    fn localizer(&self) -> Option<Box<dyn Localizer<Self::State>>> {
+        None
+    }
+
     /// Whether no action is enabled in `state`.
     fn is_terminal(&self, state: &Self::State) -> bool {
         let mut actions = Vec::new();
         self.actions(state, &mut actions);
         actions.is_empty()
     }
+}
+
+/// One worker's private state for [`Model::localizer`]. `localize` must leave the state
+/// equal (and hashing the same): it may only change how the state is stored, for example
+/// point it at the worker's own copies of parts many states share, so that cloning and
+/// dropping successors does not write memory the other workers write too.
+pub trait Localizer<S>: Send {
+    fn localize(&mut self, state: &mut S);
 }
 
 /// States as bytes and back: `decode(encode(s)) == s` for every state the model reaches.

@@ -277,11 +277,15 @@ fn work_on_level<M: Model>(
     let mut actions = Vec::new();
     let mut built = Vec::new();
     let mut generated = 0usize;
+    let mut localizer = model.localizer();
     'chunks: while let Some(chunk) = level.take(me) {
         // Published once a chunk, so that max_states and progress see it.
         sh.total
             .fetch_add(std::mem::take(&mut generated), Ordering::Relaxed);
-        for (s, fp) in chunk.into_states(model.codec()) {
+        for (mut s, fp) in chunk.into_states(model.codec()) {
+            if let Some(l) = &mut localizer {
+                l.localize(&mut s);
+            }
             let (s, fp) = (&s, &fp);
             if sh.stop.load(Ordering::Relaxed) {
                 break 'chunks;

@@ -470,3 +470,72 @@ fn sleep_sets_build_each_state_once_where_its_actions_commute() {
         assert_eq!(asked.total_states, plain.total_states);
     }
 }
+
+/// [`TwoCounters`] with a localizer that counts the states it is given.
+#[derive(Clone)]
+struct Localized {
+    localized: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl webmcp_checker::Localizer<State> for Counting {
+    fn localize(&mut self, _: &mut State) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Model for Localized {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        TwoCounters.init_states()
+    }
+
+    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
+        TwoCounters.actions(s, actions)
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        TwoCounters.next_state(s, a)
+    }
+
+    fn localizer(&self) -> Option<Box<dyn webmcp_checker::Localizer<State>>> {
+        Some(Box::new(Counting(self.localized.clone())))
+    }
+}
+
+#[test]
+fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
+    let (_, plain) = check(&Options::default());
+    let model = Localized {
+        localized: Default::default(),
+    };
+    // A property that holds, so that the search is not cut short by deciding it.
+    let props = vec![Property::<Localized> {
+        name: "x-bounded",
+        expectation: Expectation::Always,
+        condition: |_, s| s.x <= N,
+    }];
+    let options = Options {
+        threads: 2,
+        ..Options::default()
+    };
+    let found = Checker::new(&model, &props, &options).run();
+    assert!(found.exhaustive());
+    assert_eq!(found.unique_states, plain.unique_states);
+    assert!(found.discoveries[0].is_none());
+    assert_eq!(
+        model.localized.load(std::sync::atomic::Ordering::Relaxed),
+        plain.unique_states,
+        "every state taken from the frontier, once"
+    );
+    // The one-thread search has no workers to localize for.
+    let one = Checker::new(&model, &props, &Options::default()).run();
+    assert_eq!(one.unique_states, plain.unique_states);
+    assert_eq!(
+        model.localized.load(std::sync::atomic::Ordering::Relaxed),
+        plain.unique_states
+    );
+}

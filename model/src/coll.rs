@@ -99,6 +99,68 @@ impl<T: Clone> Shared<T> {
     }
 }
 
+/// A worker's private copies of widely shared collections (the parallel search's
+/// [`webmcp_checker::Localizer`]): a few slots, each an original node (kept alive, so that
+/// its address names it) and the worker's copy of it.
+pub struct Replicas<T> {
+    slots: Vec<Replica<T>>,
+    next: usize,
+}
+
+/// An original node and the worker's copy of it.
+type Replica<T> = (Arc<Node<T>>, Arc<Node<T>>);
+
+impl<T> Default for Replicas<T> {
+    fn default() -> Self {
+        Replicas {
+            slots: Vec::new(),
+            next: 0,
+        }
+    }
+}
+
+/// How many states must share a node before a worker takes its own copy.
+const WIDELY_SHARED: usize = 32;
+/// Distinct widely shared nodes a worker keeps copies of, per collection.
+const REPLICA_SLOTS: usize = 4;
+
+impl<T: Clone> Shared<T> {
+    /// Points this collection at the worker's own copy of its node when at least
+    /// `min_shared` states (or enclosing nodes) share the node: then cloning and dropping
+    /// what holds it touches a reference count no other worker writes. The entries and
+    /// their digest are the same; `within` localizes each entry of a new copy in turn.
+    fn localize(&mut self, r: &mut Replicas<T>, min_shared: usize, mut within: impl FnMut(&mut T)) {
+        let Some(arc) = &self.0 else { return };
+        if Arc::strong_count(arc) < min_shared {
+            return;
+        }
+        let mut copy = None;
+        for (original, replica) in &r.slots {
+            if Arc::ptr_eq(replica, arc) {
+                return;
+            }
+            if Arc::ptr_eq(original, arc) {
+                copy = Some(replica.clone());
+                break;
+            }
+        }
+        let copy = copy.unwrap_or_else(|| {
+            let mut node = (**arc).clone();
+            node.items.iter_mut().for_each(&mut within);
+            let replica = Arc::new(node);
+            let slot = (arc.clone(), replica.clone());
+            if r.slots.len() < REPLICA_SLOTS {
+                r.slots.push(slot);
+            } else {
+                r.slots[r.next] = slot;
+                r.next = (r.next + 1) % REPLICA_SLOTS;
+            }
+            replica
+        });
+        self.0 = Some(copy);
+    }
+}
+
 impl<T: Hash> Shared<T> {
     /// The digest of the entries, computed once per shared node.
     fn digest(&self) -> u64 {
@@ -169,6 +231,27 @@ macro_rules! slice_traits {
             }
             fn entries(&self) -> &[$elem] {
                 self.0.as_slice()
+            }
+        }
+        impl<$($p: Clone),*, const W: bool> $name<$($p),*, W> {
+            /// The same entries, from this worker's own copy of the node if many states
+            /// share it ([`Replicas`]); `within` localizes the copy's entries.
+            pub fn localize(&mut self, r: &mut Replicas<$elem>, within: impl FnMut(&mut $elem)) {
+                self.0.localize(r, WIDELY_SHARED, within)
+            }
+            /// Whether the two hold the very same storage (not only equal entries).
+            pub fn shares_storage_with(&self, other: &Self) -> bool {
+                match (&self.0 .0, &other.0 .0) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    (None, None) => true,
+                    _ => false,
+                }
+            }
+            /// The same, for a collection inside a worker's new copy of an enclosing one:
+            /// copied whatever its count, since every clone of the enclosing collection
+            /// writes it.
+            pub fn localize_inner(&mut self, r: &mut Replicas<$elem>) {
+                self.0.localize(r, 1, |_| ())
             }
         }
     };
@@ -731,5 +814,99 @@ mod wire {
             }
             Ok(OrdSet(Shared::from_vec(entries)))
         }
+    }
+}
+
+#[cfg(test)]
+mod replica_tests {
+    use super::*;
+
+    fn node_of<T>(v: &Vector<T>) -> *const Node<T> {
+        v.0 .0.as_ref().map_or(std::ptr::null(), Arc::as_ptr)
+    }
+
+    fn shared_by(v: &Vector<u32>, n: usize) -> Vec<Vector<u32>> {
+        (0..n).map(|_| v.clone()).collect()
+    }
+
+    #[test]
+    fn a_widely_shared_node_is_swapped_for_the_workers_copy_with_the_same_entries_and_hash() {
+        let original: Vector<u32> = [1, 2, 3].into_iter().collect();
+        let digest = original.0.digest();
+        let holders = shared_by(&original, WIDELY_SHARED);
+        let mut r = Replicas::default();
+        let mut a = original.clone();
+        a.localize(&mut r, |_| ());
+        assert_ne!(node_of(&a), node_of(&original), "copied");
+        assert_eq!(a, original);
+        assert_eq!(
+            a.0.digest(),
+            digest,
+            "the digest is carried, not recomputed"
+        );
+        // Another state holding the same node gets the same copy, and the copy is never
+        // copied again, however many states come to share it.
+        let mut b = holders[0].clone();
+        b.localize(&mut r, |_| ());
+        assert_eq!(node_of(&b), node_of(&a));
+        let many = shared_by(&a, WIDELY_SHARED);
+        let mut c = a.clone();
+        c.localize(&mut r, |_| ());
+        assert_eq!(node_of(&c), node_of(&a));
+        drop((holders, many));
+    }
+
+    #[test]
+    fn a_node_few_states_share_and_an_empty_collection_stay_as_they_are() {
+        let original: Vector<u32> = [7].into_iter().collect();
+        let _few = shared_by(&original, 2);
+        let mut r = Replicas::default();
+        let mut a = original.clone();
+        a.localize(&mut r, |_| ());
+        assert_eq!(node_of(&a), node_of(&original));
+        let mut empty: Vector<u32> = Vector::new();
+        empty.localize(&mut r, |_| ());
+        assert!(empty.is_empty() && node_of(&empty).is_null());
+    }
+
+    #[test]
+    fn the_entries_of_a_new_copy_are_localized_inside_it_and_a_mutation_leaves_the_original() {
+        let inner: Vector<u32> = [5, 6].into_iter().collect();
+        let outer: Vector<Vector<u32>> = [inner.clone(), Vector::new()].into_iter().collect();
+        let _holders: Vec<_> = (0..WIDELY_SHARED).map(|_| outer.clone()).collect();
+        let (mut r, mut ri) = (Replicas::default(), Replicas::default());
+        let mut a = outer.clone();
+        a.localize(&mut r, |v| v.localize_inner(&mut ri));
+        assert_eq!(a, outer);
+        assert_ne!(
+            node_of(&a[0]),
+            node_of(&inner),
+            "the inner node is the worker's too"
+        );
+        a[0].push_back(9);
+        assert_eq!(outer[0], inner, "copy on write still copies");
+        assert_eq!(a[0].len(), 3);
+    }
+
+    #[test]
+    fn replicas_past_the_slots_replace_the_oldest_and_every_copy_stays_equal() {
+        let mut r = Replicas::default();
+        let originals: Vec<Vector<u32>> = (0..3 * REPLICA_SLOTS as u32)
+            .map(|i| [i].into_iter().collect())
+            .collect();
+        let _holders: Vec<_> = originals
+            .iter()
+            .map(|o| shared_by(o, WIDELY_SHARED))
+            .collect();
+        let copies: Vec<Vector<u32>> = originals
+            .iter()
+            .map(|o| {
+                let mut c = o.clone();
+                c.localize(&mut r, |_| ());
+                c
+            })
+            .collect();
+        assert_eq!(copies, originals);
+        assert_eq!(r.slots.len(), REPLICA_SLOTS);
     }
 }

@@ -464,6 +464,10 @@ impl webmcp_checker::Model for WebMcpModel {
         self.safe_step(s)
     }
 
+    fn localizer(&self) -> Option<Box<dyn webmcp_checker::Localizer<State>>> {
+        Some(Box::<crate::state::Replicas>::default())
+    }
+
     fn next_state_with_footprint(
         &self,
         s: &State,

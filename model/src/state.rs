@@ -601,3 +601,44 @@ impl State {
         self.ghost.insert(g);
     }
 }
+
+/// A parallel search worker's own copies of the collections many states share
+/// ([`crate::coll::Replicas`]): one set per top-level collection of [`State`], and for the
+/// collections inside documents, queues and pending maps.
+#[derive(Default)]
+pub struct Replicas {
+    docs: crate::coll::Replicas<DocState>,
+    doc_tools: crate::coll::Replicas<(StrId, ToolDefinition)>,
+    doc_local: crate::coll::Replicas<CallId>,
+    navs: crate::coll::Replicas<NavState>,
+    queues: crate::coll::Replicas<Vector<Task>>,
+    queue: crate::coll::Replicas<Task>,
+    threads: crate::coll::Replicas<(ThreadKey, Thread)>,
+    promises: crate::coll::Replicas<PromiseState>,
+    controllers: crate::coll::Replicas<ControllerState>,
+    pending: crate::coll::Replicas<Vector<(CallId, PendingExecution)>>,
+    pending_map: crate::coll::Replicas<(CallId, PendingExecution)>,
+    bodies: crate::coll::Replicas<(CallId, Body)>,
+    ghost: crate::coll::Replicas<Ghost>,
+}
+
+impl webmcp_checker::Localizer<State> for Replicas {
+    fn localize(&mut self, s: &mut State) {
+        let (tools, local) = (&mut self.doc_tools, &mut self.doc_local);
+        s.docs.localize(&mut self.docs, |d| {
+            d.tools.localize_inner(tools);
+            d.local.localize_inner(local);
+        });
+        s.navs.localize(&mut self.navs, |_| ());
+        s.queues
+            .localize(&mut self.queues, |q| q.localize_inner(&mut self.queue));
+        s.threads.localize(&mut self.threads, |_| ());
+        s.promises.localize(&mut self.promises, |_| ());
+        s.controllers.localize(&mut self.controllers, |_| ());
+        s.pending.localize(&mut self.pending, |p| {
+            p.localize_inner(&mut self.pending_map)
+        });
+        s.bodies.localize(&mut self.bodies, |_| ());
+        s.ghost.localize(&mut self.ghost, |_| ());
+    }
+}
