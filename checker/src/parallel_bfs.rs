@@ -89,7 +89,9 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
         new
     }
 
-    /// Records a state reached at `depth` from `parent` by `action`; `true` when it is new.
+    /// Records a state reached at `depth` from `parent` by `action`; `true` when it is new
+    /// (the caller counts it in `unique`, once a chunk: one counter both workers wrote at
+    /// every new state would move between their caches each time).
     /// A state already reached at the same depth keeps the least parent, so that the
     /// recorded paths do not depend on the schedule.
     fn insert(&self, fp: u64, parent: u64, action: &A, depth: usize) -> bool {
@@ -106,8 +108,6 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
                 hint.0.store(keys, Ordering::Relaxed);
                 hint.1.store(mask, Ordering::Relaxed);
             }
-            drop(shard);
-            self.unique.fetch_add(1, Ordering::Relaxed);
         } else if link.depth == depth {
             if let Some((p, a)) = &link.parent {
                 if (parent, fingerprint(action)) < (*p, fingerprint(a)) {
@@ -277,11 +277,15 @@ fn work_on_level<M: Model>(
     let mut actions = Vec::new();
     let mut built = Vec::new();
     let mut generated = 0usize;
+    let mut found = 0usize;
     let mut localizer = model.localizer();
     'chunks: while let Some(chunk) = level.take(me) {
         // Published once a chunk, so that max_states and progress see it.
         sh.total
             .fetch_add(std::mem::take(&mut generated), Ordering::Relaxed);
+        sh.visited
+            .unique
+            .fetch_add(std::mem::take(&mut found), Ordering::Relaxed);
         for (mut s, fp) in chunk.into_states(model.codec()) {
             if let Some(l) = &mut localizer {
                 l.localize(&mut s);
@@ -348,6 +352,7 @@ fn work_on_level<M: Model>(
             generated += built.len();
             for (a, n, nfp) in built.drain(..) {
                 if sh.visited.insert(nfp, *fp, &a, depth + 1) {
+                    found += 1;
                     next.extend(filling.push(n, nfp));
                 }
             }
@@ -355,6 +360,7 @@ fn work_on_level<M: Model>(
     }
     next.extend(filling.finish());
     sh.total.fetch_add(generated, Ordering::Relaxed);
+    sh.visited.unique.fetch_add(found, Ordering::Relaxed);
     *sh.produced[me].lock().expect("no worker panics holding it") = next;
 }
 
