@@ -55,6 +55,11 @@
 //! ([`Model::persistent_action`]), sleep sets for what each action read and wrote
 //! ([`Model::next_state_with_footprint`], compared as [`footprint::Footprint`]s).
 //!
+//! Two hooks change how states are stored, never which: a byte form for the frontier
+//! ([`Model::codec`]), and a per-worker pass over each state the parallel search takes
+//! ([`Model::localizer`]), which a model whose states share storage uses to give each worker
+//! its own copies of what many states share.
+//!
 //! ## Bounds ([`limits`])
 //!
 //! A search stops early on a number of generated states, a depth, a wall-clock time, the

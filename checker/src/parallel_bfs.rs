@@ -3,7 +3,10 @@
 //! Every state of one depth (a *level*) is expanded before any state of the next: the
 //! workers take the level's states in chunks, and the successors that are new go into the
 //! next level. The visited set is a map from fingerprint to parent, split into shards with a
-//! lock each, so workers rarely wait for one another.
+//! lock each, so workers rarely wait for one another. Each worker passes every state it takes
+//! to the model's [`crate::Localizer`] first, and keeps its own counts, published once a
+//! chunk: memory that both workers write at every state (a reference count many states
+//! share, a global counter) moves between their caches each time.
 //!
 //! What this keeps of the one-thread search ([`crate::bfs`]):
 //! - **The same states, counts and depth.** The set of states of each level is a property of
