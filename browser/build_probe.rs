@@ -28,7 +28,10 @@ fn probe_browser(workspace_root: &std::path::Path) {
     }
     let modules = workspace_root.join("browser/js/node_modules");
     println!("cargo::rerun-if-changed={}", modules.display());
-    if !modules.join("webmcp-polyfill-5").exists() || !modules.join("webmcp-polyfill-legacy").exists() {
+    let installed = ["webmcp-polyfill-5", "webmcp-polyfill-legacy", "wpt-runner"]
+        .iter()
+        .all(|package| modules.join(package).exists());
+    if !installed {
         println!("cargo::rustc-cfg=webmcp_no_polyfill");
     }
 }

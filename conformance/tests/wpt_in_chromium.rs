@@ -2,9 +2,9 @@
 //! testharness.js (from the npm package `wpt-runner`, installed by `npm ci` in browser/js):
 //! each test must pass exactly where the conformance run of the same pages judges the
 //! polyfill's observation allowed by the variant the tests assert (`proposed`). Ignored when
-//! no Chromium is installed, unless WEBMCP_REQUIRE_BROWSER=1. WEBMCP_WPT_ALL=1 runs every
-//! scenario that has a browser form instead of the sample, and prints the section of
-//! docs/conformance.md that records the run.
+//! no Chromium is installed or `npm ci` has not been run, unless WEBMCP_REQUIRE_BROWSER=1.
+//! WEBMCP_WPT_ALL=1 runs every scenario that has a browser form instead of the sample, and
+//! prints the section of docs/conformance.md that records the run.
 
 use std::path::Path;
 use std::time::Duration;
@@ -34,8 +34,8 @@ const SAMPLE: &[&str] = &[
 
 #[test]
 #[cfg_attr(
-    webmcp_no_chromium,
-    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+    any(webmcp_no_chromium, webmcp_no_polyfill),
+    ignore = "needs Chromium ($WEBMCP_CHROMIUM or /usr/bin/chromium) and npm ci in browser/js (the polyfill, testharness.js); WEBMCP_REQUIRE_BROWSER=1 makes their absence a failure"
 )]
 fn emitted_tests_pass_exactly_where_the_polyfill_is_allowed_by_proposed() {
     let chromium_path = webmcp_browser::chromium_for_tests();
