@@ -290,13 +290,13 @@ fn work_on_level<M: Model>(
             .unique
             .fetch_add(std::mem::take(&mut found), Ordering::Relaxed);
         for (mut s, fp) in chunk.into_states(model.codec()) {
+            if sh.stop.load(Ordering::Relaxed) {
+                break 'chunks;
+            }
             if let Some(l) = &mut localizer {
                 l.localize(&mut s);
             }
             let (s, fp) = (&s, &fp);
-            if sh.stop.load(Ordering::Relaxed) {
-                break 'chunks;
-            }
             actions.clear();
             model.actions(s, &mut actions);
             let terminal = actions.is_empty();

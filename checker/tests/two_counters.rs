@@ -339,12 +339,23 @@ fn an_observer_sees_every_terminal_state() {
     assert!(terminal.iter().all(|s| s.halted));
 }
 
-/// A model that panics once x reaches 2 (a bug in a model): the parallel search re-raises the
-/// panic instead of waiting forever for the worker that died.
-#[derive(Clone)]
-struct Panicky;
+/// [`TwoCounters`] with instruments: a panic once x reaches 2 (a bug in a model), and a
+/// localizer that counts the states it is given.
+#[derive(Clone, Default)]
+struct Instrumented {
+    panics: bool,
+    localized: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
+}
 
-impl Model for Panicky {
+struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl webmcp_checker::Localizer<State> for Counting {
+    fn localize(&mut self, _: &mut State) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Model for Instrumented {
     type State = State;
     type Action = Action;
 
@@ -358,8 +369,13 @@ impl Model for Panicky {
 
     fn next_state(&self, s: &State, a: Action) -> Option<State> {
         let n = TwoCounters.next_state(s, a)?;
-        assert!(n.x < 2, "a bug in the model");
+        assert!(!self.panics || n.x < 2, "a bug in the model");
         Some(n)
+    }
+
+    fn localizer(&self) -> Option<Box<dyn webmcp_checker::Localizer<State>>> {
+        let counter = self.localized.clone()?;
+        Some(Box::new(Counting(counter)))
     }
 }
 
@@ -373,12 +389,16 @@ fn a_panicking_model_panics_the_parallel_search_instead_of_hanging_it() {
     let props = vec![Property {
         name: "anything",
         expectation: Expectation::Always,
-        condition: |_: &Panicky, _: &State| true,
+        condition: |_: &Instrumented, _: &State| true,
     }];
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let result = std::panic::catch_unwind(|| {
-            Checker::new(&Panicky, &props, &options).run();
+            let panicky = Instrumented {
+                panics: true,
+                ..Instrumented::default()
+            };
+            Checker::new(&panicky, &props, &options).run();
         });
         let _ = tx.send(result.is_err());
     });
@@ -471,49 +491,16 @@ fn sleep_sets_build_each_state_once_where_its_actions_commute() {
     }
 }
 
-/// [`TwoCounters`] with a localizer that counts the states it is given.
-#[derive(Clone)]
-struct Localized {
-    localized: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-}
-
-struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
-
-impl webmcp_checker::Localizer<State> for Counting {
-    fn localize(&mut self, _: &mut State) {
-        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl Model for Localized {
-    type State = State;
-    type Action = Action;
-
-    fn init_states(&self) -> Vec<State> {
-        TwoCounters.init_states()
-    }
-
-    fn actions(&self, s: &State, actions: &mut Vec<Action>) {
-        TwoCounters.actions(s, actions)
-    }
-
-    fn next_state(&self, s: &State, a: Action) -> Option<State> {
-        TwoCounters.next_state(s, a)
-    }
-
-    fn localizer(&self) -> Option<Box<dyn webmcp_checker::Localizer<State>>> {
-        Some(Box::new(Counting(self.localized.clone())))
-    }
-}
-
 #[test]
 fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
     let (_, plain) = check(&Options::default());
-    let model = Localized {
-        localized: Default::default(),
+    let localized = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let model = Instrumented {
+        localized: Some(localized.clone()),
+        ..Instrumented::default()
     };
     // A property that holds, so that the search is not cut short by deciding it.
-    let props = vec![Property::<Localized> {
+    let props = vec![Property::<Instrumented> {
         name: "x-bounded",
         expectation: Expectation::Always,
         condition: |_, s| s.x <= N,
@@ -527,7 +514,7 @@ fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
     assert_eq!(found.unique_states, plain.unique_states);
     assert!(found.discoveries[0].is_none());
     assert_eq!(
-        model.localized.load(std::sync::atomic::Ordering::Relaxed),
+        localized.load(std::sync::atomic::Ordering::Relaxed),
         plain.unique_states,
         "every state taken from the frontier, once"
     );
@@ -535,7 +522,7 @@ fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
     let one = Checker::new(&model, &props, &Options::default()).run();
     assert_eq!(one.unique_states, plain.unique_states);
     assert_eq!(
-        model.localized.load(std::sync::atomic::Ordering::Relaxed),
+        localized.load(std::sync::atomic::Ordering::Relaxed),
         plain.unique_states
     );
 }
