@@ -18,7 +18,7 @@ fn main() {
     let m = WebMcpModel::new(world, Variant::parse("seed").unwrap());
     let p = reduction_profile(&m, PROFILE_STATE_BOUND);
     println!(
-        "{path}: {} states{}; {} expanded by one safe step, {} fully ({} of them with no thread)",
+        "{path}: {} states{}; {} expanded by a persistent set, {} fully ({} of them with no thread)",
         p.states,
         if p.truncated {
             " (stopped at the bound)"

@@ -929,25 +929,23 @@ impl<M: Model> Expander<'_, '_, '_, M> {
             self.actions = actions;
             return;
         }
-        let ample = match self.options.reduction {
-            Reduction::Por => model.persistent_action(&s),
-            Reduction::None | Reduction::Sleep => None,
-        };
+        let mut ample = Vec::new();
+        let reduced =
+            self.options.reduction == Reduction::Por && model.persistent_set(&s, &mut ample);
         let next_depth = (depth + 1) as u32;
-        match ample {
-            Some((a, next)) => {
+        if reduced {
+            for (a, next) in ample {
                 let afp = fingerprint(&a);
                 let index = actions
                     .iter()
                     .position(|b| fingerprint(b) == afp)
-                    .expect("the persistent action is enabled");
+                    .expect("every action of the persistent set is enabled");
                 self.emit(fp, index as u32, &a, next, next_depth, mine);
             }
-            None => {
-                for (i, a) in actions.drain(..).enumerate() {
-                    if let Some(next) = model.next_state(&s, a.clone()) {
-                        self.emit(fp, i as u32, &a, next, next_depth, mine);
-                    }
+        } else {
+            for (i, a) in actions.drain(..).enumerate() {
+                if let Some(next) = model.next_state(&s, a.clone()) {
+                    self.emit(fp, i as u32, &a, next, next_depth, mine);
                 }
             }
         }

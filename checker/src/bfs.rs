@@ -93,6 +93,7 @@ pub(crate) fn explore<M: Model>(
     let mut depth_cut = false;
     let mut actions = Vec::new();
     let mut built = Vec::new();
+    let mut ample = Vec::new();
     let mut popped = 0u64;
     let mut sleep =
         (options.reduction == Reduction::Sleep && order == Order::Fifo && representative.is_none())
@@ -163,14 +164,11 @@ pub(crate) fn explore<M: Model>(
             total += z.expand(model, &s, fp, depth, &mut actions, &mut parents, &mut queue);
             continue;
         }
-        let ample = match options.reduction {
-            Reduction::Por => model.persistent_action(&s),
-            Reduction::None | Reduction::Sleep => None,
-        };
-        let full = ample.is_none();
-        // The ample action alone, or every enabled action.
-        let successors = ample.map(|(a, n)| (a, Some(n))).into_iter().chain(
-            actions.drain(..).filter(move |_| full).map(|a| {
+        ample.clear();
+        let reduced = options.reduction == Reduction::Por && model.persistent_set(&s, &mut ample);
+        // The persistent set alone, or every enabled action.
+        let successors = ample.drain(..).map(|(a, n)| (a, Some(n))).chain(
+            actions.drain(..).filter(move |_| !reduced).map(|a| {
                 let n = model.next_state(&s, a.clone());
                 (a, n)
             }),

@@ -51,8 +51,8 @@
 //!
 //! Symmetry reduction is a parameter ([`Checker::symmetry`]): the caller supplies the
 //! function that maps a state to the representative of its class. The two other reductions
-//! ([`Reduction`]) ask the model: partial-order reduction for an action that may go alone
-//! ([`Model::persistent_action`]), sleep sets for what each action read and wrote
+//! ([`Reduction`]) ask the model: partial-order reduction for a set of actions that may go alone
+//! ([`Model::persistent_set`]), sleep sets for what each action read and wrote
 //! ([`Model::next_state_with_footprint`], compared as [`footprint::Footprint`]s).
 //!
 //! Two hooks change how states are stored, never which: a byte form for the frontier

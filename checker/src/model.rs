@@ -30,21 +30,28 @@ pub trait Model {
     /// skipped, as if it were not enabled; the state still counts as non-terminal).
     fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State>;
 
-    /// Partial-order reduction: an enabled action of `state` that may be explored alone,
-    /// with the state it leads to; `None` (the default) explores every enabled action.
+    /// Partial-order reduction: a set of enabled actions of `state` that may be explored
+    /// instead of all of them, each with the state it leads to, appended to `set`; `false`
+    /// (the default) explores every enabled action, and `set` is then left as it was.
     ///
-    /// The engine relies on three things the model promises for the action it names:
-    /// - **persistent**: along every path from `state` that does not take it, each action
-    ///   is independent of it (the two commute, and neither enables or disables the other);
-    /// - **invisible**: it changes nothing any property the engine judges reads;
+    /// The engine relies on three things the model promises for the set it names:
+    /// - **persistent**: along every path from `state` that takes no action of the set, each
+    ///   action is independent of every action of the set (the two commute, and neither
+    ///   enables or disables the other);
+    /// - **invisible**: no action of the set changes anything any property the engine judges
+    ///   reads;
     /// - the model's state graph is **acyclic**, so no action is postponed forever.
     ///
     /// Then every terminal state stays reachable, and every sequence of property values
     /// along a path is matched, up to repetition, by a path the reduced search explores: the
     /// verdicts of always, at-termination and sometimes properties are those of the full
     /// search. Paths get no shorter, and may get longer.
-    fn persistent_action(&self, _state: &Self::State) -> Option<(Self::Action, Self::State)> {
-        None
+    fn persistent_set(
+        &self,
+        _state: &Self::State,
+        _set: &mut Vec<(Self::Action, Self::State)>,
+    ) -> bool {
+        false
     }
 
     /// Sleep sets ([`crate::Reduction::Sleep`]): [`Model::next_state`], with what the action

@@ -62,9 +62,10 @@ impl<M: Model> stateright::Model for Adapter<M> {
 
     fn actions(&self, s: &M::State, actions: &mut Vec<M::Action>) {
         if self.reduction == crate::options::Reduction::Por {
-            // stateright asks for the successor again: the one computed here is dropped.
-            if let Some((a, _)) = self.model.persistent_action(s) {
-                return actions.push(a);
+            // stateright asks for the successors again: those computed here are dropped.
+            let mut set = Vec::new();
+            if self.model.persistent_set(s, &mut set) {
+                return actions.extend(set.into_iter().map(|(a, _)| a));
             }
         }
         self.model.actions(s, actions);

@@ -279,6 +279,7 @@ fn work_on_level<M: Model>(
     let mut filling = ChunkFiller::new(codec, CHUNK);
     let mut actions = Vec::new();
     let mut built = Vec::new();
+    let mut ample = Vec::new();
     let mut generated = 0usize;
     let mut found = 0usize;
     let mut localizer = model.localizer();
@@ -329,14 +330,12 @@ fn work_on_level<M: Model>(
                 sh.stop.store(true, Ordering::Relaxed);
                 break 'chunks;
             }
-            let ample = match options.reduction {
-                Reduction::Por => model.persistent_action(s),
-                Reduction::None | Reduction::Sleep => None,
-            };
-            let full = ample.is_none();
-            // The ample action alone, or every enabled action.
-            let successors = ample.map(|(a, n)| (a, Some(n))).into_iter().chain(
-                actions.drain(..).filter(move |_| full).map(|a| {
+            ample.clear();
+            let reduced =
+                options.reduction == Reduction::Por && model.persistent_set(s, &mut ample);
+            // The persistent set alone, or every enabled action.
+            let successors = ample.drain(..).map(|(a, n)| (a, Some(n))).chain(
+                actions.drain(..).filter(move |_| !reduced).map(|a| {
                     let n = model.next_state(s, a.clone());
                     (a, n)
                 }),

@@ -62,6 +62,9 @@ pub struct WebMcpModel {
     pub mutant: Option<Mutant>,
     /// What partial-order reduction consults (`crate::reduction`).
     pub footprints: Arc<crate::reduction::Footprints>,
+    /// What the properties judged read beyond what every transition may change
+    /// (`crate::reduction::Visibility`): until told, everything.
+    pub visibility: crate::reduction::Visibility,
 }
 
 impl WebMcpModel {
@@ -71,7 +74,15 @@ impl WebMcpModel {
             world: Arc::new(world),
             variant,
             mutant: None,
+            visibility: crate::reduction::Visibility::EVERYTHING,
         }
+    }
+
+    /// This model, told what the properties it is judged by read
+    /// (`crate::reduction::Visibility`).
+    pub fn with_visibility(mut self, visibility: crate::reduction::Visibility) -> WebMcpModel {
+        self.visibility = visibility;
+        self
     }
 
     /// This model with `mutant` planted.
@@ -432,7 +443,7 @@ impl<R: Recorder> Cx<'_, R> {
 }
 
 /// Whether document `a` is a strict ancestor of document `b` in the declared tree.
-fn is_ancestor(w: &World, a: DocId, b: DocId) -> bool {
+pub(crate) fn is_ancestor(w: &World, a: DocId, b: DocId) -> bool {
     let mut cur = w.navs[w.docs[b.index()].nav.index()].container;
     while let Some(d) = cur {
         if d == a {
@@ -460,8 +471,8 @@ impl webmcp_checker::Model for WebMcpModel {
         Some(self.apply(s, a, &mut ()))
     }
 
-    fn persistent_action(&self, s: &State) -> Option<(Action, State)> {
-        self.safe_step(s)
+    fn persistent_set(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
+        self.persistent_steps(s, set)
     }
 
     fn localizer(&self) -> Option<Box<dyn webmcp_checker::Localizer<State>>> {

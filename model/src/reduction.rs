@@ -30,9 +30,17 @@
 //! A write that leaves a value as it was does not show in (1); every such write in a
 //! thread step is to a location the same step reads (a pending map entry, a local map),
 //! and none of those steps has declared reads, so none is ever safe.
+//!
+//! Where no step is safe alone, [`WebMcpModel::persistent_steps`] looks for a set of steps
+//! that queue tasks (notifications, `register-tool#20.2`, the completion steps' queuing) and
+//! may go first together: each changes only its thread and the tails of queues, reads what
+//! nothing else can still write, and queues only on event loops nothing outside the set can
+//! still queue on; what reads a queue or a thread's existence cannot tell the orders apart;
+//! and no property sees the tasks queued or the thread ended ([`Visibility`], which the
+//! driver sets from the catalogue). `docs/model.md` §7 gives each condition and the argument.
 
 use crate::machine::{Action, WebMcpModel};
-use crate::state::{AbortStep, ScriptStatus, State};
+use crate::state::{AbortStep, ScriptStatus, State, TaskKind};
 use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, Op, World};
 
@@ -75,13 +83,22 @@ pub struct Footprints {
     /// Controllers some tool body aborts: a body may run whenever its tool is executed, so
     /// these count as abortable from every state (an over-approximation, hence sound).
     body_aborts: u64,
+    /// Per document: its event loop's bit.
+    agent_of_doc: Vec<u64>,
+    /// Per tab: the bits of the event loops of the documents in it.
+    agents_of_tab: Vec<u64>,
+    /// Per document, per statement index (and one past the end): the event loops on which
+    /// the rest of its script, and what that starts, can still queue a task.
+    script_queues: Vec<Vec<u64>>,
+    /// Whether the scenario lets the environment intervene at all.
+    interventions: bool,
 }
 
 const fn bit(i: usize) -> u64 {
     1 << i
 }
 
-// Documents, tabs and controllers each fit one bit of a u64.
+// Documents (and so event loops), tabs and controllers each fit one bit of a u64.
 const _: () = assert!(crate::limits::MAX_DOCUMENTS <= u64::BITS as usize);
 const _: () = assert!(crate::limits::MAX_TABS <= u64::BITS as usize);
 const _: () = assert!(crate::limits::MAX_CONTROLLERS <= u64::BITS as usize);
@@ -132,11 +149,56 @@ impl Footprints {
                 }
             }
         }
+        let agent_of_doc: Vec<u64> = w.docs.iter().map(|d| bit(d.agent.index())).collect();
+        let agents_of_tab: Vec<u64> = docs_of_tab
+            .iter()
+            .map(|docs| {
+                (0..w.docs.len())
+                    .filter(|d| docs & bit(*d) != 0)
+                    .fold(0, |m, d| m | agent_of_doc[d])
+            })
+            .collect();
+        let script_queues = w
+            .docs
+            .iter()
+            .map(|doc| {
+                let mut out = vec![0u64; doc.script.len() + 1];
+                for (i, op) in doc.script.iter().enumerate().rev() {
+                    out[i] = out[i + 1]
+                        | match op {
+                            // A registration (or the unregistration its signal may start at
+                            // once) notifies the documents of the ModelContext's tab and
+                            // resolves on that document's loop (`register-tool#20`).
+                            Op::Register(r) => {
+                                let d = w.calls[r.call.index()].doc.index();
+                                let tab = tab_of_doc[d].trailing_zeros() as usize;
+                                agents_of_tab[tab] | agent_of_doc[d]
+                            }
+                            Op::Await(_) | Op::AwaitToolchange => 0,
+                            // Executions, getTools, aborts and tree changes: anywhere.
+                            Op::GetTools(_)
+                            | Op::Execute(_)
+                            | Op::Abort(_)
+                            | Op::RemoveIframe(_)
+                            | Op::Navigate(_) => u64::MAX,
+                        };
+                }
+                out
+            })
+            .collect();
+        let interventions = !(w.env.abort.is_empty()
+            && w.env.remove_iframe.is_empty()
+            && w.env.navigate.is_empty()
+            && w.env.bfcache.is_empty());
         Footprints {
             tab_of_doc,
             docs_of_tab,
             suffixes,
             body_aborts,
+            agent_of_doc,
+            agents_of_tab,
+            script_queues,
+            interventions,
         }
     }
 }
@@ -440,4 +502,274 @@ fn only_thread_changed(s: &State, next: &State, key: ThreadKey) -> bool {
             .iter()
             .zip(next.threads.iter())
             .all(|((k1, t1), (k2, t2))| k1 == k2 && (*k1 == key || t1 == t2))
+}
+
+/// What the properties being judged read of the state a queuing step changes beyond its
+/// thread's locals: queued tasks, and which threads exist. A catalogue states its own
+/// (`webmcp_properties::catalogue::VISIBILITY`, `docs/model.md` §7); a model that has not
+/// been told ([`Visibility::EVERYTHING`]) never takes a step that queues a task or ends its
+/// thread alone.
+#[derive(Clone, Copy)]
+pub struct Visibility {
+    /// Whether some property reads the queued tasks of this kind.
+    pub queued_task: fn(&TaskKind) -> bool,
+    /// Whether some property reads whether thread `key` exists, in any state whose
+    /// documents' lifecycles are those of `s`.
+    pub thread: fn(&World, &State, ThreadKey) -> bool,
+}
+
+impl Visibility {
+    /// Properties may read every queued task and every thread.
+    pub const EVERYTHING: Visibility = Visibility {
+        queued_task: |_| true,
+        thread: |_, _, _| true,
+    };
+    /// No property reads a queued task or a thread (for the tests of persistence alone).
+    pub const NOTHING: Visibility = Visibility {
+        queued_task: |_| false,
+        thread: |_, _, _| false,
+    };
+}
+
+impl std::fmt::Debug for Visibility {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Visibility")
+    }
+}
+
+/// What a queuing step reads, for the thread steps that may join a [`queuing_steps`] set;
+/// `None` for every other step.
+///
+/// [`queuing_steps`]: WebMcpModel::queuing_steps
+fn queuing_reads(w: &World, f: &Footprints, t: &Thread) -> Option<Classes> {
+    let tree = |d: DocId| Classes {
+        trees: f.tab_of_doc[d.index()],
+        tools: 0,
+    };
+    match t {
+        // notify-tool-change#2–#3.3 as in `reads`; queuing (`#3.3`) reads the lifecycle of a
+        // document of the same tab.
+        Thread::Notify {
+            owner,
+            pc: NotifyPc::Start | NotifyPc::Visit(_),
+            ..
+        } => Some(tree(*owner)),
+        // register-tool#20.2 queues on the ModelContext's document (its lifecycle).
+        Thread::Notify {
+            owner,
+            cause,
+            pc: NotifyPc::ResolveRegistration,
+            ..
+        } => Some(tree(*owner).union(tree(w.calls[cause.index()].doc))),
+        // execute-tool#16.10.3–#16.10.4 queue on the caller (its lifecycle).
+        Thread::Completion(proc) if matches!(proc.pc, CompletionPc::Queue) => {
+            Some(tree(w.calls[proc.uuid.index()].doc))
+        }
+        _ => None,
+    }
+}
+
+/// The event loops on which thread `t`, from its current step on, and the tasks it queues
+/// can still queue a task (over-approximated: `u64::MAX` is every loop).
+fn thread_queues(w: &World, f: &Footprints, t: &Thread) -> u64 {
+    match t {
+        // Toolchange tasks at the documents of the owner's tab, the registration's resolution
+        // on its ModelContext's document; running either queues nothing.
+        Thread::Notify { owner, cause, .. } => {
+            let tab = f.tab_of_doc[owner.index()].trailing_zeros() as usize;
+            f.agents_of_tab[tab] | f.agent_of_doc[w.calls[cause.index()].doc.index()]
+        }
+        // get-tools#8.5 resolves on the requestor's loop.
+        Thread::GetTools { requestor, .. } => f.agent_of_doc[requestor.index()],
+        // execute-tool#16.10.3–#16.10.4 settle on the caller's loop.
+        Thread::Completion(proc) => f.agent_of_doc[w.calls[proc.uuid.index()].doc.index()],
+        // Executions, cancellations and cleanups start tool bodies and further threads.
+        Thread::Execute { .. } | Thread::Cancel(_) | Thread::Cleanup { .. } => u64::MAX,
+    }
+}
+
+/// The event loops on which something other than a thread can still queue a task, from `s`
+/// on: scripts from their current statement (and the threads they start), queued tasks that
+/// run tool bodies or cancel, tool bodies still to settle, the environment.
+fn queues_without_threads(w: &World, f: &Footprints, s: &State) -> u64 {
+    if (f.interventions && s.env.interventions_left > 0)
+        || s.bodies.iter().any(|(_, b)| !b.settled)
+        || s.queues.iter().flatten().any(|t| {
+            matches!(
+                t.kind,
+                TaskKind::RunToolExecuteSteps { .. } | TaskKind::CancelLocal { .. }
+            )
+        })
+    {
+        return u64::MAX;
+    }
+    let _ = w;
+    let mut out = 0;
+    for (d, doc) in s.docs.iter().enumerate() {
+        if matches!(
+            doc.script.status,
+            ScriptStatus::Finished | ScriptStatus::Threw
+        ) {
+            continue;
+        }
+        let table = &f.script_queues[d];
+        out |= table[(doc.script.pc as usize).min(table.len() - 1)];
+    }
+    out
+}
+
+/// A step that may join a set of queuing steps: its action, the state it leads to, and the
+/// event loops it queues on.
+struct Queuing {
+    key: ThreadKey,
+    next: State,
+    queues: u64,
+}
+
+impl WebMcpModel {
+    /// The persistent set [`webmcp_checker::Model::persistent_set`] names: a safe step alone
+    /// if there is one, else a set of queuing steps ([`WebMcpModel::queuing_steps`]).
+    pub fn persistent_steps(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
+        if let Some(step) = self.safe_step(s) {
+            set.push(step);
+            return true;
+        }
+        let steps = self.queuing_steps(s);
+        if steps.is_empty() {
+            return false;
+        }
+        set.extend(steps.into_iter().map(|q| (Action::Step(q.key), q.next)));
+        true
+    }
+
+    /// A set of thread steps that each change only their own thread (its locals, or its end)
+    /// and append tasks to event loops' queues, taken together where nothing outside the set
+    /// can still queue on those loops (`docs/model.md` §7); empty when there is none.
+    fn queuing_steps(&self, s: &State) -> Vec<Queuing> {
+        let (w, f) = (&*self.world, &*self.footprints);
+        let mut future = None;
+        let mut set: Vec<Queuing> = Vec::new();
+        for (key, thread) in s.threads.iter() {
+            let Some(r) = queuing_reads(w, f, thread) else {
+                continue;
+            };
+            let future = *future.get_or_insert_with(|| future_of(w, f, s));
+            if r.trees & future.writes.trees != 0 || r.tools & future.writes.tools != 0 {
+                continue;
+            }
+            match thread {
+                // Running register-tool#20.2's task reads whether this thread exists and
+                // which toolchange tasks of its cause are queued.
+                Thread::Notify { cause, .. } => {
+                    let resolving = s.queues.iter().flatten().any(
+                        |t| matches!(t.kind, TaskKind::ResolveRegister { call } if call == *cause),
+                    );
+                    if resolving {
+                        continue;
+                    }
+                }
+                // Unloading cleanup reads whether this thread exists (`unload-cleanup#2.3`),
+                // and a new start of the completion steps would take its key.
+                Thread::Completion(proc) => {
+                    let cleanup = s
+                        .threads
+                        .keys()
+                        .any(|k| matches!(k, ThreadKey::Cleanup(..)));
+                    if cleanup
+                        || future.writes.trees != 0
+                        || entry_may_change(w, s, &future, *key, proc.uuid, proc.target)
+                    {
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            let next = self.apply(s, Action::Step(*key), &mut ());
+            if let Some(queues) = self.only_thread_and_queued(s, &next, *key) {
+                set.push(Queuing {
+                    key: *key,
+                    next,
+                    queues,
+                });
+            }
+        }
+        if set.is_empty() {
+            return set;
+        }
+        // Nothing outside the set may queue where a step of the set queues; a step that
+        // leaves the set is outside it, so repeat until no step leaves.
+        let elsewhere = queues_without_threads(w, f, s);
+        loop {
+            let mut outside = elsewhere;
+            for (key, thread) in s.threads.iter() {
+                if !set.iter().any(|q| q.key == *key) {
+                    outside |= thread_queues(w, f, thread);
+                }
+            }
+            let before = set.len();
+            set.retain(|q| q.queues & outside == 0);
+            if set.len() == before || set.is_empty() {
+                return set;
+            }
+        }
+    }
+
+    /// The event loops on whose queues `next` appends to `s`, if `next` differs from `s`
+    /// only by that and by thread `key` (moved on, or ended), and no property sees either.
+    fn only_thread_and_queued(&self, s: &State, next: &State, key: ThreadKey) -> Option<u64> {
+        let same = s.docs == next.docs
+            && s.navs == next.navs
+            && s.promises == next.promises
+            && s.controllers == next.controllers
+            && s.pending == next.pending
+            && s.bodies == next.bodies
+            && s.env == next.env
+            && s.ghost == next.ghost;
+        if !same {
+            return None;
+        }
+        let ended = !next.threads.contains_key(&key);
+        let others_before = s.threads.iter().filter(|(k, _)| **k != key);
+        let others_after = next.threads.iter().filter(|(k, _)| **k != key);
+        if !others_before.eq(others_after) {
+            return None;
+        }
+        if ended && (self.visibility.thread)(&self.world, s, key) {
+            return None;
+        }
+        let mut queues = 0u64;
+        for (agent, (before, after)) in s.queues.iter().zip(next.queues.iter()).enumerate() {
+            if before == after {
+                continue;
+            }
+            let n = before.len();
+            if after.len() <= n || before.iter().zip(after.iter()).any(|(x, y)| x != y) {
+                return None;
+            }
+            for task in after.iter().skip(n) {
+                if (self.visibility.queued_task)(&task.kind) || self.heard_late(before, task) {
+                    return None;
+                }
+            }
+            queues |= bit(agent);
+        }
+        Some(queues)
+    }
+
+    /// Whether running a task already queued (`before`) would look for `task`: a toolchange
+    /// task looks for one of the same cause queued at an ancestor (`notify-tool-change#3.3`,
+    /// the ordering example).
+    fn heard_late(
+        &self,
+        before: &crate::coll::Vector<crate::state::Task>,
+        task: &crate::state::Task,
+    ) -> bool {
+        let TaskKind::FireToolchange { cause, registered } = task.kind else {
+            return false;
+        };
+        before.iter().any(|t| {
+            matches!(t.kind, TaskKind::FireToolchange { cause: c, registered: r } if c == cause && r == registered)
+                && crate::machine::is_ancestor(&self.world, task.doc, t.doc)
+        })
+    }
 }

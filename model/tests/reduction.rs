@@ -18,7 +18,9 @@ use std::collections::{HashSet, VecDeque};
 
 use common::{enabled, every_variant, reachable, standard_worlds};
 use webmcp_model::machine::Action;
+use webmcp_model::reduction::Visibility;
 use webmcp_model::state::State;
+use webmcp_model::threads::ThreadKey;
 use webmcp_model::WebMcpModel;
 
 /// How many other actions a safe step is commuted past, on every path.
@@ -158,4 +160,104 @@ fn a_safe_step_commutes_with_every_path_that_does_not_take_it() {
         }
     }
     assert!(regions > 1_000, "{regions} states with a safe step");
+}
+
+/// The sets of queuing steps (`webmcp_model::reduction`, `docs/model.md` §7), persistence
+/// exactly: from every state where the model names such a set `T`, every state reachable by
+/// actions outside `T` still enables each action of `T`, and there each commutes with every
+/// enabled action outside `T`. Every step of the set changes nothing but its own thread and
+/// the tails of event loops' queues. Under [`Visibility::NOTHING`], so that the steps every
+/// property would see (which a catalogue keeps out of the sets) are checked too.
+#[test]
+fn a_set_of_queuing_steps_commutes_with_every_path_that_takes_none_of_them() {
+    let (mut regions, mut larger) = (0usize, 0usize);
+    for world in standard_worlds() {
+        for variant in every_variant() {
+            let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
+            let Some(states) = reachable(&m, MAX_STATES) else {
+                continue;
+            };
+            let name = format!("{} under {}", world.name, variant.name());
+            let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
+            for s in &states {
+                if m.safe_step(s).is_some() {
+                    continue;
+                }
+                let mut set = Vec::new();
+                if !m.persistent_steps(s, &mut set) {
+                    continue;
+                }
+                regions += 1;
+                larger += usize::from(set.len() > 1);
+                for (a, t) in &set {
+                    assert_eq!(*t, m.apply(s, *a, &mut ()), "{name}: {a:?}");
+                    let Action::Step(key) = *a else {
+                        panic!("{name}: a queuing step that is not a thread's step: {a:?}");
+                    };
+                    assert_only_thread_and_queue_tails(s, t, key, &name);
+                }
+                let ample: Vec<Action> = set.iter().map(|(a, _)| *a).collect();
+                let mut queue = VecDeque::from([s.clone()]);
+                while let Some(here) = queue.pop_front() {
+                    if !checked.insert((here.clone(), ample.clone())) {
+                        continue;
+                    }
+                    let outside: Vec<Action> = enabled(&m, &here)
+                        .into_iter()
+                        .filter(|b| !ample.contains(b))
+                        .collect();
+                    for &a in &ample {
+                        assert!(
+                            m.is_enabled(&here, a),
+                            "{name}: {a:?} is disabled by a path that takes no step of {ample:?}, at {here:?}"
+                        );
+                        let after_a = m.apply(&here, a, &mut ());
+                        for &b in &outside {
+                            assert!(
+                                m.is_enabled(&after_a, b),
+                                "{name}: {a:?} of {ample:?} disables {b:?} at {here:?}"
+                            );
+                            let after_b = m.apply(&here, b, &mut ());
+                            assert_eq!(
+                                m.apply(&after_a, b, &mut ()),
+                                m.apply(&after_b, a, &mut ()),
+                                "{name}: {a:?} of {ample:?} and {b:?} do not commute at {here:?}"
+                            );
+                        }
+                    }
+                    for b in outside {
+                        queue.push_back(m.apply(&here, b, &mut ()));
+                    }
+                }
+            }
+        }
+    }
+    // Not vacuous: sets are named on many states, some of more than one step.
+    assert!(
+        regions > 1_000,
+        "{regions} states with a set of queuing steps"
+    );
+    assert!(larger > 100, "{larger} sets of more than one step");
+    eprintln!("{regions} states with a set of queuing steps, {larger} of more than one");
+}
+
+/// `next` differs from `s` only in thread `key` (moved on or ended) and in tasks appended to
+/// the end of queues.
+fn assert_only_thread_and_queue_tails(s: &State, next: &State, key: ThreadKey, name: &str) {
+    let mut s_rest = s.clone();
+    let mut next_rest = next.clone();
+    s_rest.threads.remove(&key);
+    next_rest.threads.remove(&key);
+    for (before, after) in s.queues.iter().zip(next.queues.iter()) {
+        assert!(
+            after.len() >= before.len() && before.iter().zip(after.iter()).all(|(x, y)| x == y),
+            "{name}: Step({key:?}) changed a queue other than at its end"
+        );
+    }
+    s_rest.queues = Default::default();
+    next_rest.queues = Default::default();
+    assert_eq!(
+        s_rest, next_rest,
+        "{name}: Step({key:?}) changed shared state"
+    );
 }

@@ -130,6 +130,7 @@ pub fn check_with_progress(
     progress: &mut dyn FnMut(Progress),
 ) -> ScenarioResult {
     let start = std::time::Instant::now();
+    let model = model.with_visibility(crate::catalogue::VISIBILITY);
     let engine = options.engine();
     let props = engine_properties();
     let symmetry = options
@@ -161,6 +162,10 @@ pub fn check_distributed(
     progress: Option<ProgressFn>,
 ) -> Result<Option<(Vec<ScenarioResult>, Traffic)>, ClusterError> {
     let props = engine_properties().to_vec();
+    let models: Vec<WebMcpModel> = models
+        .into_iter()
+        .map(|m| m.with_visibility(crate::catalogue::VISIBILITY))
+        .collect();
     let run = webmcp_checker_timely::explore_with_progress(
         models.clone(),
         props,

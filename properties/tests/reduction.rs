@@ -94,6 +94,79 @@ fn no_property_sees_a_safe_step() {
     assert!(seen > 1_000, "{seen} safe steps");
 }
 
+type Predicate = fn(&WebMcpModel, &webmcp_model::state::State) -> bool;
+
+/// The catalogue's side of the contract for sets of queuing steps: under the catalogue's
+/// [`webmcp_properties::catalogue::VISIBILITY`], no property and no witness tells a state
+/// from its successor by a step of the set, at the state and at every state reached from
+/// it without taking a step of the set (up to `REGION` states from each).
+#[test]
+fn no_property_sees_a_queuing_step_on_any_path_that_takes_none() {
+    const REGION: usize = 2_000;
+    let props = webmcp_properties::properties();
+    let predicates: Vec<(&str, Predicate)> = props
+        .iter()
+        .map(|p| (p.name, p.holds))
+        .chain(props.iter().filter_map(|p| match p.witness {
+            webmcp_properties::catalogue::Witness::State { holds, .. } => Some((p.name, holds)),
+            _ => None,
+        }))
+        .collect();
+    let (mut sets, mut checked) = (0usize, 0usize);
+    for world in standard_worlds() {
+        for variant in [Variant::SEED, Variant::proposed()] {
+            let m = WebMcpModel::new(world.clone(), variant)
+                .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+            let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+            let mut visited = std::collections::HashSet::new();
+            while let Some(s) = queue.pop_front() {
+                if !visited.insert(s.clone()) || visited.len() > 30_000 {
+                    continue;
+                }
+                let mut set = Vec::new();
+                if m.safe_step(&s).is_none() && m.persistent_steps(&s, &mut set) {
+                    sets += 1;
+                    let ample: Vec<_> = set.iter().map(|(a, _)| *a).collect();
+                    let mut region = std::collections::VecDeque::from([s.clone()]);
+                    let mut seen = std::collections::HashSet::new();
+                    while let Some(here) = region.pop_front() {
+                        if seen.len() >= REGION || !seen.insert(here.clone()) {
+                            continue;
+                        }
+                        let mut actions = Vec::new();
+                        m.enabled_actions(&here, &mut actions);
+                        for &a in &ample {
+                            let after = m.apply(&here, a, &mut ());
+                            checked += 1;
+                            for (name, holds) in &predicates {
+                                assert_eq!(
+                                    holds(&m, &here),
+                                    holds(&m, &after),
+                                    "{} under {}: {name} sees {a:?} of {ample:?} at {here:?}",
+                                    world.name,
+                                    variant.name()
+                                );
+                            }
+                        }
+                        region.extend(
+                            actions
+                                .into_iter()
+                                .filter(|b| !ample.contains(b))
+                                .map(|b| m.apply(&here, b, &mut ())),
+                        );
+                    }
+                }
+                let mut actions = Vec::new();
+                m.enabled_actions(&s, &mut actions);
+                queue.extend(actions.into_iter().map(|a| m.apply(&s, a, &mut ())));
+            }
+        }
+    }
+    // Not vacuous: the catalogue leaves many queuing steps to the reduction.
+    assert!(sets > 1_000, "{sets} sets of queuing steps");
+    eprintln!("{sets} sets of queuing steps, {checked} steps checked along their regions");
+}
+
 #[test]
 fn the_reduction_changes_no_verdict_of_the_draft() {
     compare(&[Variant::SEED]);

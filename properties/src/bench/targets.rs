@@ -142,7 +142,7 @@ pub struct ReductionProfile {
     pub states: usize,
     /// Whether the profile stopped at its state bound before visiting every state.
     pub truncated: bool,
-    /// States expanded by one safe step.
+    /// States expanded by a persistent set (a safe step alone, or queuing steps together).
     pub reduced: usize,
     /// States expanded fully (with at least one enabled action).
     pub full: usize,
@@ -504,10 +504,12 @@ fn parallel_target(exe: &Path, plan: &Plan) -> Result<Outcome, ChildError> {
     })
 }
 
-/// Explores `model` with partial-order reduction, breadth-first, visiting at most
-/// `max_states` states, and at each state it expands fully counts why each thread's step is
-/// not safe (`webmcp_model::reduction::Blocker`).
+/// Explores `model` with partial-order reduction (under the catalogue's
+/// [`crate::catalogue::VISIBILITY`]), breadth-first, visiting at most `max_states` states,
+/// and at each state it expands fully counts why each thread's step is not safe alone
+/// (`webmcp_model::reduction::Blocker`).
 pub fn reduction_profile(model: &WebMcpModel, max_states: usize) -> ReductionProfile {
+    let model = &model.clone().with_visibility(crate::catalogue::VISIBILITY);
     let init = model.initial_state();
     let mut seen = HashSet::from([fingerprint(&init)]);
     let mut queue = VecDeque::from([init]);
@@ -516,12 +518,13 @@ pub fn reduction_profile(model: &WebMcpModel, max_states: usize) -> ReductionPro
     let mut actions = Vec::new();
     let mut truncated = false;
     while let Some(s) = queue.pop_front() {
-        let successors = match model.safe_step(&s) {
-            Some((_, next)) => {
+        let mut set = Vec::new();
+        let successors: Vec<_> = match model.persistent_steps(&s, &mut set) {
+            true => {
                 reduced += 1;
-                vec![next]
+                set.into_iter().map(|(_, next)| next).collect()
             }
-            None => {
+            false => {
                 actions.clear();
                 model.enabled_actions(&s, &mut actions);
                 if !actions.is_empty() {
@@ -590,7 +593,7 @@ pub fn markdown(report: &Report, machine: &Machine, command: &str) -> String {
              below the target's.\n\n",
         );
         out.push_str(
-            "| scenario | states (por) | expanded by one safe step | fully expanded | of which with no thread | why the threads there are not safe (thread-states) |\n|---|--:|--:|--:|--:|---|\n",
+            "| scenario | states (por) | expanded by a persistent set | fully expanded | of which with no thread | why the threads there are not safe (thread-states) |\n|---|--:|--:|--:|--:|---|\n",
         );
         for p in &report.profiles {
             let why: Vec<String> = p

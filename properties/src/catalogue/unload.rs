@@ -88,20 +88,32 @@ fn nothing_left_at_end(_: &WebMcpModel, s: &State) -> bool {
 
 /// Whether every thread started by document `d`, or started for it, has finished.
 fn threads_of_done(w: &World, s: &State, d: DocId) -> bool {
-    !s.threads.keys().any(|k| match *k {
+    !s.threads.keys().any(|k| is_thread_of(w, s, *k, d))
+}
+
+/// Whether thread `k` was started by document `d`, or for it.
+fn is_thread_of(w: &World, s: &State, k: ThreadKey, d: DocId) -> bool {
+    match k {
         ThreadKey::Cleanup(doc, _) => doc == d,
         ThreadKey::Completion(c) => w.calls[c.index()].doc == d,
         // Started by d's own cleanup for an execution d was the target of.
         ThreadKey::CleanupCompletion(c, _) => {
             w.calls[c.index()].doc == d
-                || matches!(s.threads.get(k), Some(webmcp_model::threads::Thread::Completion(p)) if p.target == d)
+                || matches!(s.threads.get(&k), Some(webmcp_model::threads::Thread::Completion(p)) if p.target == d)
         }
         ThreadKey::Register(c)
         | ThreadKey::Unregister(c)
         | ThreadKey::GetTools(c)
         | ThreadKey::Execute(c)
         | ThreadKey::CancelOnAbort(c) => w.calls[c.index()].doc == d,
-    })
+    }
+}
+
+/// Whether some property reads whether thread `k` exists: only [`threads_of_done`] does,
+/// and only for destroyed documents.
+pub(super) fn thread_is_read(w: &World, s: &State, k: ThreadKey) -> bool {
+    DocId::all(w.docs.len())
+        .any(|d| s.doc(d).lifecycle == Lifecycle::Destroyed && is_thread_of(w, s, k, d))
 }
 
 fn destroyed_and_quiet<'a>(w: &'a World, s: &'a State) -> impl Iterator<Item = DocId> + 'a {
