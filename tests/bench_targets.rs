@@ -108,7 +108,8 @@ fn each_target_is_judged_by_what_its_runs_measured() {
         "webmcp-check bench --targets",
     );
     assert_eq!(md.matches("| **missed** |").count(), 2, "{md}");
-    assert!(md.contains("| family-iframes-2 | 951 |"), "{md}");
+    // 952 states without the reduction; the notifications queue together where nothing else can.
+    assert!(md.contains("| family-iframes-2 | 794 |"), "{md}");
 }
 
 #[test]
