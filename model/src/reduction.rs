@@ -376,8 +376,15 @@ pub enum Blocker {
     /// It reads an execution's pending map entry that something else can still write.
     EntryMayChange,
     /// On this state it writes shared state (queues a task, ends its thread, records a
-    /// ghost fact).
+    /// ghost fact); as a queuing step, shared state beyond its thread and queues' tails.
     WritesShared,
+    /// It queues on an event loop something outside the set can still queue on.
+    OthersMayQueue,
+    /// A property reads the task it queues, or whether its thread still runs.
+    SeenByAProperty,
+    /// A queued task, or a cleanup or completion steps that may still start, reads what it
+    /// writes (its thread, or the toolchange tasks of its cause).
+    ReadByATask,
 }
 
 impl std::fmt::Display for Blocker {
@@ -395,17 +402,39 @@ impl std::fmt::Display for Blocker {
             Blocker::WritesShared => {
                 f.write_str("writes shared state here (queues a task, ends its thread)")
             }
+            Blocker::OthersMayQueue => {
+                f.write_str("queues where something else can still queue (the order shows)")
+            }
+            Blocker::SeenByAProperty => {
+                f.write_str("a property reads the task it queues or its thread's end")
+            }
+            Blocker::ReadByATask => {
+                f.write_str("a task or cleanup that can still run reads what it writes")
+            }
         }
     }
 }
 
 impl WebMcpModel {
-    /// For each thread of `s`, why its step is not safe (`None`: it is).
+    /// For each thread of `s`, why its step is neither safe alone nor a member of the set of
+    /// queuing steps (`None`: it is one or the other). A step that may only ever go alone
+    /// reports why it is not safe; one that may also queue with others, why it did not.
     pub fn blockers(&self, s: &State) -> Vec<(ThreadKey, Option<Blocker>)> {
         let mut future = None;
+        let mut kept_out = Vec::new();
+        let set = self.queuing_steps(s, Some(&mut kept_out));
         s.threads
             .iter()
-            .map(|(key, thread)| (*key, self.try_step(s, *key, thread, &mut future).err()))
+            .map(|(key, thread)| {
+                let alone = self.try_step(s, *key, thread, &mut future).err();
+                let why = alone
+                    .filter(|_| !set.iter().any(|q| q.key == *key))
+                    .map(|b| match kept_out.iter().find(|(k, _)| k == key) {
+                        Some((_, queuing)) => *queuing,
+                        None => b,
+                    });
+                (*key, why)
+            })
             .collect()
     }
 
@@ -477,11 +506,11 @@ fn likely_queues(w: &World, s: &State, t: &Thread) -> bool {
 
 fn kind_name(t: &Thread) -> &'static str {
     match t {
-        Thread::Notify { .. } => "notify (resolving the registration)",
+        Thread::Notify { .. } => "notify (queuing)",
         Thread::GetTools { .. } => "getTools (finishing the walk)",
         Thread::Execute { .. } => "execute (storing the pending execution or queuing)",
         Thread::Cancel(_) => "cancel a pending tool execution",
-        Thread::Completion(_) => "completion steps (removing the entry or queuing)",
+        Thread::Completion(_) => "completion steps (removing the entry)",
         Thread::Cleanup { .. } => "unloading cleanup",
     }
 }
@@ -591,7 +620,7 @@ fn thread_queues(w: &World, f: &Footprints, t: &Thread) -> u64 {
 /// The event loops on which something other than a thread can still queue a task, from `s`
 /// on: scripts from their current statement (and the threads they start), queued tasks that
 /// run tool bodies or cancel, tool bodies still to settle, the environment.
-fn queues_without_threads(w: &World, f: &Footprints, s: &State) -> u64 {
+fn queues_without_threads(f: &Footprints, s: &State) -> u64 {
     if (f.interventions && s.env.interventions_left > 0)
         || s.bodies.iter().any(|(_, b)| !b.settled)
         || s.queues.iter().flatten().any(|t| {
@@ -603,7 +632,6 @@ fn queues_without_threads(w: &World, f: &Footprints, s: &State) -> u64 {
     {
         return u64::MAX;
     }
-    let _ = w;
     let mut out = 0;
     for (d, doc) in s.docs.iter().enumerate() {
         if matches!(
@@ -634,7 +662,7 @@ impl WebMcpModel {
             set.push(step);
             return true;
         }
-        let steps = self.queuing_steps(s);
+        let steps = self.queuing_steps(s, None);
         if steps.is_empty() {
             return false;
         }
@@ -644,8 +672,13 @@ impl WebMcpModel {
 
     /// A set of thread steps that each change only their own thread (its locals, or its end)
     /// and append tasks to event loops' queues, taken together where nothing outside the set
-    /// can still queue on those loops (`docs/model.md` §7); empty when there is none.
-    fn queuing_steps(&self, s: &State) -> Vec<Queuing> {
+    /// can still queue on those loops (`docs/model.md` §7); empty when there is none. Each
+    /// step that might have joined and did not is put in `kept_out` with the reason.
+    fn queuing_steps(
+        &self,
+        s: &State,
+        mut kept_out: Option<&mut Vec<(ThreadKey, Blocker)>>,
+    ) -> Vec<Queuing> {
         let (w, f) = (&*self.world, &*self.footprints);
         let mut future = None;
         let mut set: Vec<Queuing> = Vec::new();
@@ -654,43 +687,13 @@ impl WebMcpModel {
                 continue;
             };
             let future = *future.get_or_insert_with(|| future_of(w, f, s));
-            if r.trees & future.writes.trees != 0 || r.tools & future.writes.tools != 0 {
-                continue;
-            }
-            match thread {
-                // Running register-tool#20.2's task reads whether this thread exists and
-                // which toolchange tasks of its cause are queued.
-                Thread::Notify { cause, .. } => {
-                    let resolving = s.queues.iter().flatten().any(
-                        |t| matches!(t.kind, TaskKind::ResolveRegister { call } if call == *cause),
-                    );
-                    if resolving {
-                        continue;
+            match self.try_queuing(s, *key, thread, r, &future) {
+                Ok(q) => set.push(q),
+                Err(b) => {
+                    if let Some(out) = kept_out.as_deref_mut() {
+                        out.push((*key, b));
                     }
                 }
-                // Unloading cleanup reads whether this thread exists (`unload-cleanup#2.3`),
-                // and a new start of the completion steps would take its key.
-                Thread::Completion(proc) => {
-                    let cleanup = s
-                        .threads
-                        .keys()
-                        .any(|k| matches!(k, ThreadKey::Cleanup(..)));
-                    if cleanup
-                        || future.writes.trees != 0
-                        || entry_may_change(w, s, &future, *key, proc.uuid, proc.target)
-                    {
-                        continue;
-                    }
-                }
-                _ => {}
-            }
-            let next = self.apply(s, Action::Step(*key), &mut ());
-            if let Some(queues) = self.only_thread_and_queued(s, &next, *key) {
-                set.push(Queuing {
-                    key: *key,
-                    next,
-                    queues,
-                });
             }
         }
         if set.is_empty() {
@@ -698,7 +701,7 @@ impl WebMcpModel {
         }
         // Nothing outside the set may queue where a step of the set queues; a step that
         // leaves the set is outside it, so repeat until no step leaves.
-        let elsewhere = queues_without_threads(w, f, s);
+        let elsewhere = queues_without_threads(f, s);
         loop {
             let mut outside = elsewhere;
             for (key, thread) in s.threads.iter() {
@@ -707,16 +710,76 @@ impl WebMcpModel {
                 }
             }
             let before = set.len();
-            set.retain(|q| q.queues & outside == 0);
+            set.retain(|q| {
+                let quiet = q.queues & outside == 0;
+                if let (false, Some(out)) = (quiet, kept_out.as_deref_mut()) {
+                    out.push((q.key, Blocker::OthersMayQueue));
+                }
+                quiet
+            });
             if set.len() == before || set.is_empty() {
                 return set;
             }
         }
     }
 
+    /// Thread `key`'s step as a member of a set of queuing steps on `s`, or why it cannot be
+    /// one whatever else the set holds. `r` is what the step reads ([`queuing_reads`]).
+    fn try_queuing(
+        &self,
+        s: &State,
+        key: ThreadKey,
+        thread: &Thread,
+        r: Classes,
+        future: &Future,
+    ) -> Result<Queuing, Blocker> {
+        let w = &*self.world;
+        if r.trees & future.writes.trees != 0 {
+            return Err(Blocker::TreeMayChange);
+        }
+        if r.tools & future.writes.tools != 0 {
+            return Err(Blocker::ToolsMayChange);
+        }
+        match thread {
+            // Running register-tool#20.2's task reads whether this thread exists and which
+            // toolchange tasks of its cause are queued.
+            Thread::Notify { cause, .. } => {
+                let resolving = s.queues.iter().flatten().any(
+                    |t| matches!(t.kind, TaskKind::ResolveRegister { call } if call == *cause),
+                );
+                if resolving {
+                    return Err(Blocker::ReadByATask);
+                }
+            }
+            // Unloading cleanup reads whether this thread exists (`unload-cleanup#2.3`), and
+            // a new start of the completion steps would take its key.
+            Thread::Completion(proc) => {
+                let cleanup = s
+                    .threads
+                    .keys()
+                    .any(|k| matches!(k, ThreadKey::Cleanup(..)));
+                if cleanup
+                    || future.writes.trees != 0
+                    || entry_may_change(w, s, future, key, proc.uuid, proc.target)
+                {
+                    return Err(Blocker::ReadByATask);
+                }
+            }
+            _ => {}
+        }
+        let next = self.apply(s, Action::Step(key), &mut ());
+        let queues = self.only_thread_and_queued(s, &next, key)?;
+        Ok(Queuing { key, next, queues })
+    }
+
     /// The event loops on whose queues `next` appends to `s`, if `next` differs from `s`
     /// only by that and by thread `key` (moved on, or ended), and no property sees either.
-    fn only_thread_and_queued(&self, s: &State, next: &State, key: ThreadKey) -> Option<u64> {
+    fn only_thread_and_queued(
+        &self,
+        s: &State,
+        next: &State,
+        key: ThreadKey,
+    ) -> Result<u64, Blocker> {
         let same = s.docs == next.docs
             && s.navs == next.navs
             && s.promises == next.promises
@@ -725,17 +788,14 @@ impl WebMcpModel {
             && s.bodies == next.bodies
             && s.env == next.env
             && s.ghost == next.ghost;
-        if !same {
-            return None;
-        }
         let ended = !next.threads.contains_key(&key);
         let others_before = s.threads.iter().filter(|(k, _)| **k != key);
         let others_after = next.threads.iter().filter(|(k, _)| **k != key);
-        if !others_before.eq(others_after) {
-            return None;
+        if !same || !others_before.eq(others_after) {
+            return Err(Blocker::WritesShared);
         }
         if ended && (self.visibility.thread)(&self.world, s, key) {
-            return None;
+            return Err(Blocker::SeenByAProperty);
         }
         let mut queues = 0u64;
         for (agent, (before, after)) in s.queues.iter().zip(next.queues.iter()).enumerate() {
@@ -744,16 +804,19 @@ impl WebMcpModel {
             }
             let n = before.len();
             if after.len() <= n || before.iter().zip(after.iter()).any(|(x, y)| x != y) {
-                return None;
+                return Err(Blocker::WritesShared);
             }
             for task in after.iter().skip(n) {
-                if (self.visibility.queued_task)(&task.kind) || self.heard_late(before, task) {
-                    return None;
+                if (self.visibility.queued_task)(&task.kind) {
+                    return Err(Blocker::SeenByAProperty);
+                }
+                if self.heard_late(before, task) {
+                    return Err(Blocker::ReadByATask);
                 }
             }
             queues |= bit(agent);
         }
-        Some(queues)
+        Ok(queues)
     }
 
     /// Whether running a task already queued (`before`) would look for `task`: a toolchange

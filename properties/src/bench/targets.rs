@@ -589,8 +589,8 @@ pub fn markdown(report: &Report, machine: &Machine, command: &str) -> String {
     if !report.profiles.is_empty() {
         out.push_str(
             "\nWhy partial-order reduction keeps these states: at each state the reduced search \
-             expands fully, why each thread's step is not safe (`docs/model.md` §7), one size \
-             below the target's.\n\n",
+             expands fully, why each thread's step is neither safe alone nor in a set of queuing \
+             steps (`docs/model.md` §7), one size below the target's.\n\n",
         );
         out.push_str(
             "| scenario | states (por) | expanded by a persistent set | fully expanded | of which with no thread | why the threads there are not safe (thread-states) |\n|---|--:|--:|--:|--:|---|\n",
@@ -639,7 +639,7 @@ mod tests {
         assert!(p
             .blockers
             .iter()
-            .any(|(b, _)| b.starts_with("notify (resolving the registration)")));
+            .any(|(b, _)| b.starts_with("queues where something else can still queue")));
         assert!(p.blockers.windows(2).all(|w| w[0].1 >= w[1].1));
     }
 
