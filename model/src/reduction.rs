@@ -40,7 +40,7 @@
 //! driver sets from the catalogue). `docs/model.md` §7 gives each condition and the argument.
 
 use crate::machine::{Action, WebMcpModel};
-use crate::state::{AbortStep, ScriptStatus, State, TaskKind};
+use crate::state::{AbortStep, PendingExecution, ScriptStatus, State, TaskKind};
 use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, Op, World};
 
@@ -534,7 +534,7 @@ fn only_thread_changed(s: &State, next: &State, key: ThreadKey) -> bool {
 }
 
 /// What the properties being judged read of the state a queuing step changes beyond its
-/// thread's locals: queued tasks, and which threads exist. A catalogue states its own
+/// thread's locals: queued tasks, which threads exist, and pending executions. A catalogue states its own
 /// (`webmcp_properties::catalogue::VISIBILITY`, `docs/model.md` §7); a model that has not
 /// been told ([`Visibility::EVERYTHING`]) never takes a step that queues a task or ends its
 /// thread alone.
@@ -545,6 +545,11 @@ pub struct Visibility {
     /// Whether some property reads whether thread `key` exists, in any state whose
     /// documents' lifecycles are those of `s`.
     pub thread: fn(&World, &State, ThreadKey) -> bool,
+    /// Whether some property that is not already shown at `s` reads whether this entry of a
+    /// pending tool executions map exists, in any state whose documents' lifecycles are
+    /// those of `s` (a sometimes property that holds at `s` is shown there: nothing after
+    /// `s` can change its verdict).
+    pub pending_entry: fn(&World, &State, &PendingExecution) -> bool,
 }
 
 impl Visibility {
@@ -552,11 +557,13 @@ impl Visibility {
     pub const EVERYTHING: Visibility = Visibility {
         queued_task: |_| true,
         thread: |_, _, _| true,
+        pending_entry: |_, _, _| true,
     };
     /// No property reads a queued task or a thread (for the tests of persistence alone).
     pub const NOTHING: Visibility = Visibility {
         queued_task: |_| false,
         thread: |_, _, _| false,
+        pending_entry: |_, _, _| false,
     };
 }
 
@@ -593,6 +600,12 @@ fn queuing_reads(w: &World, f: &Footprints, t: &Thread) -> Option<Classes> {
         // execute-tool#16.10.3–#16.10.4 queue on the caller (its lifecycle).
         Thread::Completion(proc) if matches!(proc.pc, CompletionPc::Queue) => {
             Some(tree(w.calls[proc.uuid.index()].doc))
+        }
+        // execute-tool#16.10.2 removes the entry from the target's traversable's map; the
+        // caller's tree too, since whether a property sees the entry depends on the
+        // lifecycles of both documents it names.
+        Thread::Completion(proc) if matches!(proc.pc, CompletionPc::Remove) => {
+            Some(tree(proc.target).union(tree(w.calls[proc.uuid.index()].doc)))
         }
         _ => None,
     }
@@ -784,14 +797,28 @@ impl WebMcpModel {
             && s.navs == next.navs
             && s.promises == next.promises
             && s.controllers == next.controllers
-            && s.pending == next.pending
             && s.bodies == next.bodies
             && s.env == next.env
             && s.ghost == next.ghost;
+        if !same {
+            return Err(Blocker::WritesShared);
+        }
+        if s.pending != next.pending {
+            let removed = match (key, s.threads.get(&key)) {
+                (_, Some(Thread::Completion(proc))) => self.removed_entry(s, next, proc.uuid),
+                _ => None,
+            };
+            let Some(entry) = removed else {
+                return Err(Blocker::WritesShared);
+            };
+            if (self.visibility.pending_entry)(&self.world, s, &entry) {
+                return Err(Blocker::SeenByAProperty);
+            }
+        }
         let ended = !next.threads.contains_key(&key);
         let others_before = s.threads.iter().filter(|(k, _)| **k != key);
         let others_after = next.threads.iter().filter(|(k, _)| **k != key);
-        if !same || !others_before.eq(others_after) {
+        if !others_before.eq(others_after) {
             return Err(Blocker::WritesShared);
         }
         if ended && (self.visibility.thread)(&self.world, s, key) {
@@ -817,6 +844,28 @@ impl WebMcpModel {
             queues |= bit(agent);
         }
         Ok(queues)
+    }
+
+    /// The entry of execution `uuid` that `next` removed from a pending tool executions map
+    /// of `s`, if that is the only difference between the two states' maps.
+    fn removed_entry(&self, s: &State, next: &State, uuid: CallId) -> Option<PendingExecution> {
+        let mut removed = None;
+        for (before, after) in s.pending.iter().zip(next.pending.iter()) {
+            if before == after {
+                continue;
+            }
+            let i = before.iter().position(|(c, _)| *c == uuid)?;
+            let rest = before
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, e)| e);
+            if removed.is_some() || !rest.eq(after.iter()) {
+                return None;
+            }
+            removed = Some(before[i].1);
+        }
+        removed
     }
 
     /// Whether running a task already queued (`before`) would look for `task`: a toolchange

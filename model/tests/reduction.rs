@@ -165,8 +165,8 @@ fn a_safe_step_commutes_with_every_path_that_does_not_take_it() {
 /// The sets of queuing steps (`webmcp_model::reduction`, `docs/model.md` §7), persistence
 /// exactly: from every state where the model names such a set `T`, every state reachable by
 /// actions outside `T` still enables each action of `T`, and there each commutes with every
-/// enabled action outside `T`. Every step of the set changes nothing but its own thread and
-/// the tails of event loops' queues. Under [`Visibility::NOTHING`], so that the steps every
+/// enabled action outside `T`. Every step of the set changes nothing but its own thread, the
+/// tails of event loops' queues and its own pending entry. Under [`Visibility::NOTHING`], so that the steps every
 /// property would see (which a catalogue keeps out of the sets) are checked too.
 #[test]
 fn a_set_of_queuing_steps_commutes_with_every_path_that_takes_none_of_them() {
@@ -241,8 +241,9 @@ fn a_set_of_queuing_steps_commutes_with_every_path_that_takes_none_of_them() {
     eprintln!("{regions} states with a set of queuing steps, {larger} of more than one");
 }
 
-/// `next` differs from `s` only in thread `key` (moved on or ended) and in tasks appended to
-/// the end of queues.
+/// `next` differs from `s` only in thread `key` (moved on or ended), in tasks appended to
+/// the end of queues, and in at most one entry removed from a pending map (the completion
+/// steps' own).
 fn assert_only_thread_and_queue_tails(s: &State, next: &State, key: ThreadKey, name: &str) {
     let mut s_rest = s.clone();
     let mut next_rest = next.clone();
@@ -254,8 +255,31 @@ fn assert_only_thread_and_queue_tails(s: &State, next: &State, key: ThreadKey, n
             "{name}: Step({key:?}) changed a queue other than at its end"
         );
     }
+    let mut removed = 0;
+    for (before, after) in s.pending.iter().zip(next.pending.iter()) {
+        let kept: Vec<_> = before
+            .iter()
+            .filter(|e| after.iter().any(|a| a == *e))
+            .collect();
+        assert!(
+            kept.len() == after.len() && kept.iter().zip(after.iter()).all(|(k, a)| *k == a),
+            "{name}: Step({key:?}) changed a pending map other than by removing from it"
+        );
+        removed += before.len() - after.len();
+    }
+    assert!(
+        removed == 0
+            || (removed == 1
+                && matches!(
+                    key,
+                    ThreadKey::Completion(_) | ThreadKey::CleanupCompletion(..)
+                )),
+        "{name}: Step({key:?}) removed {removed} pending entries"
+    );
     s_rest.queues = Default::default();
     next_rest.queues = Default::default();
+    s_rest.pending = Default::default();
+    next_rest.pending = Default::default();
     assert_eq!(
         s_rest, next_rest,
         "{name}: Step({key:?}) changed shared state"

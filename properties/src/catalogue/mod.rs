@@ -35,7 +35,8 @@ mod prelude {
 /// What the catalogue's predicates read of what a queuing step changes besides its
 /// thread's locals (partial-order reduction, `docs/model.md` §7): one witness looks for a
 /// queued `toolchange` task of an unregistration (`witnesses.rs`), and the unloading
-/// properties ask whether the threads of a destroyed document have all ended (`unload.rs`).
+/// properties ask whether the threads of a destroyed document have all ended and which
+/// pending executions name one (`unload.rs`).
 /// `properties/tests/reduction.rs` checks, on the standard scenarios, that no property
 /// tells a state from the successor of any step the reduction takes under it.
 pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduction::Visibility {
@@ -49,6 +50,7 @@ pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduct
         )
     },
     thread: unload::thread_is_read,
+    pending_entry: unload::pending_entry_is_read,
 };
 
 /// How a property is judged: the engine's expectations (always, at termination, sometimes).

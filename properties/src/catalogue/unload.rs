@@ -109,6 +109,19 @@ fn is_thread_of(w: &World, s: &State, k: ThreadKey, d: DocId) -> bool {
     }
 }
 
+/// Whether some property not already shown at `s` reads whether pending execution `e`
+/// exists: the unloading properties read the entries that name a destroyed document. The
+/// witness of `nothing-left-at-end` ("a pending tool execution is stored") reads every
+/// entry, but it holds wherever an entry is removed, so it is shown there already.
+pub(super) fn pending_entry_is_read(
+    _: &World,
+    s: &State,
+    e: &webmcp_model::state::PendingExecution,
+) -> bool {
+    s.doc(e.caller).lifecycle == Lifecycle::Destroyed
+        || s.doc(e.target).lifecycle == Lifecycle::Destroyed
+}
+
 /// Whether some property reads whether thread `k` exists: only [`threads_of_done`] does,
 /// and only for destroyed documents.
 pub(super) fn thread_is_read(w: &World, s: &State, k: ThreadKey) -> bool {
