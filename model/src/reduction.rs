@@ -218,15 +218,7 @@ pub struct Future {
 pub fn future_of(w: &World, f: &Footprints, s: &State) -> Future {
     let mut writes = Classes::default();
     let mut aborts = f.body_aborts;
-    for (d, doc) in s.docs.iter().enumerate() {
-        if matches!(
-            doc.script.status,
-            ScriptStatus::Finished | ScriptStatus::Threw
-        ) {
-            continue;
-        }
-        let table = &f.suffixes[d];
-        let suffix = table[(doc.script.pc as usize).min(table.len() - 1)];
+    for suffix in rest_of_scripts(s, &f.suffixes) {
         writes = writes.union(suffix.writes);
         aborts |= suffix.aborts;
     }
@@ -645,18 +637,22 @@ fn queues_without_threads(f: &Footprints, s: &State) -> u64 {
     {
         return u64::MAX;
     }
-    let mut out = 0;
-    for (d, doc) in s.docs.iter().enumerate() {
-        if matches!(
+    rest_of_scripts(s, &f.script_queues).fold(0, |m, q| m | q)
+}
+
+/// For each script still to run or resume, the entry of its document's table (indexed by
+/// statement, one past the end included) at its current statement.
+fn rest_of_scripts<'a, T: Copy>(
+    s: &'a State,
+    tables: &'a [Vec<T>],
+) -> impl Iterator<Item = T> + 'a {
+    s.docs.iter().zip(tables).filter_map(|(doc, table)| {
+        let done = matches!(
             doc.script.status,
             ScriptStatus::Finished | ScriptStatus::Threw
-        ) {
-            continue;
-        }
-        let table = &f.script_queues[d];
-        out |= table[(doc.script.pc as usize).min(table.len() - 1)];
-    }
-    out
+        );
+        (!done).then(|| table[(doc.script.pc as usize).min(table.len() - 1)])
+    })
 }
 
 /// A step that may join a set of queuing steps: its action, the state it leads to, and the
