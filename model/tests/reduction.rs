@@ -285,3 +285,35 @@ fn assert_only_thread_and_queue_tails(s: &State, next: &State, key: ThreadKey, n
         "{name}: Step({key:?}) changed shared state"
     );
 }
+
+/// A model that has not been told what its properties read (`Visibility::EVERYTHING`, the
+/// default of `WebMcpModel::new`) takes no step alone or in a set that queues a task, ends
+/// its thread or removes a pending entry: every set it names changes threads' locals only.
+#[test]
+fn a_model_not_told_what_properties_read_takes_no_queuing_step() {
+    let mut sets = 0usize;
+    for world in standard_worlds() {
+        let m = WebMcpModel::new(world.clone(), webmcp_model::Variant::SEED);
+        let Some(states) = reachable(&m, MAX_STATES) else {
+            continue;
+        };
+        for s in &states {
+            let mut set = Vec::new();
+            if !m.persistent_steps(s, &mut set) {
+                continue;
+            }
+            sets += 1;
+            for (a, t) in &set {
+                let Action::Step(key) = *a else {
+                    panic!("{}: {a:?} is not a thread's step", world.name);
+                };
+                assert!(
+                    t.queues == s.queues && t.pending == s.pending && t.threads.contains_key(&key),
+                    "{}: {a:?} queued, removed or ended at {s:?}",
+                    world.name
+                );
+            }
+        }
+    }
+    assert!(sets > 1_000, "{sets} states with a persistent set");
+}
