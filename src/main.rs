@@ -430,6 +430,7 @@ const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
 static ALLOCATOR: alloc::MiMalloc = alloc::MiMalloc;
 
 fn main() -> ExitCode {
+    alloc::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
