@@ -60,9 +60,9 @@ pub fn keep_freed_memory() {
 
 /// The purge delay mimalloc uses now, in ms (-1: never).
 #[cfg(test)]
-fn purge_delay() -> i64 {
+fn purge_delay() -> c_long {
     // SAFETY: reading an option has no precondition.
-    i64::from(unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) })
+    unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) }
 }
 
 // SAFETY: every block comes from mimalloc and goes back to it (`mi_free` takes blocks of
@@ -117,7 +117,7 @@ mod tests {
                 assert_eq!(purge_delay(), -1);
             }
             Ok(v) => {
-                let asked: i64 = v.trim().parse().unwrap_or(1000);
+                let asked: c_long = v.trim().parse().unwrap_or(1000);
                 assert_eq!(purge_delay(), asked);
                 keep_freed_memory();
                 assert_eq!(purge_delay(), asked, "the environment's value is kept");
