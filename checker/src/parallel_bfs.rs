@@ -36,7 +36,7 @@ use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::Path;
 use crate::property::Property;
 use crate::result::Exploration;
-use crate::table::{prefetch_slot, FpTable};
+use crate::table::{prefetch_slot, prefetch_value, FpTable};
 
 /// Shards of the visited set: as many as the one-thread search's, chosen by the same bits
 /// (`crate::path::shard_of`).
@@ -53,11 +53,28 @@ struct Link<A> {
     depth: usize,
 }
 
+/// Where a shard's table keeps its keys and values, and its mask (`usize::MAX`: no slots).
+struct Hint {
+    keys: AtomicUsize,
+    vals: AtomicUsize,
+    mask: AtomicUsize,
+}
+
+impl Default for Hint {
+    fn default() -> Self {
+        Hint {
+            keys: AtomicUsize::new(0),
+            vals: AtomicUsize::new(0),
+            mask: AtomicUsize::new(usize::MAX),
+        }
+    }
+}
+
 struct Visited<S, A> {
     shards: Vec<Mutex<FpTable<Link<A>>>>,
-    /// Per shard, its table's [`FpTable::slot_hint`] (slots, mask) as of its last growth: read
+    /// Per shard, where its table's keys and values were as of its last growth: read
     /// without the lock, to prefetch a slot (a stale hint only wastes the prefetch).
-    hints: Vec<(AtomicUsize, AtomicUsize)>,
+    hints: Vec<Hint>,
     unique: AtomicUsize,
     roots: Vec<(u64, S)>,
 }
@@ -66,9 +83,7 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
     fn new() -> Self {
         Visited {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            hints: (0..SHARDS)
-                .map(|_| (AtomicUsize::new(0), AtomicUsize::new(usize::MAX)))
-                .collect(),
+            hints: (0..SHARDS).map(|_| Hint::default()).collect(),
             unique: AtomicUsize::new(0),
             roots: Vec::new(),
         }
@@ -107,9 +122,10 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
         if new {
             let (keys, mask) = shard.slot_hint();
             let hint = &self.hints[shard_index];
-            if hint.1.load(Ordering::Relaxed) != mask {
-                hint.0.store(keys, Ordering::Relaxed);
-                hint.1.store(mask, Ordering::Relaxed);
+            if hint.mask.load(Ordering::Relaxed) != mask {
+                hint.keys.store(keys, Ordering::Relaxed);
+                hint.vals.store(shard.value_hint(), Ordering::Relaxed);
+                hint.mask.store(mask, Ordering::Relaxed);
             }
         } else if link.depth == depth {
             if let Some((p, a)) = &link.parent {
@@ -121,16 +137,14 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
         new
     }
 
-    /// Asks the memory for `fp`'s slot, ahead of [`Visited::insert`], without the lock.
+    /// Asks the memory for `fp`'s slot, ahead of [`Visited::insert`], without the lock: its
+    /// key, and its value, which the same-depth rule reads when `fp` is already there (as
+    /// most successors are).
     fn prefetch(&self, fp: u64) {
         let hint = &self.hints[crate::path::shard_of(fp)];
-        prefetch_slot(
-            (
-                hint.0.load(Ordering::Relaxed),
-                hint.1.load(Ordering::Relaxed),
-            ),
-            fp,
-        );
+        let mask = hint.mask.load(Ordering::Relaxed);
+        prefetch_slot((hint.keys.load(Ordering::Relaxed), mask), fp);
+        prefetch_value::<Link<A>>(hint.vals.load(Ordering::Relaxed), mask, fp);
     }
 
     fn contains(&self, fp: u64) -> bool {

@@ -119,6 +119,12 @@ impl<V> FpTable<V> {
         (self.keys.as_ptr() as usize, self.mask())
     }
 
+    /// Where the values start: with [`FpTable::slot_hint`]'s mask, what [`prefetch_value`]
+    /// needs.
+    pub(crate) fn value_hint(&self) -> usize {
+        self.vals.as_ptr() as usize
+    }
+
     /// Twice the slots (at least [`MIN_SLOTS`]), every entry moved to its new slot.
     fn grow(&mut self) {
         let slots = (self.keys.len() * 2).max(MIN_SLOTS);
@@ -147,6 +153,16 @@ impl<V> FpTable<V> {
 pub(crate) fn prefetch_slot((keys, mask): (usize, usize), fp: u64) {
     if mask != usize::MAX {
         prefetch((keys as *const u64).wrapping_add(fp as usize & mask));
+    }
+}
+
+/// Asks the memory for the value in the slot `fp` starts at, in a table whose values
+/// started at `vals` and whose mask was `mask` ([`FpTable::value_hint`],
+/// [`FpTable::slot_hint`]): for a search that reads the value of a fingerprint already
+/// there. Stale hints waste the prefetch, as in [`prefetch_slot`].
+pub(crate) fn prefetch_value<V>(vals: usize, mask: usize, fp: u64) {
+    if mask != usize::MAX {
+        prefetch((vals as *const MaybeUninit<V>).wrapping_add(fp as usize & mask));
     }
 }
 
