@@ -374,8 +374,8 @@ pub enum Blocker {
     OthersMayQueue,
     /// A property reads the task it queues, or whether its thread still runs.
     SeenByAProperty,
-    /// A queued task, or a cleanup or completion steps that may still start, reads what it
-    /// writes (its thread, or the toolchange tasks of its cause).
+    /// A queued task or a running cleanup reads what it writes (its thread, or the
+    /// toolchange tasks of its cause).
     ReadByATask,
 }
 
@@ -400,9 +400,7 @@ impl std::fmt::Display for Blocker {
             Blocker::SeenByAProperty => {
                 f.write_str("a property reads the task it queues or its thread's end")
             }
-            Blocker::ReadByATask => {
-                f.write_str("a task or cleanup that can still run reads what it writes")
-            }
+            Blocker::ReadByATask => f.write_str("a queued task or a cleanup reads what it writes"),
         }
     }
 }
@@ -763,15 +761,17 @@ impl WebMcpModel {
             // Unloading cleanup reads whether this thread exists (`unload-cleanup#2.3`), and
             // a new start of the completion steps would take its key.
             Thread::Completion(proc) => {
-                let cleanup = s
-                    .threads
+                if s.threads
                     .keys()
-                    .any(|k| matches!(k, ThreadKey::Cleanup(..)));
-                if cleanup
-                    || future.writes.trees != 0
-                    || entry_may_change(w, s, future, key, proc.uuid, proc.target)
+                    .any(|k| matches!(k, ThreadKey::Cleanup(..)))
                 {
                     return Err(Blocker::ReadByATask);
+                }
+                if future.writes.trees != 0 {
+                    return Err(Blocker::TreeMayChange);
+                }
+                if entry_may_change(w, s, future, key, proc.uuid, proc.target) {
+                    return Err(Blocker::EntryMayChange);
                 }
             }
             _ => {}
@@ -800,8 +800,8 @@ impl WebMcpModel {
             return Err(Blocker::WritesShared);
         }
         if s.pending != next.pending {
-            let removed = match (key, s.threads.get(&key)) {
-                (_, Some(Thread::Completion(proc))) => self.removed_entry(s, next, proc.uuid),
+            let removed = match s.threads.get(&key) {
+                Some(Thread::Completion(proc)) => self.removed_entry(s, next, proc.uuid),
                 _ => None,
             };
             let Some(entry) = removed else {
