@@ -1,11 +1,12 @@
 //! Small copy-on-write collections for the state.
 //!
 //! A scenario's collections hold a handful of entries, so each is one shared, contiguous
-//! `Vec`: cloning a state copies a pointer per collection (no allocation), the first
-//! mutation after a clone copies that collection's few entries, and hashing or comparing
-//! walks a slice. An empty collection allocates nothing. The maps and sets keep their
-//! entries sorted by key, so they iterate, compare and hash in key order as `im`'s `OrdMap`
-//! and `OrdSet` did; `Vector` keeps insertion order.
+//! array, in one allocation with its header (`coll/node.rs`): cloning a state copies a
+//! pointer per collection (no allocation), the first mutation after a clone copies that
+//! collection's few entries (one allocation), and hashing or comparing walks a slice. An
+//! empty collection allocates nothing. The maps and sets keep their entries sorted by key,
+//! so they iterate, compare and hash in key order as `im`'s `OrdMap` and `OrdSet` did;
+//! `Vector` keeps insertion order.
 //!
 //! **Hashes are cached per collection.** A collection is hashed once, into a 64-bit digest
 //! kept beside its entries (an `AtomicU64`, 0 until computed), and a state's hash writes that digest: a successor shares most of
@@ -19,37 +20,14 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Index, IndexMut};
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering as AtomicOrdering;
 
-/// The entries of a non-empty collection and, once it has been hashed, their digest (0 until
-/// then: a digest that is really 0 is only computed again each time).
-struct Node<T> {
-    items: Vec<T>,
-    digest: AtomicU64,
-}
-
-impl<T> Node<T> {
-    fn of(items: Vec<T>) -> Arc<Node<T>> {
-        Arc::new(Node {
-            items,
-            digest: AtomicU64::new(0),
-        })
-    }
-}
-
-impl<T: Clone> Clone for Node<T> {
-    fn clone(&self) -> Self {
-        Node {
-            items: self.items.clone(),
-            digest: AtomicU64::new(self.digest.load(AtomicOrdering::Relaxed)),
-        }
-    }
-}
+mod node;
+use node::{Node, Unique};
 
 /// The shared storage: `None` is the empty collection.
 #[derive(Clone)]
-struct Shared<T>(Option<Arc<Node<T>>>);
+struct Shared<T>(Option<Node<T>>);
 
 /// The digest of some entries: aHash with fixed seeds, the same on every run. (Not the
 /// digits of pi that aHash itself mixes seeds with: those cancel out, and every digest is 0.)
@@ -68,34 +46,28 @@ impl<T> Shared<T> {
         Shared(None)
     }
     fn as_slice(&self) -> &[T] {
-        self.0.as_deref().map_or(&[], |n| n.items.as_slice())
+        self.0.as_ref().map_or(&[], Node::as_slice)
     }
     fn from_vec(v: Vec<T>) -> Self {
-        Shared((!v.is_empty()).then(|| Node::of(v)))
+        Shared((!v.is_empty()).then(|| Node::from_vec(v)))
     }
 }
 
 impl<T: Clone> Shared<T> {
     fn into_vec(self) -> Vec<T> {
-        match self.0 {
-            None => Vec::new(),
-            Some(arc) => Arc::unwrap_or_clone(arc).items,
-        }
+        self.0.map_or_else(Vec::new, Node::into_vec)
     }
 
     /// The entries, unshared first if another state holds them too, with their digest
     /// cleared. The copy has room for one more entry, as most mutations after a clone insert
     /// or push one.
-    fn make_mut(&mut self) -> &mut Vec<T> {
-        let arc = self.0.get_or_insert_with(|| Node::of(Vec::new()));
-        if Arc::get_mut(arc).is_none() {
-            let mut copy = Vec::with_capacity(arc.items.len() + 1);
-            copy.extend_from_slice(&arc.items);
-            *arc = Node::of(copy);
+    fn make_mut(&mut self) -> Unique<'_, T> {
+        let node = self.0.get_or_insert_with(|| Node::with_capacity(1));
+        if node.count() != 1 {
+            *node = node.copy_with_capacity(node.as_slice().len() + 1);
         }
-        let node = Arc::get_mut(arc).expect("unshared");
-        *node.digest.get_mut() = 0;
-        &mut node.items
+        node.digest().store(0, AtomicOrdering::Relaxed);
+        node.unique().expect("unshared")
     }
 }
 
@@ -108,7 +80,7 @@ pub struct Replicas<T> {
 }
 
 /// An original node and the worker's copy of it.
-type Replica<T> = (Arc<Node<T>>, Arc<Node<T>>);
+type Replica<T> = (Node<T>, Node<T>);
 
 impl<T> Default for Replicas<T> {
     fn default() -> Self {
@@ -130,25 +102,32 @@ impl<T: Clone> Shared<T> {
     /// what holds it touches a reference count no other worker writes. The entries and
     /// their digest are the same; `within` localizes each entry of a new copy in turn.
     fn localize(&mut self, r: &mut Replicas<T>, min_shared: usize, mut within: impl FnMut(&mut T)) {
-        let Some(arc) = &self.0 else { return };
-        if Arc::strong_count(arc) < min_shared {
+        let Some(node) = &self.0 else { return };
+        if node.count() < min_shared {
             return;
         }
         let mut copy = None;
         for (original, replica) in &r.slots {
-            if Arc::ptr_eq(replica, arc) {
+            if replica.ptr_eq(node) {
                 return;
             }
-            if Arc::ptr_eq(original, arc) {
+            if original.ptr_eq(node) {
                 copy = Some(replica.clone());
                 break;
             }
         }
         let copy = copy.unwrap_or_else(|| {
-            let mut node = (**arc).clone();
-            node.items.iter_mut().for_each(&mut within);
-            let replica = Arc::new(node);
-            let slot = (arc.clone(), replica.clone());
+            let entries = node.as_slice().len();
+            let mut replica = node.copy_with_capacity(entries);
+            replica
+                .unique()
+                .expect("a new copy")
+                .into_slice()
+                .iter_mut()
+                .for_each(&mut within);
+            let digest = node.digest().load(AtomicOrdering::Relaxed);
+            replica.digest().store(digest, AtomicOrdering::Relaxed);
+            let slot = (node.clone(), replica.clone());
             if r.slots.len() < REPLICA_SLOTS {
                 r.slots.push(slot);
             } else {
@@ -165,10 +144,10 @@ impl<T: Hash> Shared<T> {
     /// The digest of the entries, computed once per shared node.
     fn digest(&self) -> u64 {
         match &self.0 {
-            Some(node) => match node.digest.load(AtomicOrdering::Relaxed) {
+            Some(node) => match node.digest().load(AtomicOrdering::Relaxed) {
                 0 => {
-                    let d = digest_of(&node.items);
-                    node.digest.store(d, AtomicOrdering::Relaxed);
+                    let d = digest_of(node.as_slice());
+                    node.digest().store(d, AtomicOrdering::Relaxed);
                     d
                 }
                 d => d,
@@ -242,7 +221,7 @@ macro_rules! slice_traits {
             /// Whether the two hold the very same storage (not only equal entries).
             pub fn shares_storage_with(&self, other: &Self) -> bool {
                 match (&self.0 .0, &other.0 .0) {
-                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    (Some(a), Some(b)) => a.ptr_eq(b),
                     (None, None) => true,
                     _ => false,
                 }
@@ -316,7 +295,7 @@ impl<T: Clone, const W: bool> Vector<T, W> {
     pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
         noted::<W, _>(self, Key::At(i as u64), Kind::Write);
         if i < self.len() {
-            self.0.make_mut().get_mut(i)
+            self.0.make_mut().into_slice().get_mut(i)
         } else {
             None
         }
@@ -326,7 +305,7 @@ impl<T: Clone, const W: bool> Vector<T, W> {
         if self.is_empty() {
             return [].iter_mut();
         }
-        self.0.make_mut().iter_mut()
+        self.0.make_mut().into_slice().iter_mut()
     }
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
         noted::<W, _>(self, Key::All, Kind::Write);
@@ -357,7 +336,7 @@ impl<T: Clone, const W: bool> Vector<T, W> {
     /// The entry at `i`, of which the caller writes (and reads) only its field `field`.
     pub fn part_mut(&mut self, i: usize, field: u8) -> &mut T {
         noted::<W, _>(self, Key::Part(i as u64, field), Kind::Write);
-        &mut self.0.make_mut()[i]
+        &mut self.0.make_mut().into_slice()[i]
     }
 }
 
@@ -372,7 +351,7 @@ impl<T, const W: bool> Index<usize> for Vector<T, W> {
 impl<T: Clone, const W: bool> IndexMut<usize> for Vector<T, W> {
     fn index_mut(&mut self, i: usize) -> &mut T {
         noted::<W, _>(self, Key::At(i as u64), Kind::Write);
-        &mut self.0.make_mut()[i]
+        &mut self.0.make_mut().into_slice()[i]
     }
 }
 
@@ -470,7 +449,7 @@ impl<K: Ord + Clone + Hash, V: Clone, const W: bool> OrdMap<K, V, W> {
     pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
         noted_with::<W, _>(self, || hashed(k), Kind::Write);
         let i = self.find(k).ok()?;
-        Some(&mut self.0.make_mut()[i].1)
+        Some(&mut self.0.make_mut().into_slice()[i].1)
     }
 }
 
@@ -822,7 +801,9 @@ mod replica_tests {
     use super::*;
 
     fn node_of<T>(v: &Vector<T>) -> *const Node<T> {
-        v.0 .0.as_ref().map_or(std::ptr::null(), Arc::as_ptr)
+        v.0 .0
+            .as_ref()
+            .map_or(std::ptr::null(), |n| n.addr() as *const Node<T>)
     }
 
     fn shared_by(v: &Vector<u32>, n: usize) -> Vec<Vector<u32>> {
