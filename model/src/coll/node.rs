@@ -19,9 +19,14 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::{self, AtomicU64, AtomicUsize, Ordering};
 
 struct Header {
+    /// How many references there are to the node.
     count: AtomicUsize,
+    /// The entries' digest once computed, 0 until then (a digest that really is 0 is only
+    /// computed again each time it is asked for).
     digest: AtomicU64,
+    /// How many entries are initialised, at the start of the entries' space.
     len: usize,
+    /// How many entries the allocation has room for.
     cap: usize,
 }
 
