@@ -147,7 +147,15 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
             }
         } else if link.depth == depth {
             if let Some(a) = &link.action {
-                if (parent, fingerprint(action)) < (link.parent, fingerprint(a)) {
+                // The least (parent, action fingerprint); the actions are hashed only
+                // between two edges from one parent (every duplicate comes here, under the
+                // shard's lock).
+                let less = match parent.cmp(&link.parent) {
+                    std::cmp::Ordering::Less => true,
+                    std::cmp::Ordering::Greater => false,
+                    std::cmp::Ordering::Equal => fingerprint(action) < fingerprint(a),
+                };
+                if less {
                     (link.parent, link.action) = (parent, Some(action.clone()));
                 }
             }
