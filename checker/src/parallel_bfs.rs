@@ -456,6 +456,8 @@ pub(crate) fn explore<M: Model + Sync>(
         finished: AtomicUsize::new(0),
     };
     let mut max_depth = 0usize;
+    // The levels expanded: the user's bound, and never past what a `Link` holds.
+    let depth_bound = options.max_depth.unwrap_or(DEEPEST).min(DEEPEST);
     let mut stopped_by: Option<StopReason> = None;
     // The workers start a level when the gate opens, and the coordinator waits until every
     // worker that started is done with it.
@@ -499,7 +501,6 @@ pub(crate) fn explore<M: Model + Sync>(
             gate.open();
             return failure;
         }
-        let depth_bound = Some(options.max_depth.unwrap_or(DEEPEST).min(DEEPEST));
         loop {
             if let Some(reason) = budget.exceeded() {
                 stopped_by = Some(reason);
@@ -512,8 +513,7 @@ pub(crate) fn explore<M: Model + Sync>(
             }
             let depth = sh.depth.load(Ordering::Relaxed);
             max_depth = depth;
-            sh.expand
-                .store(depth_bound.is_none_or(|d| depth < d), Ordering::Relaxed);
+            sh.expand.store(depth < depth_bound, Ordering::Relaxed);
             sh.finished.store(0, Ordering::Relaxed);
             gate.open();
             // While the level runs: progress, and the time and memory budget.
@@ -569,8 +569,7 @@ pub(crate) fn explore<M: Model + Sync>(
         stopped_by = options.max_states.map(|n| StopReason::MaxStates { n });
     }
     if stopped_by.is_none() && sh.depth_cut.load(Ordering::Relaxed) {
-        let n = options.max_depth.unwrap_or(DEEPEST).min(DEEPEST);
-        stopped_by = Some(StopReason::MaxDepth { n });
+        stopped_by = Some(StopReason::MaxDepth { n: depth_bound });
     }
     Exploration {
         total_states: sh.total.load(Ordering::Relaxed),

@@ -125,8 +125,6 @@ impl<T: Clone> Shared<T> {
                 .into_slice()
                 .iter_mut()
                 .for_each(&mut within);
-            let digest = node.digest().load(AtomicOrdering::Relaxed);
-            replica.digest().store(digest, AtomicOrdering::Relaxed);
             let slot = (node.clone(), replica.clone());
             if r.slots.len() < REPLICA_SLOTS {
                 r.slots.push(slot);

@@ -138,14 +138,15 @@ impl<T> Node<T> {
         self.ptr.as_ptr() as *const ()
     }
 
-    /// A node of its own with the same entries (cloned) and room for `cap`, the digest
-    /// cleared.
+    /// A node of its own with the same entries (cloned) and digest, and room for `cap`.
     pub(super) fn copy_with_capacity(&self, cap: usize) -> Self
     where
         T: Clone,
     {
         let entries = self.as_slice();
         let mut copy = Self::with_capacity(cap.max(entries.len()));
+        let digest = self.digest().load(Ordering::Relaxed);
+        copy.digest().store(digest, Ordering::Relaxed);
         for e in entries {
             // SAFETY: room for every entry; the length counts each as it is written, so a
             // clone that panics leaves a node that drops only what it holds.
