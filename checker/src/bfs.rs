@@ -17,6 +17,7 @@
 use std::time::Instant;
 
 use crate::check::{Representative, TerminalObserver};
+use crate::draft::{recycle, Draft};
 use std::sync::Arc;
 
 use crate::fingerprint::{fingerprint, FingerprintMap, FingerprintSet};
@@ -92,7 +93,8 @@ pub(crate) fn explore<M: Model>(
     let mut stopped_by: Option<StopReason> = None;
     let mut depth_cut = false;
     let mut actions = Vec::new();
-    let mut built = Vec::new();
+    // The buffer of one state's successors, between states (`recycle`).
+    let mut spare_built: Vec<(M::Action, Draft<'static, M::State>, u64)> = Vec::new();
     let mut ample = Vec::new();
     let mut popped = 0u64;
     let mut sleep =
@@ -167,15 +169,16 @@ pub(crate) fn explore<M: Model>(
         ample.clear();
         let reduced = options.reduction == Reduction::Por && model.persistent_set(&s, &mut ample);
         // The persistent set alone, or every enabled action.
-        let successors = ample.drain(..).map(|(a, n)| (a, Some(n))).chain(
-            actions.drain(..).filter(move |_| !reduced).map(|a| {
-                let n = model.next_state(&s, a.clone());
+        let successors = ample
+            .drain(..)
+            .map(|(a, n)| (a, Some(Draft::owned(n))))
+            .chain(actions.drain(..).filter(move |_| !reduced).map(|a| {
+                let n = model.draft(&s, a.clone());
                 (a, n)
-            }),
-        );
+            }));
         // Every successor is built, and its slot in the visited set asked for, before the
         // first is looked up: the lookups then seldom wait for memory. Same order as one by one.
-        built.clear();
+        let mut built = recycle(std::mem::take(&mut spare_built));
         for (a, next) in successors {
             let Some(next) = next else {
                 continue;
@@ -185,11 +188,13 @@ pub(crate) fn explore<M: Model>(
             built.push((a, next, nfp));
         }
         total += built.len();
+        // Only the new successors are kept; the others are dropped as drafts.
         for (a, next, nfp) in built.drain(..) {
             if parents.insert(nfp, fp, &a) {
-                queue.push(next, nfp, depth + 1);
+                queue.push(next.keep(), nfp, depth + 1);
             }
         }
+        spare_built = recycle(built);
     }
     // Once every property is decided nothing a bound left out matters; and a bound that
     // fires after the last state was explored leaves nothing unexplored (the loop ended).

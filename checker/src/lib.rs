@@ -98,6 +98,7 @@
 
 pub mod bfs;
 mod check;
+pub mod draft;
 pub mod fingerprint;
 pub mod footprint;
 mod frontier;
@@ -114,6 +115,7 @@ pub mod simulation;
 mod table;
 
 pub use check::{Checker, Representative, TerminalObserver};
+pub use draft::Draft;
 pub use limits::StopReason;
 pub use model::{Localizer, Model, StateCodec};
 pub use options::{FrontierStorage, Mode, Options, Progress, Reduction};

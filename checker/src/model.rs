@@ -30,6 +30,18 @@ pub trait Model {
     /// skipped, as if it were not enabled; the state still counts as non-terminal).
     fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State>;
 
+    /// [`Model::next_state`] as a [`crate::Draft`], which may read `state`'s storage without
+    /// holding references to it until the search keeps it: the searches that drop most
+    /// successors unseen (breadth-first, one thread or several) build them this way. The
+    /// default builds the state itself.
+    fn draft<'p>(
+        &self,
+        state: &'p Self::State,
+        action: Self::Action,
+    ) -> Option<crate::Draft<'p, Self::State>> {
+        self.next_state(state, action).map(crate::Draft::owned)
+    }
+
     /// Partial-order reduction: a set of enabled actions of `state` that may be explored
     /// instead of all of them, each with the state it leads to, appended to `set`; `false`
     /// (the default) explores every enabled action, and `set` is then left as it was.

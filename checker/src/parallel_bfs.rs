@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::draft::{recycle, Draft};
 use crate::fingerprint::fingerprint;
 use crate::frontier::{Chunk, ChunkFiller};
 use crate::limits::{can_start_threads, Budget, StopReason};
@@ -318,7 +319,8 @@ fn work_on_level<M: Model>(
     let codec = model.codec().filter(|_| sh.compact.load(Ordering::Relaxed));
     let mut filling = ChunkFiller::new(codec, CHUNK);
     let mut actions = Vec::new();
-    let mut built = Vec::new();
+    // The buffer of one state's successors, between states (`recycle`).
+    let mut spare_built: Vec<(M::Action, Draft<'static, M::State>, u64)> = Vec::new();
     let mut ample = Vec::new();
     let mut generated = 0usize;
     let mut found = 0usize;
@@ -374,20 +376,21 @@ fn work_on_level<M: Model>(
             let reduced =
                 options.reduction == Reduction::Por && model.persistent_set(s, &mut ample);
             // The persistent set alone, or every enabled action.
-            let successors = ample.drain(..).map(|(a, n)| (a, Some(n))).chain(
-                actions.drain(..).filter(move |_| !reduced).map(|a| {
-                    let n = model.next_state(s, a.clone());
+            let successors = ample
+                .drain(..)
+                .map(|(a, n)| (a, Some(Draft::owned(n))))
+                .chain(actions.drain(..).filter(move |_| !reduced).map(|a| {
+                    let n = model.draft(s, a.clone());
                     (a, n)
-                }),
-            );
+                }));
             // As in the one-thread search: every successor built and its slot asked for
             // before the first is looked up.
-            built.clear();
+            let mut built = recycle(std::mem::take(&mut spare_built));
             for (a, n) in successors {
                 let Some(n) = n else {
                     continue;
                 };
-                let nfp = fingerprint(&n);
+                let nfp = fingerprint(&*n);
                 sh.visited.prefetch(nfp);
                 built.push((a, n, nfp));
             }
@@ -395,9 +398,10 @@ fn work_on_level<M: Model>(
             for (a, n, nfp) in built.drain(..) {
                 if sh.visited.insert(nfp, *fp, &a, depth + 1) {
                     found += 1;
-                    next.extend(filling.push(n, nfp));
+                    next.extend(filling.push(n.keep(), nfp));
                 }
             }
+            spare_built = recycle(built);
         }
     }
     next.extend(filling.finish());

@@ -53,6 +53,25 @@ impl<T> Shared<T> {
     }
 }
 
+impl<T> Shared<T> {
+    /// The same entries through a borrowed reference ([`Node::borrow`]).
+    ///
+    /// # Safety
+    /// As [`Node::borrow`]: dropped, or counted in by [`Shared::own`], while `self` (or
+    /// another counted reference) still holds the node.
+    unsafe fn borrow(&self) -> Self {
+        // SAFETY: the caller's promise.
+        Shared(self.0.as_ref().map(|n| unsafe { n.borrow() }))
+    }
+
+    /// Counts a borrowed reference in ([`Node::own`]).
+    fn own(&mut self) {
+        if let Some(n) = &mut self.0 {
+            n.own();
+        }
+    }
+}
+
 impl<T: Clone> Shared<T> {
     fn into_vec(self) -> Vec<T> {
         self.0.map_or_else(Vec::new, Node::into_vec)
@@ -63,7 +82,7 @@ impl<T: Clone> Shared<T> {
     /// or push one.
     fn make_mut(&mut self) -> Unique<'_, T> {
         let node = self.0.get_or_insert_with(|| Node::with_capacity(1));
-        if node.count() != 1 {
+        if !node.is_only() {
             *node = node.copy_with_capacity(node.as_slice().len() + 1);
         }
         node.digest().store(0, AtomicOrdering::Relaxed);
@@ -208,6 +227,28 @@ macro_rules! slice_traits {
             }
             fn entries(&self) -> &[$elem] {
                 self.0.as_slice()
+            }
+        }
+        impl<$($p),*> $name<$($p),*, true> {
+            /// The same entries, read from this collection's storage without counting a
+            /// reference to it: a state's top-level collection in a successor being built
+            /// (`crate::state::State::borrow`). Changing the result copies the storage first.
+            ///
+            /// # Safety
+            /// The result, and whatever it is moved into, is dropped or [`Self::own`]ed while
+            /// `self` still holds its storage.
+            pub(crate) unsafe fn borrow(&self) -> Self {
+                // SAFETY: the caller's promise.
+                $name(unsafe { self.0.borrow() })
+            }
+            /// Counts a borrowed collection in: afterwards it holds its storage itself.
+            pub(crate) fn own(&mut self) {
+                self.0.own()
+            }
+            /// Whether this collection reads storage it holds no reference to
+            /// ([`Self::borrow`]).
+            pub fn is_borrowed(&self) -> bool {
+                self.0 .0.as_ref().is_some_and(Node::is_borrowed)
             }
         }
         impl<$($p: Clone),*, const W: bool> $name<$($p),*, W> {

@@ -193,8 +193,28 @@ impl WebMcpModel {
     }
 
     fn apply_inner<R: Recorder>(&self, s: &State, a: Action, rec: &mut R, tracked: bool) -> State {
-        let w = &*self.world;
         let mut next = s.clone();
+        self.transition(&mut next, a, rec, tracked);
+        next
+    }
+
+    /// [`WebMcpModel::apply`] as a draft that reads `s`'s collections without counting
+    /// references to them; the search counts them in only for a successor it keeps.
+    fn draft<'p>(&self, s: &'p State, a: Action) -> webmcp_checker::Draft<'p, State> {
+        // SAFETY: `next` lives in this call and then in the draft, which the borrow of `s`
+        // bounds; `s` is not changed meanwhile (a transition copies a borrowed collection
+        // before changing it: `Node::is_only`); and the draft counts every borrowed
+        // collection in (`State::own`) before it is kept.
+        let mut next = unsafe { s.borrow() };
+        self.transition(&mut next, a, &mut (), false);
+        // SAFETY: as above; dropping `next` releases nothing it borrowed (a borrowed node's
+        // drop is a no-op), and cloning it counts every reference of the clone.
+        unsafe { webmcp_checker::Draft::borrowing(next, s, State::own) }
+    }
+
+    /// Runs action `a` on `next`, a copy of the state it is enabled in.
+    fn transition<R: Recorder>(&self, next: &mut State, a: Action, rec: &mut R, tracked: bool) {
+        let w = &*self.world;
         if tracked {
             crate::coll::track::watch(&next.areas());
         }
@@ -203,7 +223,7 @@ impl WebMcpModel {
         }
         let mut cx = Cx {
             w,
-            s: &mut next,
+            s: next,
             rec,
             at: Where::Parallel,
             variant: self.variant,
@@ -266,7 +286,6 @@ impl WebMcpModel {
         if tracked {
             crate::coll::track::pause();
         }
-        next
     }
 }
 
@@ -469,6 +488,10 @@ impl webmcp_checker::Model for WebMcpModel {
 
     fn next_state(&self, s: &State, a: Action) -> Option<State> {
         Some(self.apply(s, a, &mut ()))
+    }
+
+    fn draft<'p>(&self, s: &'p State, a: Action) -> Option<webmcp_checker::Draft<'p, State>> {
+        Some(WebMcpModel::draft(self, s, a))
     }
 
     fn persistent_set(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {

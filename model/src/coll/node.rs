@@ -11,6 +11,14 @@
 //! change only through [`Unique`], which the collection obtains after making its node its
 //! own (`Shared::make_mut` in the parent module): holding a `Unique` is the proof that no
 //! other holder sees the change.
+//!
+//! A node may also be **borrowed** ([`Node::borrow`]): a reference that did not count
+//! itself, marked in the lowest bit of its pointer (a header is 8-aligned). A successor
+//! being built reads its parent's collections through borrowed references
+//! (`webmcp_checker::Draft`), so the two in three successors dropped unseen write nothing
+//! to their parent's memory. A borrowed reference is never unique (changing through it
+//! copies first), dropping it releases nothing, cloning it makes a counted reference, and
+//! [`Node::own`] counts it in.
 
 use std::alloc::{self, Layout};
 use std::marker::PhantomData;
@@ -30,11 +38,15 @@ struct Header {
     cap: usize,
 }
 
-/// A counted reference to a node.
+/// A counted reference to a node, or a borrowed one ([`BORROWED`] set in `ptr`).
 pub(super) struct Node<T> {
     ptr: NonNull<Header>,
     owns: PhantomData<T>,
 }
+
+/// The bit of a node's pointer that marks a borrowed reference.
+const BORROWED: usize = 1;
+const _: () = assert!(std::mem::align_of::<Header>() > BORROWED);
 
 // SAFETY: as for `Arc<Vec<T>>`: the entries are reached from several threads only as shared
 // references, and mutated only through a `Unique`, which needs the only reference.
@@ -90,16 +102,53 @@ impl<T> Node<T> {
         node
     }
 
+    /// The node's address, without the borrowed mark.
+    fn raw(&self) -> NonNull<Header> {
+        // SAFETY: clearing the lowest bit of a non-null, 8-aligned address (plus at most the
+        // mark) leaves it non-null.
+        unsafe { NonNull::new_unchecked(self.ptr.as_ptr().map_addr(|a| a & !BORROWED)) }
+    }
+
+    /// Whether this reference did not count itself ([`Node::borrow`]).
+    pub(super) fn is_borrowed(&self) -> bool {
+        self.ptr.addr().get() & BORROWED != 0
+    }
+
     fn header(&self) -> &Header {
-        // SAFETY: the header lives as long as any reference to the node.
-        unsafe { self.ptr.as_ref() }
+        // SAFETY: the header lives as long as any reference to the node (a borrowed one
+        // lives within a counted one's life: `Node::borrow`).
+        unsafe { self.raw().as_ref() }
     }
 
     /// # Safety
     /// Only where no other reference to the node reads its length or capacity: through the
     /// only reference, or while building it.
     unsafe fn header_mut(&mut self) -> &mut Header {
-        unsafe { self.ptr.as_mut() }
+        unsafe { self.raw().as_mut() }
+    }
+
+    /// A reference to this node that does not count itself: it reads the node, never
+    /// changes it (it is never unique), and dropping it releases nothing.
+    ///
+    /// # Safety
+    /// The borrowed reference (and whatever it is moved into) must be dropped, or counted in
+    /// by [`Node::own`], while this reference, or another counted one, still holds the node.
+    pub(super) unsafe fn borrow(&self) -> Self {
+        Node {
+            ptr: self.ptr.map_addr(|a| a | BORROWED),
+            owns: PhantomData,
+        }
+    }
+
+    /// Counts a borrowed reference in, making it an ordinary one; an ordinary reference is
+    /// left as it is.
+    pub(super) fn own(&mut self) {
+        if self.is_borrowed() {
+            let counted = self.clone();
+            // The borrowed reference is overwritten, not dropped: dropping one is a no-op.
+            self.ptr = counted.ptr;
+            std::mem::forget(counted);
+        }
     }
 
     /// Where the entries start in the allocation, whatever the capacity: after the header,
@@ -111,7 +160,7 @@ impl<T> Node<T> {
 
     fn entries_ptr(&self) -> *mut T {
         // SAFETY: the entries start OFFSET bytes into the allocation.
-        unsafe { (self.ptr.as_ptr() as *mut u8).add(Self::OFFSET) as *mut T }
+        unsafe { (self.raw().as_ptr() as *mut u8).add(Self::OFFSET) as *mut T }
     }
 
     pub(super) fn as_slice(&self) -> &[T] {
@@ -129,13 +178,18 @@ impl<T> Node<T> {
     }
 
     pub(super) fn ptr_eq(&self, other: &Self) -> bool {
-        self.ptr == other.ptr
+        self.raw() == other.raw()
     }
 
     /// The node's address, which names it (tests).
     #[cfg(test)]
     pub(super) fn addr(&self) -> *const () {
-        self.ptr.as_ptr() as *const ()
+        self.raw().as_ptr() as *const ()
+    }
+
+    /// Whether this is the only reference to the node, counted (so it may change it).
+    pub(super) fn is_only(&self) -> bool {
+        !self.is_borrowed() && self.count() == 1
     }
 
     /// A node of its own with the same entries (cloned) and digest, and room for `cap`.
@@ -161,7 +215,7 @@ impl<T> Node<T> {
 
     /// The node's entries for changing, if this is the only reference to it.
     pub(super) fn unique(&mut self) -> Option<Unique<'_, T>> {
-        (self.count() == 1).then_some(Unique(self))
+        self.is_only().then_some(Unique(self))
     }
 
     /// The entries as a `Vec`: moved out if this is the only reference, else cloned.
@@ -169,7 +223,7 @@ impl<T> Node<T> {
     where
         T: Clone,
     {
-        if self.count() != 1 {
+        if !self.is_only() {
             return self.as_slice().to_vec();
         }
         let len = self.header().len;
@@ -192,7 +246,7 @@ impl<T> Clone for Node<T> {
             std::process::abort();
         }
         Node {
-            ptr: self.ptr,
+            ptr: self.raw(),
             owns: PhantomData,
         }
     }
@@ -200,7 +254,7 @@ impl<T> Clone for Node<T> {
 
 impl<T> Drop for Node<T> {
     fn drop(&mut self) {
-        if self.header().count.fetch_sub(1, Ordering::Release) != 1 {
+        if self.is_borrowed() || self.header().count.fetch_sub(1, Ordering::Release) != 1 {
             return;
         }
         // Every other reference's uses happen before the entries are dropped (as `Arc`).
@@ -210,7 +264,7 @@ impl<T> Drop for Node<T> {
         // once, and the allocation was made with the layout of `cap` entries.
         unsafe {
             ptr::drop_in_place(ptr::slice_from_raw_parts_mut(self.entries_ptr(), len));
-            alloc::dealloc(self.ptr.as_ptr() as *mut u8, Self::layout(cap).0);
+            alloc::dealloc(self.raw().as_ptr() as *mut u8, Self::layout(cap).0);
         }
     }
 }
@@ -235,7 +289,7 @@ impl<T> Unique<'_, T> {
         let (new, _) = Node::<T>::layout(new_cap);
         // SAFETY: the allocation was made with `old`, whose alignment `new` shares; the
         // header and entries move bitwise, which moves them in Rust.
-        let raw = unsafe { alloc::realloc(self.0.ptr.as_ptr() as *mut u8, old, new.size()) };
+        let raw = unsafe { alloc::realloc(self.0.raw().as_ptr() as *mut u8, old, new.size()) };
         let Some(ptr) = NonNull::new(raw as *mut Header) else {
             alloc::handle_alloc_error(new)
         };
@@ -359,7 +413,15 @@ mod tests {
         Retain(u32),
         Set(usize, u32),
         Share,
+        /// A copy held alone (count 1, as a collection only its parent state holds).
+        Copy,
         Unshare,
+        /// A borrowed reference to the newest shared copy.
+        Borrow,
+        /// The newest borrowed reference counted in, kept apart.
+        OwnBorrowed,
+        /// The newest borrowed reference changed (a push), kept apart.
+        WriteBorrowed(u32),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -371,7 +433,11 @@ mod tests {
             (1u32..4).prop_map(Op::Retain),
             (0usize..12, any::<u32>()).prop_map(|(i, x)| Op::Set(i, x)),
             Just(Op::Share),
+            Just(Op::Copy),
             Just(Op::Unshare),
+            Just(Op::Borrow),
+            Just(Op::OwnBorrowed),
+            any::<u32>().prop_map(Op::WriteBorrowed),
         ]
     }
 
@@ -380,7 +446,7 @@ mod tests {
         node: &'a mut Node<Counted>,
         held: &mut Vec<Node<Counted>>,
     ) -> Unique<'a, Counted> {
-        if node.count() != 1 {
+        if !node.is_only() {
             held.push(node.clone());
             *node = node.copy_with_capacity(node.as_slice().len() + 1);
         }
@@ -388,8 +454,9 @@ mod tests {
     }
 
     proptest! {
-        /// Any sequence of changes, with copies made and shared along the way, holds what a
-        /// `Vec` holds, leaves every shared copy as it was, and drops each entry once.
+        /// Any sequence of changes, with copies made, shared and borrowed along the way,
+        /// holds what a `Vec` holds, leaves every shared copy as it was (whatever is done
+        /// through a borrowed reference to it), and drops each entry once.
         #[test]
         fn a_node_holds_what_a_vec_holds(ops in proptest::collection::vec(op(), 0..40)) {
             let alive = Rc::new(());
@@ -398,6 +465,10 @@ mod tests {
                 let mut node = Node::from_vec(Vec::<Counted>::new());
                 let mut reference: Vec<Counted> = Vec::new();
                 let mut held: Vec<(Node<Counted>, Vec<Counted>)> = Vec::new();
+                // Borrowed references to `held`'s entries, by index, with what they hold.
+                let mut borrowed: Vec<(usize, Node<Counted>)> = Vec::new();
+                // Borrowed references since counted in or changed, with what they hold.
+                let mut owned: Vec<(Node<Counted>, Vec<Counted>)> = Vec::new();
                 let mut kept = Vec::new();
                 for op in ops {
                     match op {
@@ -419,17 +490,46 @@ mod tests {
                             reference[i] = c(x);
                         }
                         Op::Share => held.push((node.clone(), reference.clone())),
-                        Op::Unshare => { held.pop(); }
+                        Op::Copy => held.push((node.copy_with_capacity(reference.len()), reference.clone())),
+                        Op::Unshare => {
+                            // Its borrowed references go first, as `Node::borrow` asks.
+                            borrowed.retain(|(i, _)| *i + 1 < held.len());
+                            held.pop();
+                        }
+                        Op::Borrow if !held.is_empty() => {
+                            let i = held.len() - 1;
+                            // SAFETY: dropped or counted in before `held[i]` is dropped.
+                            borrowed.push((i, unsafe { held[i].0.borrow() }));
+                        }
+                        Op::OwnBorrowed => if let Some((i, mut b)) = borrowed.pop() {
+                            prop_assert!(b.is_borrowed());
+                            let before = b.count();
+                            b.own();
+                            prop_assert!(!b.is_borrowed());
+                            prop_assert_eq!(b.count(), before + 1);
+                            owned.push((b, held[i].1.clone()));
+                        }
+                        Op::WriteBorrowed(x) => if let Some((i, mut b)) = borrowed.pop() {
+                            prop_assert!(b.unique().is_none(), "a borrowed reference is never unique");
+                            unique(&mut b, &mut kept).push(c(x));
+                            let mut r = held[i].1.clone();
+                            r.push(c(x));
+                            owned.push((b, r));
+                        }
                         _ => {}
                     }
                     prop_assert_eq!(node.as_slice(), reference.as_slice());
-                    for (n, r) in &held {
+                    for (n, r) in held.iter().chain(&owned) {
                         prop_assert_eq!(n.as_slice(), r.as_slice());
+                    }
+                    for (i, b) in &borrowed {
+                        prop_assert_eq!(b.as_slice(), held[*i].1.as_slice());
                     }
                 }
                 let back = node.into_vec();
                 prop_assert_eq!(&back, &reference);
-                drop((back, held, kept, reference));
+                drop(borrowed);
+                drop((back, held, owned, kept, reference));
             }
             prop_assert_eq!(Rc::strong_count(&alive), 1, "every entry dropped once");
         }
@@ -441,6 +541,39 @@ mod tests {
         assert_eq!(Node::<u64>::OFFSET, Node::<u64>::layout(3).1);
         assert_eq!(Node::<u128>::OFFSET, Node::<u128>::layout(3).1);
         assert_eq!(Node::<[u8; 3]>::OFFSET, Node::<[u8; 3]>::layout(0).1);
+    }
+
+    #[test]
+    fn a_borrowed_reference_counts_nothing_until_owned() {
+        let node = Node::from_vec(vec![1u32, 2]);
+        // SAFETY: every borrowed reference below goes before `node`.
+        let borrowed = unsafe { node.borrow() };
+        assert!(borrowed.is_borrowed() && borrowed.ptr_eq(&node));
+        assert_eq!(node.count(), 1, "borrowing counts nothing");
+        assert!(!borrowed.is_only(), "though the count is 1");
+        assert_eq!(borrowed.as_slice(), &[1, 2]);
+        let counted = borrowed.clone();
+        assert!(!counted.is_borrowed());
+        assert_eq!(node.count(), 2, "a clone counts itself");
+        drop(counted);
+        drop(borrowed);
+        assert_eq!(
+            node.count(),
+            1,
+            "dropping a borrowed reference releases nothing"
+        );
+        // SAFETY: as above.
+        let mut owned = unsafe { node.borrow() };
+        owned.own();
+        assert!(!owned.is_borrowed());
+        assert_eq!(node.count(), 2);
+        drop(node);
+        assert_eq!(owned.count(), 1);
+        assert_eq!(
+            owned.into_vec(),
+            vec![1, 2],
+            "moved out: the only reference now"
+        );
     }
 
     #[test]
