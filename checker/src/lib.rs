@@ -55,10 +55,12 @@
 //! ([`Model::persistent_set`]), sleep sets for what each action read and wrote
 //! ([`Model::next_state_with_footprint`], compared as [`footprint::Footprint`]s).
 //!
-//! Two hooks change how states are stored, never which: a byte form for the frontier
-//! ([`Model::codec`]), and a per-worker pass over each state the parallel search takes
+//! Three hooks change how states are stored, never which: a byte form for the frontier
+//! ([`Model::codec`]); a per-worker pass over each state the parallel search takes
 //! ([`Model::localizer`]), which a model whose states share storage uses to give each worker
-//! its own copies of what many states share.
+//! its own copies of what many states share; and successors built as [`Draft`]s
+//! ([`Model::draft`]), which may read their parent's storage without counting references to
+//! it until the breadth-first searches keep the new ones.
 //!
 //! ## Bounds ([`limits`])
 //!
