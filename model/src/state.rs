@@ -486,6 +486,25 @@ impl TaskKind {
     }
 }
 
+/// Calls `$m!` with the names of the state's top-level collections (every field but `env`).
+/// `State::borrow` builds a whole `State` from the list, so a new collection left out of it
+/// does not compile; `State::own` and `State::borrows` use the same list.
+macro_rules! top_level_collections {
+    ($m:ident) => {
+        $m!(
+            docs,
+            navs,
+            queues,
+            threads,
+            promises,
+            controllers,
+            pending,
+            bodies,
+            ghost
+        )
+    };
+}
+
 impl State {
     /// A copy of this state that reads its collections without counting references to them:
     /// the start of a successor that the search may drop unseen (`webmcp_checker::Draft`).
@@ -496,86 +515,31 @@ impl State {
     /// The copy, and every collection moved out of it, is dropped or [`State::own`]ed while
     /// `self` is alive and unchanged.
     pub(crate) unsafe fn borrow(&self) -> State {
-        // Destructured, so that a new collection cannot be left out.
-        let State {
-            docs,
-            navs,
-            queues,
-            threads,
-            promises,
-            controllers,
-            pending,
-            bodies,
-            env,
-            ghost,
-        } = self;
-        // SAFETY: the caller's promise, for each collection.
-        unsafe {
-            State {
-                docs: docs.borrow(),
-                navs: navs.borrow(),
-                queues: queues.borrow(),
-                threads: threads.borrow(),
-                promises: promises.borrow(),
-                controllers: controllers.borrow(),
-                pending: pending.borrow(),
-                bodies: bodies.borrow(),
-                env: *env,
-                ghost: ghost.borrow(),
-            }
+        macro_rules! borrowed {
+            ($($c:ident),*) => {
+                // SAFETY: the caller's promise, for each collection.
+                State { $($c: unsafe { self.$c.borrow() },)* env: self.env }
+            };
         }
+        top_level_collections!(borrowed)
     }
 
     /// Counts in every collection still borrowed ([`State::borrow`]): afterwards the state
     /// holds all it reads and may outlive the one it was borrowed from.
     pub(crate) fn own(&mut self) {
-        let State {
-            docs,
-            navs,
-            queues,
-            threads,
-            promises,
-            controllers,
-            pending,
-            bodies,
-            env: _,
-            ghost,
-        } = self;
-        docs.own();
-        navs.own();
-        queues.own();
-        threads.own();
-        promises.own();
-        controllers.own();
-        pending.own();
-        bodies.own();
-        ghost.own();
+        macro_rules! own_each {
+            ($($c:ident),*) => {{ $(self.$c.own();)* }};
+        }
+        top_level_collections!(own_each)
     }
 
     /// Whether some top-level collection is still borrowed ([`State::borrow`]): true only of
     /// a successor being built, never of a state the search keeps.
     pub fn borrows(&self) -> bool {
-        let State {
-            docs,
-            navs,
-            queues,
-            threads,
-            promises,
-            controllers,
-            pending,
-            bodies,
-            env: _,
-            ghost,
-        } = self;
-        docs.is_borrowed()
-            || navs.is_borrowed()
-            || queues.is_borrowed()
-            || threads.is_borrowed()
-            || promises.is_borrowed()
-            || controllers.is_borrowed()
-            || pending.is_borrowed()
-            || bodies.is_borrowed()
-            || ghost.is_borrowed()
+        macro_rules! any_borrowed {
+            ($($c:ident),*) => {{ false $(|| self.$c.is_borrowed())* }};
+        }
+        top_level_collections!(any_borrowed)
     }
 
     pub fn initial(w: &World) -> State {

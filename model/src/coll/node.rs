@@ -49,7 +49,8 @@ const BORROWED: usize = 1;
 const _: () = assert!(std::mem::align_of::<Header>() > BORROWED);
 
 // SAFETY: as for `Arc<Vec<T>>`: the entries are reached from several threads only as shared
-// references, and mutated only through a `Unique`, which needs the only reference.
+// references, and mutated only through a `Unique`, which needs the only counted reference (a
+// borrowed one only reads, within a counted one's life).
 unsafe impl<T: Send + Sync> Send for Node<T> {}
 unsafe impl<T: Send + Sync> Sync for Node<T> {}
 
