@@ -199,16 +199,18 @@ impl<T> Node<T> {
         T: Clone,
     {
         let entries = self.as_slice();
-        let mut copy = Self::with_capacity(cap.max(entries.len()));
+        let copy = Self::with_capacity(cap.max(entries.len()));
         let digest = self.digest().load(Ordering::Relaxed);
         copy.digest().store(digest, Ordering::Relaxed);
-        for e in entries {
-            // SAFETY: room for every entry; the length counts each as it is written, so a
-            // clone that panics leaves a node that drops only what it holds.
+        // A new node is not borrowed: its own pointer needs no mark taken off.
+        let (header, to) = (copy.ptr.as_ptr(), copy.entries_ptr());
+        for (i, e) in entries.iter().enumerate() {
+            // SAFETY: the only reference to a node with room for every entry; the length
+            // counts each as it is written, so a clone that panics leaves a node that drops
+            // only what it holds.
             unsafe {
-                let len = copy.header().len;
-                copy.entries_ptr().add(len).write(e.clone());
-                copy.header_mut().len = len + 1;
+                to.add(i).write(e.clone());
+                (*header).len = i + 1;
             }
         }
         copy
