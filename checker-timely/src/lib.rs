@@ -921,8 +921,8 @@ impl<M: Model> Expander<'_, '_, '_, M> {
         }
         if !expand {
             for a in actions.drain(..) {
-                if let Some(next) = model.next_state(&s, a) {
-                    let nfp = fingerprint(&next);
+                if let Some(next) = model.draft(&s, a) {
+                    let nfp = fingerprint(&*next);
                     self.net.send(owner(nfp, peers), Message::Probe { fp: nfp });
                 }
             }
@@ -940,12 +940,14 @@ impl<M: Model> Expander<'_, '_, '_, M> {
                     .iter()
                     .position(|b| fingerprint(b) == afp)
                     .expect("every action of the persistent set is enabled");
-                self.emit(fp, index as u32, &a, next, next_depth, mine);
+                self.emit(fp, index as u32, &a, &next, next_depth, mine);
             }
         } else {
+            // Successors leave this worker only as bytes, so none is kept as a value: each
+            // is a draft, reading the state's storage without counting it (`Model::draft`).
             for (i, a) in actions.drain(..).enumerate() {
-                if let Some(next) = model.next_state(&s, a.clone()) {
-                    self.emit(fp, i as u32, &a, next, next_depth, mine);
+                if let Some(next) = model.draft(&s, a.clone()) {
+                    self.emit(fp, i as u32, &a, &next, next_depth, mine);
                 }
             }
         }
@@ -959,13 +961,13 @@ impl<M: Model> Expander<'_, '_, '_, M> {
         parent: u64,
         index: u32,
         action: &M::Action,
-        next: M::State,
+        next: &M::State,
         depth: u32,
         mine: &mut Summary,
     ) {
         let codec = self.codec;
         mine.generated += 1;
-        let fp = fingerprint(&next);
+        let fp = fingerprint(next);
         let to = owner(fp, self.net.peers);
         let link = Link {
             parent,
@@ -976,7 +978,7 @@ impl<M: Model> Expander<'_, '_, '_, M> {
         if to == self.net.me {
             // Owned here: recorded at once, and encoded only if new.
             let search = &mut self.net.shard.borrow_mut().search;
-            search.record(fp, link, |out| codec.encode(&next, out));
+            search.record(fp, link, |out| codec.encode(next, out));
             return;
         }
         if self.sent.sent_before(fp, depth) {
@@ -984,7 +986,7 @@ impl<M: Model> Expander<'_, '_, '_, M> {
             return;
         }
         let mut bytes = Vec::new();
-        codec.encode(&next, &mut bytes);
+        codec.encode(next, &mut bytes);
         let message = Message::State {
             fp,
             parent,
