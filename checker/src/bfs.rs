@@ -153,7 +153,7 @@ pub(crate) fn explore<M: Model>(
             depth_cut = depth_cut
                 || actions.iter().any(|a| {
                     model
-                        .next_state(&s, a.clone())
+                        .draft(&s, a.clone())
                         .is_some_and(|next| !parents.contains(fingerprint(&next)))
                 });
             continue;

@@ -356,8 +356,8 @@ fn work_on_level<M: Model>(
                 if !sh.depth_cut.load(Ordering::Relaxed)
                     && actions.iter().any(|a| {
                         model
-                            .next_state(s, a.clone())
-                            .is_some_and(|n| !sh.visited.contains(fingerprint(&n)))
+                            .draft(s, a.clone())
+                            .is_some_and(|n| !sh.visited.contains(fingerprint(&*n)))
                     })
                 {
                     sh.depth_cut.store(true, Ordering::Relaxed);
