@@ -94,7 +94,7 @@ pub(crate) fn explore<M: Model>(
     let mut depth_cut = false;
     let mut actions = Vec::new();
     // The buffer of one state's successors, between states (`recycle`).
-    let mut spare_built: Vec<(M::Action, Draft<'static, M::State>, u64)> = Vec::new();
+    let mut spare_built: Built<'static, M> = Vec::new();
     let mut ample = Vec::new();
     let mut popped = 0u64;
     let mut sleep =
@@ -166,27 +166,16 @@ pub(crate) fn explore<M: Model>(
             total += z.expand(model, &s, fp, depth, &mut actions, &mut parents, &mut queue);
             continue;
         }
-        ample.clear();
-        let reduced = options.reduction == Reduction::Por && model.persistent_set(&s, &mut ample);
-        // The persistent set alone, or every enabled action.
-        let successors = ample
-            .drain(..)
-            .map(|(a, n)| (a, Some(Draft::owned(n))))
-            .chain(actions.drain(..).filter(move |_| !reduced).map(|a| {
-                let n = model.draft(&s, a.clone());
-                (a, n)
-            }));
-        // Every successor is built, and its slot in the visited set asked for, before the
-        // first is looked up: the lookups then seldom wait for memory. Same order as one by one.
         let mut built = recycle(std::mem::take(&mut spare_built));
-        for (a, next) in successors {
-            let Some(next) = next else {
-                continue;
-            };
-            let nfp = fingerprint(&next);
-            parents.prefetch(nfp);
-            built.push((a, next, nfp));
-        }
+        build_successors(
+            model,
+            &s,
+            options.reduction == Reduction::Por,
+            (&mut ample, &mut actions),
+            &fingerprint,
+            |nfp| parents.prefetch(nfp),
+            &mut built,
+        );
         total += built.len();
         // Only the new successors are kept; the others are dropped as drafts.
         for (a, next, nfp) in built.drain(..) {
@@ -214,6 +203,43 @@ pub(crate) fn explore<M: Model>(
             .into_iter()
             .map(|fp| fp.map(|fp| parents.path_to(fp)))
             .collect(),
+    }
+}
+
+/// A persistent set: actions with the states they lead to.
+pub(crate) type Ample<M> = Vec<(<M as Model>::Action, <M as Model>::State)>;
+/// One state's successors, each with the action to it and its fingerprint.
+pub(crate) type Built<'p, M> = Vec<(<M as Model>::Action, Draft<'p, <M as Model>::State>, u64)>;
+
+/// A state's successors and their fingerprints, appended to `built`: the persistent set's
+/// alone if `por` finds one, else one draft per enabled action (`actions`, emptied). Each is
+/// built, and its slot in the visited set asked for (`prefetch`), before the first is looked
+/// up: the lookups then seldom wait for memory. The order is the actions'.
+pub(crate) fn build_successors<'p, M: Model>(
+    model: &M,
+    s: &'p M::State,
+    por: bool,
+    (ample, actions): (&mut Ample<M>, &mut Vec<M::Action>),
+    fingerprint: &impl Fn(&M::State) -> u64,
+    mut prefetch: impl FnMut(u64),
+    built: &mut Built<'p, M>,
+) {
+    ample.clear();
+    let reduced = por && model.persistent_set(s, ample);
+    let successors = ample
+        .drain(..)
+        .map(|(a, n)| (a, Some(Draft::owned(n))))
+        .chain(actions.drain(..).filter(move |_| !reduced).map(|a| {
+            let n = model.draft(s, a.clone());
+            (a, n)
+        }));
+    for (a, next) in successors {
+        let Some(next) = next else {
+            continue;
+        };
+        let nfp = fingerprint(&next);
+        prefetch(nfp);
+        built.push((a, next, nfp));
     }
 }
 

@@ -28,7 +28,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::draft::{recycle, Draft};
+use crate::bfs::{build_successors, Built};
+use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
 use crate::frontier::{Chunk, ChunkFiller};
 use crate::limits::{can_start_threads, Budget, StopReason};
@@ -320,7 +321,7 @@ fn work_on_level<M: Model>(
     let mut filling = ChunkFiller::new(codec, CHUNK);
     let mut actions = Vec::new();
     // The buffer of one state's successors, between states (`recycle`).
-    let mut spare_built: Vec<(M::Action, Draft<'static, M::State>, u64)> = Vec::new();
+    let mut spare_built: Built<'static, M> = Vec::new();
     let mut ample = Vec::new();
     let mut generated = 0usize;
     let mut found = 0usize;
@@ -372,28 +373,17 @@ fn work_on_level<M: Model>(
                 sh.stop.store(true, Ordering::Relaxed);
                 break 'chunks;
             }
-            ample.clear();
-            let reduced =
-                options.reduction == Reduction::Por && model.persistent_set(s, &mut ample);
-            // The persistent set alone, or every enabled action.
-            let successors = ample
-                .drain(..)
-                .map(|(a, n)| (a, Some(Draft::owned(n))))
-                .chain(actions.drain(..).filter(move |_| !reduced).map(|a| {
-                    let n = model.draft(s, a.clone());
-                    (a, n)
-                }));
-            // As in the one-thread search: every successor built and its slot asked for
-            // before the first is looked up.
+            // As in the one-thread search.
             let mut built = recycle(std::mem::take(&mut spare_built));
-            for (a, n) in successors {
-                let Some(n) = n else {
-                    continue;
-                };
-                let nfp = fingerprint(&*n);
-                sh.visited.prefetch(nfp);
-                built.push((a, n, nfp));
-            }
+            build_successors(
+                model,
+                s,
+                options.reduction == Reduction::Por,
+                (&mut ample, &mut actions),
+                &fingerprint,
+                |nfp| sh.visited.prefetch(nfp),
+                &mut built,
+            );
             generated += built.len();
             for (a, n, nfp) in built.drain(..) {
                 if sh.visited.insert(nfp, *fp, &a, depth + 1) {
