@@ -237,8 +237,20 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        let mut running = Chromium::new(&script)
-            .launch("http://127.0.0.1:1/")
+        // Another test's thread may fork while the script is still open for writing here;
+        // its child holds that descriptor until it execs, and running the script meanwhile
+        // fails with ETXTBSY. That lasts a moment: try again.
+        let mut running = (0..200)
+            .find_map(
+                |_| match Chromium::new(&script).launch("http://127.0.0.1:1/") {
+                    Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                        None
+                    }
+                    other => Some(other),
+                },
+            )
+            .expect("the script stopped being busy")
             .unwrap();
         let status = (0..500).find_map(|_| {
             std::thread::sleep(std::time::Duration::from_millis(10));
