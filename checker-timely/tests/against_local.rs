@@ -88,26 +88,31 @@ fn properties() -> Vec<Property<Counters>> {
             name: "sum-below-five",
             expectation: Expectation::Always,
             condition: |_, s| s.counts.iter().map(|&c| u32::from(c)).sum::<u32>() < 5,
+            reads: webmcp_checker::Reads::Anything,
         },
         Property {
             name: "bounded",
             expectation: Expectation::Always,
             condition: |m, s| s.counts.iter().all(|&c| c <= m.n),
+            reads: webmcp_checker::Reads::Anything,
         },
         Property {
             name: "first-counted-by-the-end",
             expectation: Expectation::AtTermination,
             condition: |_, s| s.counts[0] >= 1,
+            reads: webmcp_checker::Reads::Anything,
         },
         Property {
             name: "first-reaches-two",
             expectation: Expectation::Sometimes,
             condition: |_, s| s.counts[0] == 2,
+            reads: webmcp_checker::Reads::Anything,
         },
         Property {
             name: "overflows",
             expectation: Expectation::Sometimes,
             condition: |m, s| s.counts.iter().any(|&c| c > m.n),
+            reads: webmcp_checker::Reads::Anything,
         },
     ]
 }

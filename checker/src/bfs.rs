@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use crate::fingerprint::{fingerprint, FingerprintMap, FingerprintSet};
 use crate::footprint::Footprint;
-use crate::frontier::Frontier;
+use crate::frontier::{Frontier, Tag};
 use crate::limits::{Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
@@ -85,7 +85,7 @@ pub(crate) fn explore<M: Model>(
         total += 1;
         if parents.insert_root(fp, &init) {
             // Depth counts the states of a path, as stateright does: an initial state is 1.
-            queue.push(init, fp, 1usize);
+            queue.push(init, fp, Tag::new(1, 0));
         }
     }
     let mut max_depth = 0usize;
@@ -101,9 +101,10 @@ pub(crate) fn explore<M: Model>(
         (options.reduction == Reduction::Sleep && order == Order::Fifo && representative.is_none())
             .then(SleepSets::<M>::default);
     loop {
-        let Some((s, fp, depth)) = queue.pop(order) else {
+        let Some((s, fp, tag)) = queue.pop(order) else {
             break;
         };
+        let depth = tag.depth();
         // A state expanded again (sleep sets' revisit rule) was judged the first time.
         let again = sleep.as_mut().is_some_and(|z| z.again.remove(&fp));
         if popped.is_multiple_of(CHECKPOINT) {
@@ -135,8 +136,13 @@ pub(crate) fn explore<M: Model>(
                     observe(&s);
                 }
             }
+            // A property that reads only parts `s` shares with the state it was reached from
+            // (judged before it) has that state's outcome here.
             for (i, p) in props.iter().enumerate() {
-                if found[i].is_none() && p.shows_at(model, &s, terminal) {
+                if found[i].is_none()
+                    && !p.as_before(tag.unchanged)
+                    && p.shows_at(model, &s, terminal)
+                {
                     found[i] = Some(fp);
                     undecided -= 1;
                 }
@@ -180,7 +186,8 @@ pub(crate) fn explore<M: Model>(
         // Only the new successors are kept; the others are dropped as drafts.
         for (a, next, nfp) in built.drain(..) {
             if parents.insert(nfp, fp, &a) {
-                queue.push(next.keep(), nfp, depth + 1);
+                let unchanged = model.unchanged_parts(&s, &next);
+                queue.push(next.keep(), nfp, Tag::new(depth + 1, unchanged));
             }
         }
         spare_built = recycle(built);
@@ -325,7 +332,7 @@ impl<M: Model> SleepSets<M> {
                 if !child_asleep.is_empty() {
                     self.asleep.insert(nfp, child_asleep);
                 }
-                queue.push(next, nfp, depth + 1);
+                queue.push(next, nfp, Tag::new(depth + 1, 0));
             } else if let Some(known) = self.asleep.get_mut(&nfp) {
                 // Queued: it sleeps only on what every way here lets it.
                 known.retain(|(b, _)| child_asleep.iter().any(|(c, _)| c == b));
@@ -337,7 +344,7 @@ impl<M: Model> SleepSets<M> {
                 if !child_asleep.is_empty() {
                     self.asleep.insert(nfp, child_asleep);
                 }
-                queue.push(next, nfp, depth + 1);
+                queue.push(next, nfp, Tag::new(depth + 1, 0));
             }
         }
         built

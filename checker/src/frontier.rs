@@ -51,8 +51,41 @@ fn get_record(buf: &[u8], at: usize) -> (u64, &[u8], usize) {
     (fp, &buf[start..start + len], start + len)
 }
 
-/// The byte queue keeps each record's depth before it.
-const DEPTH: usize = 8;
+/// The byte queue keeps each record's tag before it.
+const TAG: usize = 8;
+
+/// What the one-thread search keeps with each state besides its fingerprint: its depth, and
+/// which of its parts it shares unchanged with the state it was reached from
+/// (`Model::unchanged_parts`). Eight bytes, as the depth alone took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tag {
+    depth: u32,
+    pub(crate) unchanged: u32,
+}
+
+impl Tag {
+    pub(crate) fn new(depth: usize, unchanged: u32) -> Self {
+        Tag {
+            depth: u32::try_from(depth).expect("a depth under 2^32 (each level holds a state)"),
+            unchanged,
+        }
+    }
+
+    pub(crate) fn depth(self) -> usize {
+        self.depth as usize
+    }
+
+    fn to_bits(self) -> u64 {
+        u64::from(self.depth) | u64::from(self.unchanged) << 32
+    }
+
+    fn from_bits(bits: u64) -> Self {
+        Tag {
+            depth: bits as u32,
+            unchanged: (bits >> 32) as u32,
+        }
+    }
+}
 
 pub(crate) struct Frontier<'m, S> {
     /// Oldest first; a new segment starts where the storage changes.
@@ -64,7 +97,7 @@ pub(crate) struct Frontier<'m, S> {
 }
 
 enum Segment<S> {
-    Values(VecDeque<(S, u64, usize)>),
+    Values(VecDeque<(S, u64, Tag)>),
     Bytes(ByteQueue),
 }
 
@@ -91,7 +124,7 @@ impl<'m, S> Frontier<'m, S> {
         self.compact = self.codec.is_some();
     }
 
-    pub(crate) fn push(&mut self, state: S, fp: u64, depth: usize) {
+    pub(crate) fn push(&mut self, state: S, fp: u64, tag: Tag) {
         match (self.compact, self.codec, self.segments.back_mut()) {
             (true, Some(codec), back) => {
                 self.scratch.clear();
@@ -107,18 +140,18 @@ impl<'m, S> Frontier<'m, S> {
                         }
                     }
                 };
-                queue.push(fp, depth, &self.scratch);
+                queue.push(fp, tag.to_bits(), &self.scratch);
             }
-            (_, _, Some(Segment::Values(q))) => q.push_back((state, fp, depth)),
+            (_, _, Some(Segment::Values(q))) => q.push_back((state, fp, tag)),
             _ => self
                 .segments
-                .push_back(Segment::Values(VecDeque::from([(state, fp, depth)]))),
+                .push_back(Segment::Values(VecDeque::from([(state, fp, tag)]))),
         }
     }
 
     /// The next state to expand: the oldest under [`Order::Fifo`], the newest under
     /// [`Order::Lifo`].
-    pub(crate) fn pop(&mut self, order: Order) -> Option<(S, u64, usize)> {
+    pub(crate) fn pop(&mut self, order: Order) -> Option<(S, u64, Tag)> {
         loop {
             let segment = match order {
                 Order::Fifo => self.segments.front_mut()?,
@@ -129,9 +162,9 @@ impl<'m, S> Frontier<'m, S> {
                     Order::Fifo => q.pop_front(),
                     Order::Lifo => q.pop_back(),
                 },
-                Segment::Bytes(q) => q.pop().map(|(fp, depth, bytes)| {
+                Segment::Bytes(q) => q.pop().map(|(fp, tag, bytes)| {
                     let codec = self.codec.expect("bytes only with a codec");
-                    (codec.decode(bytes), fp, depth)
+                    (codec.decode(bytes), fp, Tag::from_bits(tag))
                 }),
             };
             if next.is_some() {
@@ -160,8 +193,8 @@ pub(crate) struct ByteQueue {
 }
 
 impl ByteQueue {
-    pub(crate) fn push(&mut self, fp: u64, depth: usize, bytes: &[u8]) {
-        let record = DEPTH + RECORD_HEADER + bytes.len();
+    pub(crate) fn push(&mut self, fp: u64, tag: u64, bytes: &[u8]) {
+        let record = TAG + RECORD_HEADER + bytes.len();
         let fits = self
             .blocks
             .back()
@@ -170,24 +203,24 @@ impl ByteQueue {
             self.blocks.push_back(Vec::with_capacity(BLOCK.max(record)));
         }
         let block = self.blocks.back_mut().expect("a block with room");
-        block.extend_from_slice(&(depth as u64).to_le_bytes());
+        block.extend_from_slice(&tag.to_le_bytes());
         put_record(block, fp, bytes);
         self.len += 1;
     }
 
-    /// The oldest record: fingerprint, depth and bytes.
-    pub(crate) fn pop(&mut self) -> Option<(u64, usize, &[u8])> {
+    /// The oldest record: fingerprint, tag and bytes.
+    pub(crate) fn pop(&mut self) -> Option<(u64, u64, &[u8])> {
         loop {
             let last = self.blocks.len() == 1;
             let front = self.blocks.front_mut()?;
             if self.read < front.len() {
                 let at = self.read;
-                let depth = u64::from_le_bytes(front[at..at + DEPTH].try_into().expect("8 bytes"));
+                let tag = u64::from_le_bytes(front[at..at + TAG].try_into().expect("8 bytes"));
                 let front = self.blocks.front().expect("still there");
-                let (fp, bytes, next) = get_record(front, at + DEPTH);
+                let (fp, bytes, next) = get_record(front, at + TAG);
                 self.read = next;
                 self.len -= 1;
-                return Some((fp, depth as usize, bytes));
+                return Some((fp, tag, bytes));
             }
             self.read = 0;
             if last {
@@ -304,7 +337,7 @@ mod tests {
         #[test]
         fn the_byte_queue_is_a_fifo(ops in proptest::collection::vec(
             prop_oneof![
-                (any::<u64>(), 0usize..1000, prop_oneof![20 => 0usize..64, 1 => (BLOCK - 40)..(BLOCK + 40)])
+                (any::<u64>(), any::<u64>(), prop_oneof![20 => 0usize..64, 1 => (BLOCK - 40)..(BLOCK + 40)])
                     .prop_map(|(fp, d, n)| Some((fp, d, n))),
                 Just(None),
             ],
@@ -366,10 +399,25 @@ mod tests {
     }
 
     #[test]
+    fn a_tag_keeps_its_depth_and_parts_as_values_and_as_bytes() {
+        for (depth, unchanged) in [(1, 0), (7, 0b1_0000_0001), (u32::MAX as usize, u32::MAX)] {
+            let tag = Tag::new(depth, unchanged);
+            assert_eq!((tag.depth(), tag.unchanged), (depth, unchanged));
+            assert_eq!(Tag::from_bits(tag.to_bits()), tag);
+            let mut values = Frontier::new(Order::Fifo, None, FrontierStorage::Values);
+            let mut bytes = Frontier::new(Order::Fifo, Some(&Le), FrontierStorage::Bytes);
+            values.push(5u32, 9, tag);
+            bytes.push(5u32, 9, tag);
+            assert_eq!(values.pop(Order::Fifo), Some((5, 9, tag)));
+            assert_eq!(bytes.pop(Order::Fifo), Some((5, 9, tag)));
+        }
+    }
+
+    #[test]
     fn blocks_are_freed_as_the_queue_moves_on() {
         let mut q = ByteQueue::default();
         let record = vec![7u8; 1000];
-        let per_block = BLOCK / (DEPTH + RECORD_HEADER + record.len());
+        let per_block = BLOCK / (TAG + RECORD_HEADER + record.len());
         for i in 0..3 * per_block {
             q.push(i as u64, 1, &record);
         }

@@ -30,6 +30,13 @@
 //! is reported as holding (or as not witnessed) only when the search was exhaustive, and as
 //! [`Verdict::Incomplete`] otherwise.
 //!
+//! A property may say which parts of a state its predicate reads ([`Reads`], numbered by
+//! [`Model::unchanged_parts`]). The one-thread searches then do not judge an always or
+//! sometimes property again at a state that shares those parts, unchanged, with the state it
+//! was reached from: that state was judged first, and the predicate, reading the same values,
+//! gives the same outcome there, so every property is decided by the same first state. The
+//! other searches judge every property at every state.
+//!
 //! ## The searches ([`Mode`], [`Options::threads`])
 //!
 //! * **Breadth-first on one thread** ([`bfs`]): a FIFO queue with parent pointers, first
@@ -72,7 +79,7 @@
 //! ## Using it
 //!
 //! ```
-//! use webmcp_checker::{Checker, Expectation, Model, Options, Property, Verdict};
+//! use webmcp_checker::{Checker, Expectation, Model, Options, Property, Reads, Verdict};
 //!
 //! /// A counter that may be incremented up to 3.
 //! #[derive(Clone)]
@@ -88,6 +95,7 @@
 //!     name: "reaches-two",
 //!     expectation: Expectation::Sometimes,
 //!     condition: |_, s| *s == 2,
+//!     reads: Reads::Anything,
 //! }];
 //! let found = Checker::new(&Counter, &properties, &Options::default()).run();
 //! assert!(found.exhaustive());
@@ -122,5 +130,5 @@ pub use limits::StopReason;
 pub use model::{Localizer, Model, StateCodec};
 pub use options::{FrontierStorage, Mode, Options, Progress, Reduction};
 pub use path::Path;
-pub use property::{Expectation, Property};
+pub use property::{Expectation, Property, Reads};
 pub use result::{Exploration, Verdict};

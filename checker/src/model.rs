@@ -42,6 +42,15 @@ pub trait Model {
         self.next_state(state, action).map(crate::Draft::owned)
     }
 
+    /// Which of a state's parts (bit `i`: part `i`, as the model numbers them, at most 32)
+    /// `next` shares unchanged with `state`, the state it was built from. A property that
+    /// reads only those parts ([`crate::property::Reads`]) has the same outcome at `next` as
+    /// at `state`, so the one-thread search does not judge it again. 0 (the default) claims
+    /// nothing.
+    fn unchanged_parts(&self, _state: &Self::State, _next: &Self::State) -> u32 {
+        0
+    }
+
     /// Partial-order reduction: a set of enabled actions of `state` that may be explored
     /// instead of all of them, each with the state it leads to, appended to `set`; `false`
     /// (the default) explores every enabled action, and `set` is then left as it was.

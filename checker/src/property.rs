@@ -16,11 +16,24 @@ pub enum Expectation {
     Sometimes,
 }
 
-/// One property, as the engine takes it: a name, an expectation and a predicate.
+/// What a property's condition reads of a state: anything, or only some of the state's
+/// parts, bit `i` for part `i` as the model numbers them ([`Model::unchanged_parts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    Anything,
+    Parts(u32),
+}
+
+/// One property, as the engine takes it: a name, an expectation, a predicate, and what the
+/// predicate reads.
 pub struct Property<M: Model> {
     pub name: &'static str,
     pub expectation: Expectation,
     pub condition: fn(&M, &M::State) -> bool,
+    /// A search may skip judging the property at a state whose parts it reads are, unchanged,
+    /// those of the state it was reached from, which was judged first: the verdict there is
+    /// the same. Claiming parts the condition does not confine itself to makes verdicts wrong.
+    pub reads: Reads,
 }
 
 impl<M: Model> Clone for Property<M> {
@@ -43,6 +56,14 @@ impl<M: Model> Property<M> {
     pub fn shows(&self, model: &M, state: &M::State) -> bool {
         let terminal = self.expectation == Expectation::AtTermination && model.is_terminal(state);
         self.shows_at(model, state, terminal)
+    }
+
+    /// Whether the property's outcome at a state is that of the state it was reached from,
+    /// given which parts the two share unchanged (`unchanged`, [`Model::unchanged_parts`]).
+    /// Never for an at-termination property: the state before was not terminal.
+    pub fn as_before(&self, unchanged: u32) -> bool {
+        self.expectation != Expectation::AtTermination
+            && matches!(self.reads, Reads::Parts(parts) if parts & !unchanged == 0)
     }
 
     /// [`Property::shows`] for a state whose terminality the caller already knows.

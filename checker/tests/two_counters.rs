@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use webmcp_checker::footprint::{Access, Footprint, Key, Kind};
 use webmcp_checker::{
-    Checker, Expectation, Exploration, FrontierStorage, Mode, Model, Options, Property, Reduction,
-    StateCodec, StopReason, Verdict,
+    Checker, Expectation, Exploration, FrontierStorage, Mode, Model, Options, Property, Reads,
+    Reduction, StateCodec, StopReason, Verdict,
 };
 
 const N: u8 = 3;
@@ -67,6 +67,13 @@ impl Model for TwoCounters {
         Some(self)
     }
 
+    /// The parts: x (bit 0), y (bit 1), `halted` (bit 2).
+    fn unchanged_parts(&self, s: &State, next: &State) -> u32 {
+        u32::from(s.x == next.x)
+            | u32::from(s.y == next.y) << 1
+            | u32::from(s.halted == next.halted) << 2
+    }
+
     /// An increment reads and writes its counter and reads `halted` (its enabling
     /// condition); a halt writes `halted`.
     fn next_state_with_footprint(
@@ -114,27 +121,32 @@ fn properties() -> Vec<Property<TwoCounters>> {
             name: "sum-below-three",
             expectation: Expectation::Always,
             condition: |_, s| s.x + s.y < 3,
+            reads: Reads::Anything,
         },
         Property {
             name: "x-bounded",
             expectation: Expectation::Always,
             condition: |_, s| s.x <= N,
+            reads: Reads::Anything,
         },
         // Violated: halting at once.
         Property {
             name: "both-counted-by-the-end",
             expectation: Expectation::AtTermination,
             condition: |_, s| s.x >= 1 && s.y >= 1,
+            reads: Reads::Anything,
         },
         Property {
             name: "x-reaches-two",
             expectation: Expectation::Sometimes,
             condition: |_, s| s.x == 2,
+            reads: Reads::Anything,
         },
         Property {
             name: "x-overflows",
             expectation: Expectation::Sometimes,
             condition: |_, s| s.x > N,
+            reads: Reads::Anything,
         },
     ]
 }
@@ -305,6 +317,7 @@ fn symmetry_merges_classes_and_keeps_the_verdicts() {
         name: "counters-bounded",
         expectation: Expectation::Always,
         condition: |_, s| s.x <= N && s.y <= N,
+        reads: Reads::Anything,
     });
     let sorted = |s: &State| State {
         x: s.x.min(s.y),
@@ -390,6 +403,7 @@ fn a_panicking_model_panics_the_parallel_search_instead_of_hanging_it() {
         name: "anything",
         expectation: Expectation::Always,
         condition: |_: &Instrumented, _: &State| true,
+        reads: Reads::Anything,
     }];
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -504,6 +518,7 @@ fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
         name: "x-bounded",
         expectation: Expectation::Always,
         condition: |_, s| s.x <= N,
+        reads: Reads::Anything,
     }];
     let options = Options {
         threads: 2,
@@ -525,4 +540,45 @@ fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
         localized.load(std::sync::atomic::Ordering::Relaxed),
         plain.unique_states
     );
+}
+
+/// A property that claims to read only some parts is judged again only at states where those
+/// parts changed from the state they were reached from. An honest claim changes no outcome,
+/// in breadth-first and depth-first order and with the frontier kept as bytes; a false one is
+/// believed (which shows the judgments are skipped: the search cannot tell a lie).
+#[test]
+fn a_property_is_judged_again_only_where_what_it_reads_changed() {
+    let property = |reads| Property {
+        name: "y-below-two",
+        expectation: Expectation::Always,
+        condition: |_, s: &State| s.y < 2,
+        reads,
+    };
+    for options in [
+        Options::default(),
+        Options {
+            mode: Mode::Dfs,
+            ..Options::default()
+        },
+        Options {
+            frontier: FrontierStorage::Bytes,
+            ..Options::default()
+        },
+    ] {
+        let run = |reads| {
+            let props = [property(reads)];
+            Checker::new(&TwoCounters, &props, &options).run()
+        };
+        let anything = run(Reads::Anything);
+        let honest = run(Reads::Parts(1 << 1));
+        let lying = run(Reads::Parts(1 << 0));
+        assert_eq!(anything.unique_states, honest.unique_states);
+        let path =
+            |e: &Exploration<TwoCounters>| e.discoveries[0].as_ref().map(|p| p.actions.clone());
+        assert!(path(&anything).is_some(), "y reaches two");
+        assert_eq!(path(&honest), path(&anything), "{:?}", options.mode);
+        // y only ever changes by an increment of y, which leaves x as it was: where the
+        // search first finds y at two it does not look, so it finds it later or never.
+        assert_ne!(path(&lying), path(&anything), "{:?}", options.mode);
+    }
 }

@@ -494,6 +494,10 @@ impl webmcp_checker::Model for WebMcpModel {
         Some(WebMcpModel::draft(self, s, a))
     }
 
+    fn unchanged_parts(&self, s: &State, next: &State) -> u32 {
+        s.unchanged_parts(next)
+    }
+
     fn persistent_set(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
         self.persistent_steps(s, set)
     }

@@ -486,6 +486,21 @@ impl TaskKind {
     }
 }
 
+/// The state's parts as `webmcp_checker::Model::unchanged_parts` numbers them: a bit per
+/// top-level collection, in the order `top_level_collections!` lists them (`env`, not a
+/// collection, is no part: a property reading it reads `Reads::Anything`).
+pub mod parts {
+    pub const DOCS: u32 = 1 << 0;
+    pub const NAVS: u32 = 1 << 1;
+    pub const QUEUES: u32 = 1 << 2;
+    pub const THREADS: u32 = 1 << 3;
+    pub const PROMISES: u32 = 1 << 4;
+    pub const CONTROLLERS: u32 = 1 << 5;
+    pub const PENDING: u32 = 1 << 6;
+    pub const BODIES: u32 = 1 << 7;
+    pub const GHOST: u32 = 1 << 8;
+}
+
 /// Calls `$m!` with the names of the state's top-level collections (every field but `env`).
 /// `State::borrow` builds a whole `State` from the list, so a new collection left out of it
 /// does not compile; `State::own` and `State::borrows` use the same list.
@@ -531,6 +546,48 @@ impl State {
             ($($c:ident),*) => {{ $(self.$c.own();)* }};
         }
         top_level_collections!(own_each)
+    }
+
+    /// Which of the state's parts ([`parts`]) `next` shares with this state, the very same
+    /// storage: a transition that leaves a collection alone leaves it shared, so a property
+    /// reading only those parts has this state's outcome at `next`.
+    pub fn unchanged_parts(&self, next: &State) -> u32 {
+        macro_rules! shared {
+            ($($c:ident),*) => {{
+                let mut bit = 1u32;
+                let mut unchanged = 0u32;
+                $(
+                    if next.$c.shares_storage_with(&self.$c) {
+                        unchanged |= bit;
+                    }
+                    bit <<= 1;
+                )*
+                let _ = bit;
+                unchanged
+            }};
+        }
+        top_level_collections!(shared)
+    }
+
+    /// This state with the parts in `mask` ([`parts`]) taken from `other`: what a property
+    /// that claims to read only those parts must judge as it judges `other` (the catalogue's
+    /// test of each claim).
+    pub fn with_parts_of(&self, other: &State, mask: u32) -> State {
+        macro_rules! mixed {
+            ($($c:ident),*) => {{
+                let mut bit = 1u32;
+                let mut mixed = self.clone();
+                $(
+                    if mask & bit != 0 {
+                        mixed.$c = other.$c.clone();
+                    }
+                    bit <<= 1;
+                )*
+                let _ = bit;
+                mixed
+            }};
+        }
+        top_level_collections!(mixed)
     }
 
     /// Whether some top-level collection is still borrowed ([`State::borrow`]): true only of

@@ -39,6 +39,7 @@ impl LegacyProperty {
             name: self.name,
             expectation: self.kind,
             condition: self.holds,
+            reads: webmcp_checker::Reads::Anything,
         }
     }
 }

@@ -12,6 +12,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#8.4"],
             claim: "every getTools result is sorted by name in code unit order",
             holds: get_tools_sorted,
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::State {
                 claim: "a getTools result lists two tools or more",
                 holds: |_, s| s.promises.iter().any(|p| matches!(&p.status, Status::Fulfilled(Value::Tools(l)) if l.len() >= 2)),
@@ -23,6 +24,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#8.3", "get-tools#8.3.8.1"],
             claim: "when nothing changes during the walk, getTools returns exactly the tools visible to the caller",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::GetToolsMismatch(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a getTools result lists a tool",
                 holds: |_, s| s.promises.iter().any(|p| matches!(&p.status, Status::Fulfilled(Value::Tools(l)) if !l.is_empty())),
@@ -34,6 +36,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#8.3.8.2", "register-tool#18"],
             claim: "every entry of a getTools result carries the title, description, input schema (as serialized at registration) and annotations that a registerTool call of that name gave in that window",
             holds: get_tools_members_as_registered,
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::State {
                 claim: "a getTools result lists a tool with an input schema, a title or annotations",
                 holds: |_, s| {
@@ -52,6 +55,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change#3.2", "notify-tool-change#3.3"],
             claim: "toolchange fires only at documents allowed to use \"tools\" to which the tool is exposed",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolchangeMisfired(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a toolchange event fires",
                 holds: |_, s| s.docs.iter().any(|d| d.toolchanges > 0),
@@ -63,6 +67,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change#2", "notify-tool-change#3.3", "get-tools#8.3", "unload-cleanup#1"],
             claim: "when tools a fully active document could discover leave the tree with their document (unloaded, iframe removed), a toolchange event is queued at that document",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::DiscoverableChangeUnnotified(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a document's tools leave the tree while another document of its tab could discover them",
                 holds: tools_left_under_eyes,
@@ -74,6 +79,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change.example", "register-tool#20"],
             claim: "on one event loop, a parent's toolchange fires before its child's, and the registration promise fulfils after both",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolchangeOrder(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a registerTool promise fulfils where toolchange fired at two documents",
                 holds: |m, s| {

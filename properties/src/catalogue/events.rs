@@ -17,6 +17,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#4", "execute-tool#16.10.3"],
             claim: "an executeTool promise is fulfilled with a result only after toolactivated fired for its execution",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ResultBeforeToolactivated(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "toolactivated fires for an execution whose promise then fulfils",
                 holds: |_, s| {
@@ -33,6 +34,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["cancel-pending-execution#6.6", "execute-tool#15.4.2", "unload-cleanup#2.3.3"],
             claim: "toolcancel fires for an execution only once its caller aborted the signal or was unloaded",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolcancelForLiveCaller(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a toolcancel event fires",
                 holds: toolcancel_fired,
@@ -44,6 +46,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["cancel-pending-execution#6.2", "cancel-pending-execution#6.6", "imperative-execute-steps#10"],
             claim: "toolcancel never fires for a tool whose callback's promise already settled",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ToolcancelAfterSettlement(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a toolcancel event fires",
                 holds: toolcancel_fired,

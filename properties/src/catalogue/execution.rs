@@ -12,6 +12,7 @@ pub(super) fn inputs() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#3"],
             claim: "an executeTool input that is an Object (what the IDL requires) is never refused before the tool runs",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::ObjectInputRefused(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::StepRuns,
         },
     ]
@@ -26,6 +27,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#15.4.1", "execute-tool#16.10.1", "execute-tool#16.10.3", "execute-tool#16.10.4"],
             claim: "each executeTool promise receives at most one resolve or reject",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(_, p)| p.attempts <= 1),
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "an executeTool promise settles",
                 holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| p.is_settled()),
@@ -37,6 +39,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#15.4.1", "execute-tool#16.10.3"],
             claim: "no executeTool promise is both resolved with a result and rejected",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(_, p)| !(p.tried_fulfil && p.tried_reject)),
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::State {
                 claim: "an executeTool promise with an AbortSignal fulfils with its tool's result",
                 holds: |m, s| {
@@ -53,6 +56,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#9", "execute-tool#15.4"],
             claim: "a tool is never invoked for a caller whose executeTool promise was already rejected",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::InvokedAfterCallerRejected(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a tool body runs for an executeTool call whose signal is then aborted",
                 holds: |m, s| {
@@ -69,6 +73,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#16.6", "execute-tool#16.8", "tool-execute-steps#3", "tool-execute-steps#4", "tool-execute-steps#3.note"],
             claim: "the tool whose execute callback runs has the title, description, input schema and annotations of the RegisteredTool the caller discovered with getTools and passed to executeTool",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanUndiscoveredTool(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a tool body runs for a tool the caller took from a getTools list",
                 holds: |m, s| {
@@ -83,6 +88,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#16.9", "tool-exposed-to-origin#1", "tool-execute-steps#4"],
             claim: "a tool's execute callback only runs for a caller that is same origin with the tool's document or whose origin the tool's exposedTo lists",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::RanForUnexposedCaller(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a tool body runs for a caller of another origin",
                 holds: |m, s| {
@@ -105,6 +111,7 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
         about: &["imperative-execute-steps#10.fulfilled.5", "execute-tool#16.10.1", "execute-tool#16.10.3", "unload-cleanup#2.3.2", "unregister-tool#5.note"],
         claim: "when nothing is left to run, an executeTool promise whose tool body fulfilled with a serializable value is fulfilled with that value's serialization, unless its caller aborted the signal or was unloaded (which cancels its executions, unload-cleanup#2.3.3), or the body's own signal was aborted while it ran (whose result no-result-after-tool-aborted forbids delivering)",
         holds: completed_result_delivered,
+        reads: Reads::Anything,
         witness: Witness::State {
             claim: "a tool body fulfils with a serializable value",
             holds: |_, s| s.bodies.values().any(|b| b.result.is_some()),
@@ -149,6 +156,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
                 !(matches!(p.status, Status::Fulfilled(_))
                     && s.bodies.get(&c).is_some_and(|b| b.saw_abort_while_running))
             }),
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a running tool body sees its signal aborted",
                 holds: |_, s| s.bodies.values().any(|b| b.saw_abort_while_running),
@@ -160,6 +168,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#7", "imperative-execute-steps#10.fulfilled.3", "imperative-execute-steps#10.rejected.4", "cancel-pending-execution#6.4"],
             claim: "an entry of a document's local pending tool executions map belongs to a tool body that is still running and whose signal is not aborted",
             holds: |_, s| s.docs.iter().all(|d| d.local.iter().all(|u| s.bodies.get(u).is_some_and(|b| !b.settled && !b.signal_aborted))),
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a document's local pending tool executions map has an entry",
                 holds: |_, s| s.docs.iter().any(|d| !d.local.is_empty()),
@@ -171,6 +180,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#7", "cancel-pending-execution#6", "cancel-pending-execution#6.4"],
             claim: "a document's local pending tool executions map is only read and written on the document's event loop",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::LocalMapOffItsEventLoop(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::StepRuns,
         },
         PropertyDef {
@@ -179,6 +189,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             about: &["register-tool#20.2", "get-tools#8.5", "execute-tool#16.10.3", "execute-tool#16.10.4"],
             claim: "every registerTool, getTools and executeTool promise is resolved or rejected on its document's event loop (in the method steps or in a queued task), never from in-parallel steps",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::SettledOffItsEventLoop(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::State {
                 claim: "a registerTool, getTools or executeTool promise settles",
                 holds: |_, s| s.promises.iter().any(|p| p.is_settled()),

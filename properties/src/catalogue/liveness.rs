@@ -11,6 +11,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["execute-tool#16", "execute-tool#16.10"],
             claim: "when nothing is left to run, every executeTool promise of a fully active caller has settled, unless its tool body never settled or its target waits in the back/forward cache",
             holds: execute_settled_at_end,
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "an executeTool promise is pending",
                 holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| p.status == Status::Pending),
@@ -22,6 +23,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["register-tool#20.2"],
             claim: "when nothing is left to run, every registerTool promise of a fully active document has settled",
             holds: |m, s| calls_settled(m.world.as_ref(), s, CallKind::Register),
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a registerTool promise is pending",
                 holds: |m, s| pending_of(m.world.as_ref(), s, CallKind::Register),
@@ -33,6 +35,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#8.5"],
             claim: "when nothing is left to run, every getTools promise of a fully active document has settled",
             holds: |m, s| calls_settled(m.world.as_ref(), s, CallKind::GetTools),
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a getTools promise is pending",
                 holds: |m, s| pending_of(m.world.as_ref(), s, CallKind::GetTools),

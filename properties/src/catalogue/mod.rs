@@ -8,6 +8,7 @@
 //! makes them invisible; `properties/tests/reduction.rs` checks it on every safe step of the
 //! standard scenarios.
 
+use webmcp_checker::Reads;
 use webmcp_model::machine::WebMcpModel;
 use webmcp_model::state::State;
 use webmcp_model::world::{CallId, CallKind, World};
@@ -24,8 +25,10 @@ mod witnesses;
 /// What the families' predicates read.
 mod prelude {
     pub(super) use super::{execute_promises, Kind, PropertyDef, Witness};
+    pub(super) use webmcp_checker::Reads;
     pub(super) use webmcp_model::algorithms::get_tools::code_unit_cmp;
     pub(super) use webmcp_model::machine::WebMcpModel;
+    pub(super) use webmcp_model::state::parts;
     pub(super) use webmcp_model::state::{Ghost, Lifecycle, State, Status, TaskKind, Value};
     pub(super) use webmcp_model::steps::{step, StepId};
     pub(super) use webmcp_model::threads::ThreadKey;
@@ -64,6 +67,10 @@ pub struct PropertyDef {
     pub about: &'static [&'static str],
     pub claim: &'static str,
     pub holds: fn(&WebMcpModel, &State) -> bool,
+    /// What `holds` reads of a state: [`Reads::Anything`], or only some of the state's
+    /// top-level collections (`webmcp_model::state::parts`). The search then judges the
+    /// property again only where those changed (`tests/reads.rs` checks each claim).
+    pub reads: Reads,
     /// What shows the property is not vacuous (`docs/properties.md` names a scenario for each).
     pub witness: Witness,
 }
@@ -91,6 +98,7 @@ impl Witness {
                 name,
                 expectation: Kind::Sometimes,
                 condition: holds,
+                reads: Reads::Anything,
             }),
             Witness::Itself | Witness::StepRuns => None,
         }
@@ -113,6 +121,7 @@ impl PropertyDef {
             name: self.name,
             expectation: self.kind,
             condition: self.holds,
+            reads: self.reads,
         }
     }
 }

@@ -12,6 +12,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["register-tool#17.3", "register-tool#17.3.1", "register-tool#17.3.2", "unregister-tool#5"],
             claim: "once the signal passed to registerTool is aborted, the tool it registered is gone from its tool map and the registration promise has been rejected (a no-op if it was already fulfilled)",
             holds: registration_abort_unregisters,
+            reads: Reads::Parts(parts::PROMISES | parts::CONTROLLERS | parts::DOCS),
             witness: Witness::State {
                 claim: "the signal of a registerTool call that ran is aborted",
                 holds: |m, s| {
@@ -43,6 +44,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                     own == Some(by)
                 })
             },
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a promise is rejected by an abort that was given a custom reason",
                 holds: |m, s| {
@@ -65,6 +67,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                 ),
                 _ => true,
             }),
+            reads: Reads::Parts(parts::GHOST | parts::PROMISES),
             witness: Witness::State {
                 claim: "a script calls a method on the ModelContext of a document that is not fully active",
                 holds: |_, s| s.ghost.iter().any(|g| matches!(g, Ghost::CalledOnInactiveDocument(_))),

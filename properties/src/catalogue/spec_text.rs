@@ -19,6 +19,7 @@ macro_rules! assert_property {
             about: &[$id],
             claim: $claim,
             holds: assert_holds::<{ step($id).0 }>,
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::StepRuns,
         }
     };
@@ -32,6 +33,7 @@ macro_rules! exists_property {
             about: &[$id],
             claim: $claim,
             holds: value_exists::<{ step($id).0 }>,
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::StepRuns,
         }
     };
@@ -68,6 +70,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["cancel-pending-execution#5", "cancel-pending-execution#5.note"],
             claim: "when cancel a pending tool execution reaches #5, the target document has not been unloaded or destroyed",
             holds: |_, s| !s.ghost.iter().any(|g| matches!(g, Ghost::CancelTargetGone(_))),
+            reads: Reads::Parts(parts::GHOST),
             witness: Witness::StepRuns,
         },
     ]

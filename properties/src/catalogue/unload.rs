@@ -11,6 +11,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unload-cleanup#2", "execute-tool#16.12"],
             claim: "once a document is destroyed and the threads it started are done, no pending tool execution names it",
             holds: unload_cleans_pending,
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a document is destroyed while a pending tool execution names it",
                 holds: |_, s| s.pending.iter().flatten().any(|(_, e)| {
@@ -24,6 +25,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unload-cleanup#2", "imperative-execute-steps#7", "cancel-pending-execution#6"],
             claim: "once a document is destroyed and the threads it started are done, its local pending tool executions map is empty",
             holds: unload_cleans_local,
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "the document of a running tool body is destroyed",
                 holds: |_, s| s.bodies.values().any(|b| !b.settled && s.doc(b.target).lifecycle == Lifecycle::Destroyed),
@@ -44,6 +46,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         || s.doc(caller).cleanups == 0
                 })
             },
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a tool body is running when its caller is unloaded",
                 holds: |m, s| {
@@ -60,6 +63,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["execute-tool#16.12", "execute-tool#16.10.2", "imperative-execute-steps#7", "unload-cleanup#2", "cancel-pending-execution#4"],
             claim: "when nothing is left to run, no pending or local tool execution is left behind, except for a tool body that never settled and a target in the back/forward cache",
             holds: nothing_left_at_end,
+            reads: Reads::Anything,
             witness: Witness::State {
                 claim: "a pending tool execution is stored",
                 holds: |_, s| s.pending.iter().any(|m| !m.is_empty()),

@@ -11,6 +11,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#8.3.5", "get-tools#8.3.8.1"],
             claim: "a getTools result lists a tool registered by a cross-origin document",
             holds: discovered_cross_origin,
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -19,6 +20,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change#3.3"],
             claim: "a toolchange event fires",
             holds: |_, s| s.docs.iter().any(|d| d.toolchanges > 0),
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -27,6 +29,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unregister-tool#7", "notify-tool-change#3.3"],
             claim: "an unregistration queues a toolchange event",
             holds: |_, s| s.queues.iter().flatten().any(|t| matches!(t.kind, TaskKind::FireToolchange { registered: false, .. })),
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -35,6 +38,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["execute-tool#16.10.3"],
             claim: "an executeTool promise fulfils with the tool's result",
             holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| matches!(p.status, Status::Fulfilled(Value::Text(_)))),
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -47,6 +51,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                     matches!(p.status, Status::Rejected(webmcp_model::state::Reason::Aborted(_))) && s.bodies.contains_key(&c)
                 })
             },
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -61,6 +66,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         && s.docs.iter().any(|d| d.cleanups > 0)
                 })
             },
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -74,6 +80,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         && p.settled_at == Some(const { step("unload-cleanup#2.3.4") })
                 })
             },
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -82,6 +89,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["cancel-pending-execution#6.5"],
             claim: "a running tool body sees its signal aborted",
             holds: |_, s| s.bodies.values().any(|b| b.saw_abort_while_running),
+            reads: Reads::Anything,
             witness: Witness::Itself,
         },
     ]
