@@ -238,10 +238,11 @@ impl ByteQueue {
 }
 
 /// A few states of one level of the parallel search, as one worker produced them: values,
-/// or (once [`Chunk::filler`] was asked for bytes) the codec's bytes, each record its
-/// fingerprint, its length and its bytes.
+/// or (once [`Chunk::filler`] was asked for bytes) the codec's bytes, each record the parts
+/// the state shares with the one it was reached from (as [`Tag`]), its fingerprint, its
+/// length and its bytes.
 pub(crate) enum Chunk<S> {
-    Values(Vec<(S, u64)>),
+    Values(Vec<(S, u64, u32)>),
     Bytes(Vec<u8>),
 }
 
@@ -252,11 +253,12 @@ impl<S> Default for Chunk<S> {
 }
 
 impl<S> Chunk<S> {
-    /// The states, each with its fingerprint, in the order they were pushed.
+    /// The states, each with its fingerprint and unchanged parts, in the order they were
+    /// pushed.
     pub(crate) fn into_states<'m>(
         self,
         codec: Option<&'m dyn StateCodec<S>>,
-    ) -> impl Iterator<Item = (S, u64)> + 'm
+    ) -> impl Iterator<Item = (S, u64, u32)> + 'm
     where
         S: 'm,
     {
@@ -269,10 +271,11 @@ impl<S> Chunk<S> {
             if at >= bytes.len() {
                 return None;
             }
-            let (fp, state, next) = get_record(&bytes, at);
+            let unchanged = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+            let (fp, state, next) = get_record(&bytes, at + 4);
             at = next;
             let codec = codec.expect("bytes only with a codec");
-            Some((codec.decode(state), fp))
+            Some((codec.decode(state), fp, unchanged))
         });
         values.into_iter().chain(decoded)
     }
@@ -283,7 +286,7 @@ pub(crate) struct ChunkFiller<'m, S> {
     codec: Option<&'m dyn StateCodec<S>>,
     size: usize,
     count: usize,
-    values: Vec<(S, u64)>,
+    values: Vec<(S, u64, u32)>,
     bytes: Vec<u8>,
 }
 
@@ -299,11 +302,15 @@ impl<'m, S> ChunkFiller<'m, S> {
         }
     }
 
-    /// Adds a state; returns the chunk once it holds `size` states.
-    pub(crate) fn push(&mut self, state: S, fp: u64) -> Option<Chunk<S>> {
+    /// Adds a state, with the parts it shares with the one it was reached from; returns the
+    /// chunk once it holds `size` states.
+    pub(crate) fn push(&mut self, state: S, fp: u64, unchanged: u32) -> Option<Chunk<S>> {
         match self.codec {
-            Some(codec) => put_encoded(&mut self.bytes, fp, codec, &state),
-            None => self.values.push((state, fp)),
+            Some(codec) => {
+                self.bytes.extend_from_slice(&unchanged.to_le_bytes());
+                put_encoded(&mut self.bytes, fp, codec, &state)
+            }
+            None => self.values.push((state, fp, unchanged)),
         }
         self.count += 1;
         (self.count == self.size).then(|| self.take())
@@ -384,15 +391,17 @@ mod tests {
             let mut filler = ChunkFiller::new(codec, 4);
             let mut chunks = Vec::new();
             for i in 0..10u32 {
-                chunks.extend(filler.push(i * 1000, u64::from(i)));
+                chunks.extend(filler.push(i * 1000, u64::from(i), i << 20));
             }
             chunks.extend(filler.finish());
             assert_eq!(chunks.len(), 3, "4 + 4 + 2");
-            let back: Vec<(u32, u64)> = chunks
+            let back: Vec<(u32, u64, u32)> = chunks
                 .into_iter()
                 .flat_map(|c| c.into_states(codec))
                 .collect();
-            let expected: Vec<(u32, u64)> = (0..10u32).map(|i| (i * 1000, u64::from(i))).collect();
+            let expected: Vec<(u32, u64, u32)> = (0..10u32)
+                .map(|i| (i * 1000, u64::from(i), i << 20))
+                .collect();
             assert_eq!(back, expected);
         }
         assert!(ChunkFiller::<u32>::new(None, 4).finish().is_none());

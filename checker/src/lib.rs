@@ -31,11 +31,12 @@
 //! [`Verdict::Incomplete`] otherwise.
 //!
 //! A property may say which parts of a state its predicate reads ([`Reads`], numbered by
-//! [`Model::unchanged_parts`]). The one-thread searches then do not judge an always or
-//! sometimes property again at a state that shares those parts, unchanged, with the state it
-//! was reached from: that state was judged first, and the predicate, reading the same values,
-//! gives the same outcome there, so every property is decided by the same first state. The
-//! other searches judge every property at every state.
+//! [`Model::unchanged_parts`]). Our own searches (breadth-first on one thread or several,
+//! depth-first on one) then do not judge an always or sometimes property again at a state
+//! that shares those parts, unchanged, with the state it was reached from: that state was
+//! judged first, and the predicate, reading the same values, gives the same outcome there, so
+//! every property is decided by the same first state. Stateright's checker, simulation and
+//! the timely engine judge every property at every state.
 //!
 //! ## The searches ([`Mode`], [`Options::threads`])
 //!

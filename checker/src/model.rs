@@ -45,8 +45,8 @@ pub trait Model {
     /// Which of a state's parts (bit `i`: part `i`, as the model numbers them, at most 32)
     /// `next` shares unchanged with `state`, the state it was built from. A property that
     /// reads only those parts ([`crate::property::Reads`]) has the same outcome at `next` as
-    /// at `state`, so the one-thread search does not judge it again. 0 (the default) claims
-    /// nothing.
+    /// at `state`, so the breadth-first searches and the one-thread depth-first search do not
+    /// judge it again. 0 (the default) claims nothing.
     fn unchanged_parts(&self, _state: &Self::State, _next: &Self::State) -> u32 {
         0
     }

@@ -333,7 +333,7 @@ fn work_on_level<M: Model>(
         sh.visited
             .unique
             .fetch_add(std::mem::take(&mut found), Ordering::Relaxed);
-        for (mut s, fp) in chunk.into_states(model.codec()) {
+        for (mut s, fp, unchanged) in chunk.into_states(model.codec()) {
             if sh.stop.load(Ordering::Relaxed) {
                 break 'chunks;
             }
@@ -344,8 +344,10 @@ fn work_on_level<M: Model>(
             actions.clear();
             model.actions(s, &mut actions);
             let terminal = actions.is_empty();
+            // As in the one-thread search: a property that reads only parts `s` shares with
+            // the state it was reached from, judged a level before, has its outcome here.
             for (i, p) in props.iter().enumerate() {
-                if !decided[i] && p.shows_at(model, s, terminal) {
+                if !decided[i] && !p.as_before(unchanged) && p.shows_at(model, s, terminal) {
                     sh.discoveries.offer(i, *fp);
                 }
             }
@@ -388,7 +390,8 @@ fn work_on_level<M: Model>(
             for (a, n, nfp) in built.drain(..) {
                 if sh.visited.insert(nfp, *fp, &a, depth + 1) {
                     found += 1;
-                    next.extend(filling.push(n.keep(), nfp));
+                    let unchanged = model.unchanged_parts(s, &n);
+                    next.extend(filling.push(n.keep(), nfp, unchanged));
                 }
             }
             spare_built = recycle(built);
@@ -425,7 +428,7 @@ pub(crate) fn explore<M: Model + Sync>(
         total += 1;
         let fp = fingerprint(&init);
         if visited.insert_root(fp, &init) {
-            first.push((init, fp));
+            first.push((init, fp, 0));
         }
     }
     let sh = Shared {

@@ -544,7 +544,8 @@ fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
 
 /// A property that claims to read only some parts is judged again only at states where those
 /// parts changed from the state they were reached from. An honest claim changes no outcome,
-/// in breadth-first and depth-first order and with the frontier kept as bytes; a false one is
+/// breadth-first and depth-first, on one thread and two, with states kept as values and as
+/// bytes; a false one is
 /// believed (which shows the judgments are skipped: the search cannot tell a lie).
 #[test]
 fn a_property_is_judged_again_only_where_what_it_reads_changed() {
@@ -564,6 +565,15 @@ fn a_property_is_judged_again_only_where_what_it_reads_changed() {
             frontier: FrontierStorage::Bytes,
             ..Options::default()
         },
+        Options {
+            threads: 2,
+            ..Options::default()
+        },
+        Options {
+            threads: 2,
+            frontier: FrontierStorage::Bytes,
+            ..Options::default()
+        },
     ] {
         let run = |reads| {
             let props = [property(reads)];
@@ -576,9 +586,21 @@ fn a_property_is_judged_again_only_where_what_it_reads_changed() {
         let path =
             |e: &Exploration<TwoCounters>| e.discoveries[0].as_ref().map(|p| p.actions.clone());
         assert!(path(&anything).is_some(), "y reaches two");
-        assert_eq!(path(&honest), path(&anything), "{:?}", options.mode);
+        assert_eq!(
+            path(&honest),
+            path(&anything),
+            "{:?} on {} thread(s)",
+            options.mode,
+            options.threads
+        );
         // y only ever changes by an increment of y, which leaves x as it was: where the
         // search first finds y at two it does not look, so it finds it later or never.
-        assert_ne!(path(&lying), path(&anything), "{:?}", options.mode);
+        assert_ne!(
+            path(&lying),
+            path(&anything),
+            "{:?} on {} thread(s)",
+            options.mode,
+            options.threads
+        );
     }
 }
