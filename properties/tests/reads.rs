@@ -24,6 +24,8 @@ const MAX_STATES: usize = 20_000;
 /// every earlier one's (where the claims matter), then every so many states.
 const DONORS: usize = 64;
 const SAMPLE_EVERY: usize = 7;
+/// States per claim where its predicate judges otherwise than at the initial state.
+const RARE: usize = 3;
 
 fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
     let init = m.initial_state();
@@ -48,20 +50,32 @@ fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
     Some(all)
 }
 
-/// The states whose parts others are given: each new set of ghost facts, then a sample.
-fn donors(states: &[State]) -> Vec<&State> {
+/// The states whose parts others are given: for each claim, the first few states where its
+/// predicate judges otherwise than at the initial state (its rare outcome, where a part left
+/// out shows); each new set of ghost facts; then a sample.
+fn donors<'s>(
+    m: &WebMcpModel,
+    states: &'s [State],
+    claims: &[(PropertyDef, u32)],
+) -> Vec<&'s State> {
+    let mut chosen: Vec<&State> = Vec::new();
+    for (p, _) in claims {
+        let usual = (p.holds)(m, &states[0]);
+        chosen.extend(
+            states
+                .iter()
+                .filter(|s| (p.holds)(m, s) != usual)
+                .take(RARE),
+        );
+    }
     let mut ghosts = HashSet::new();
-    let mut chosen: Vec<&State> = states
-        .iter()
-        .filter(|s| ghosts.insert(format!("{:?}", s.ghost)))
-        .take(DONORS / 2)
-        .collect();
     chosen.extend(
         states
             .iter()
-            .step_by(SAMPLE_EVERY)
-            .take(DONORS - chosen.len()),
+            .filter(|s| ghosts.insert(format!("{:?}", s.ghost)))
+            .take(DONORS / 2),
     );
+    chosen.extend(states.iter().step_by(SAMPLE_EVERY).take(DONORS / 2));
     chosen
 }
 
@@ -79,6 +93,10 @@ fn a_property_reads_no_more_than_it_claims() {
         "the Asserts claim to read the ghost facts alone"
     );
     let (mut judged, mut turned, mut scenarios) = (0usize, 0usize, 0usize);
+    // Per claim: whether its outcome ever changed with the parts given, and which of its
+    // parts were seen to matter (given all but that one, the outcome was not the other's).
+    let mut varies = vec![false; claims.len()];
+    let mut matters = vec![0u32; claims.len()];
     for world in standard_worlds() {
         for variant in [Variant::SEED, Variant::proposed()] {
             let name = world.name.clone();
@@ -87,10 +105,10 @@ fn a_property_reads_no_more_than_it_claims() {
                 continue;
             };
             scenarios += 1;
-            let donors = donors(&states);
+            let donors = donors(&m, &states, &claims);
             for s in states.iter().step_by(SAMPLE_EVERY) {
                 for other in &donors {
-                    for (p, mask) in &claims {
+                    for (k, (p, mask)) in claims.iter().enumerate() {
                         let mixed = s.with_parts_of(other, *mask);
                         let expected = (p.holds)(&m, other);
                         assert_eq!(
@@ -101,7 +119,18 @@ fn a_property_reads_no_more_than_it_claims() {
                             p.name
                         );
                         judged += 1;
-                        turned += usize::from((p.holds)(&m, s) != expected);
+                        if (p.holds)(&m, s) != expected {
+                            turned += 1;
+                            varies[k] = true;
+                            for bit in (0..32).map(|i| 1u32 << i).filter(|b| mask & b != 0) {
+                                if matters[k] & bit == 0
+                                    && (p.holds)(&m, &s.with_parts_of(other, mask & !bit))
+                                        != expected
+                                {
+                                    matters[k] |= bit;
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -112,6 +141,18 @@ fn a_property_reads_no_more_than_it_claims() {
         "only {scenarios} scenarios were small enough"
     );
     assert!(judged > 100_000, "only {judged} judgments");
+    // Each part a claim names was seen to matter, wherever its outcome varies at all: so
+    // the test would have caught that part left out.
+    for (k, (p, mask)) in claims.iter().enumerate() {
+        if varies[k] {
+            assert_eq!(matters[k], *mask, "{}: parts never seen to matter", p.name);
+        }
+    }
+    assert!(
+        varies.iter().filter(|v| **v).count() >= 15,
+        "the outcomes of only {} claims vary",
+        varies.iter().filter(|v| **v).count()
+    );
     // Not vacuous: the parts given change the verdict often enough to catch a part left out.
     assert!(
         turned > 1_000,

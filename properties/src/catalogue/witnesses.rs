@@ -11,7 +11,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["get-tools#8.3.5", "get-tools#8.3.8.1"],
             claim: "a getTools result lists a tool registered by a cross-origin document",
             holds: discovered_cross_origin,
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -20,7 +20,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["notify-tool-change#3.3"],
             claim: "a toolchange event fires",
             holds: |_, s| s.docs.iter().any(|d| d.toolchanges > 0),
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::DOCS),
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -29,7 +29,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unregister-tool#7", "notify-tool-change#3.3"],
             claim: "an unregistration queues a toolchange event",
             holds: |_, s| s.queues.iter().flatten().any(|t| matches!(t.kind, TaskKind::FireToolchange { registered: false, .. })),
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::QUEUES),
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -38,7 +38,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["execute-tool#16.10.3"],
             claim: "an executeTool promise fulfils with the tool's result",
             holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| matches!(p.status, Status::Fulfilled(Value::Text(_)))),
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -51,7 +51,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                     matches!(p.status, Status::Rejected(webmcp_model::state::Reason::Aborted(_))) && s.bodies.contains_key(&c)
                 })
             },
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES | parts::BODIES),
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -66,7 +66,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         && s.docs.iter().any(|d| d.cleanups > 0)
                 })
             },
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES | parts::BODIES | parts::DOCS),
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -80,7 +80,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         && p.settled_at == Some(const { step("unload-cleanup#2.3.4") })
                 })
             },
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::Itself,
         },
         PropertyDef {
@@ -89,7 +89,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["cancel-pending-execution#6.5"],
             claim: "a running tool body sees its signal aborted",
             holds: |_, s| s.bodies.values().any(|b| b.saw_abort_while_running),
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::BODIES),
             witness: Witness::Itself,
         },
     ]
