@@ -487,8 +487,8 @@ impl TaskKind {
 }
 
 /// The state's parts as `webmcp_checker::Model::unchanged_parts` numbers them: a bit per
-/// top-level collection, in the order `top_level_collections!` lists them (`env`, not a
-/// collection, is no part: a property reading it reads `Reads::Anything`).
+/// top-level collection, paired with it in `top_level_collections!` (`env`, not a collection,
+/// is no part: a property reading it reads `Reads::Anything`).
 pub mod parts {
     pub const DOCS: u32 = 1 << 0;
     pub const NAVS: u32 = 1 << 1;
@@ -501,21 +501,21 @@ pub mod parts {
     pub const GHOST: u32 = 1 << 8;
 }
 
-/// Calls `$m!` with the names of the state's top-level collections (every field but `env`).
-/// `State::borrow` builds a whole `State` from the list, so a new collection left out of it
-/// does not compile; `State::own` and `State::borrows` use the same list.
+/// Calls `$m!` with the state's top-level collections (every field but `env`), each with its
+/// bit of [`parts`]. `State::borrow` builds a whole `State` from the list, so a new
+/// collection left out of it does not compile; the other methods below use the same list.
 macro_rules! top_level_collections {
     ($m:ident) => {
         $m!(
-            docs,
-            navs,
-            queues,
-            threads,
-            promises,
-            controllers,
-            pending,
-            bodies,
-            ghost
+            docs: DOCS,
+            navs: NAVS,
+            queues: QUEUES,
+            threads: THREADS,
+            promises: PROMISES,
+            controllers: CONTROLLERS,
+            pending: PENDING,
+            bodies: BODIES,
+            ghost: GHOST
         )
     };
 }
@@ -531,7 +531,7 @@ impl State {
     /// `self` is alive and unchanged.
     pub(crate) unsafe fn borrow(&self) -> State {
         macro_rules! borrowed {
-            ($($c:ident),*) => {
+            ($($c:ident: $_part:ident),*) => {
                 // SAFETY: the caller's promise, for each collection.
                 State { $($c: unsafe { self.$c.borrow() },)* env: self.env }
             };
@@ -543,7 +543,7 @@ impl State {
     /// holds all it reads and may outlive the one it was borrowed from.
     pub(crate) fn own(&mut self) {
         macro_rules! own_each {
-            ($($c:ident),*) => {{ $(self.$c.own();)* }};
+            ($($c:ident: $_part:ident),*) => {{ $(self.$c.own();)* }};
         }
         top_level_collections!(own_each)
     }
@@ -553,18 +553,9 @@ impl State {
     /// reading only those parts has this state's outcome at `next`.
     pub fn unchanged_parts(&self, next: &State) -> u32 {
         macro_rules! shared {
-            ($($c:ident),*) => {{
-                let mut bit = 1u32;
-                let mut unchanged = 0u32;
-                $(
-                    if next.$c.shares_storage_with(&self.$c) {
-                        unchanged |= bit;
-                    }
-                    bit <<= 1;
-                )*
-                let _ = bit;
-                unchanged
-            }};
+            ($($c:ident: $part:ident),*) => {
+                0 $(| if next.$c.shares_storage_with(&self.$c) { parts::$part } else { 0 })*
+            };
         }
         top_level_collections!(shared)
     }
@@ -573,28 +564,23 @@ impl State {
     /// that claims to read only those parts must judge as it judges `other` (the catalogue's
     /// test of each claim).
     pub fn with_parts_of(&self, other: &State, mask: u32) -> State {
-        macro_rules! mixed {
-            ($($c:ident),*) => {{
-                let mut bit = 1u32;
-                let mut mixed = self.clone();
-                $(
-                    if mask & bit != 0 {
-                        mixed.$c = other.$c.clone();
-                    }
-                    bit <<= 1;
-                )*
-                let _ = bit;
-                mixed
+        let mut mixed = self.clone();
+        macro_rules! take {
+            ($($c:ident: $part:ident),*) => {{
+                $(if mask & parts::$part != 0 {
+                    mixed.$c = other.$c.clone();
+                })*
             }};
         }
-        top_level_collections!(mixed)
+        top_level_collections!(take);
+        mixed
     }
 
     /// Whether some top-level collection is still borrowed ([`State::borrow`]): true only of
     /// a successor being built, never of a state the search keeps.
     pub fn borrows(&self) -> bool {
         macro_rules! any_borrowed {
-            ($($c:ident),*) => {{ false $(|| self.$c.is_borrowed())* }};
+            ($($c:ident: $_part:ident),*) => {{ false $(|| self.$c.is_borrowed())* }};
         }
         top_level_collections!(any_borrowed)
     }
