@@ -487,18 +487,21 @@ impl TaskKind {
 }
 
 /// The state's parts as `webmcp_checker::Model::unchanged_parts` numbers them: a bit per
-/// top-level collection, paired with it in `top_level_collections!` (`env`, not a collection,
-/// is no part: a property reading it reads `Reads::Anything`).
+/// top-level collection, the bit of its footprint area (`crate::footprint::area`), paired
+/// with it in `top_level_collections!` (`env`, not a collection, is no part: a property
+/// reading it reads `Reads::Anything`).
 pub mod parts {
-    pub const DOCS: u32 = 1 << 0;
-    pub const NAVS: u32 = 1 << 1;
-    pub const QUEUES: u32 = 1 << 2;
-    pub const THREADS: u32 = 1 << 3;
-    pub const PROMISES: u32 = 1 << 4;
-    pub const CONTROLLERS: u32 = 1 << 5;
-    pub const PENDING: u32 = 1 << 6;
-    pub const BODIES: u32 = 1 << 7;
-    pub const GHOST: u32 = 1 << 8;
+    use crate::footprint::area;
+
+    pub const DOCS: u32 = 1 << area::DOCS;
+    pub const NAVS: u32 = 1 << area::NAVS;
+    pub const QUEUES: u32 = 1 << area::QUEUES;
+    pub const THREADS: u32 = 1 << area::THREADS;
+    pub const PROMISES: u32 = 1 << area::PROMISES;
+    pub const CONTROLLERS: u32 = 1 << area::CONTROLLERS;
+    pub const PENDING: u32 = 1 << area::PENDING;
+    pub const BODIES: u32 = 1 << area::BODIES;
+    pub const GHOST: u32 = 1 << area::GHOST;
 }
 
 /// Calls `$m!` with the state's top-level collections (every field but `env`), each with its
