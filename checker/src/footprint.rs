@@ -171,6 +171,11 @@ impl Footprint {
         }
     }
 
+    /// The areas touched at all, one bit each (`1 << area`), whatever the access.
+    pub fn areas(&self) -> u32 {
+        self.read.touched | self.write.touched | self.insert.touched
+    }
+
     /// Whether the two actions may fail to commute: an access of one overlaps an access of
     /// the other, and not both only read, nor both only insert.
     pub fn conflicts(&self, other: &Footprint) -> bool {
@@ -221,5 +226,15 @@ mod tests {
         assert!(!head.conflicts(&fp(&[(2, At(1), Read)])));
         assert!(!head.conflicts(&fp(&[(2, Part(1, 0), Write)])));
         assert!(!head.conflicts(&Footprint::default()));
+    }
+
+    #[test]
+    fn areas_names_each_area_touched_by_any_kind_of_access() {
+        use Key::*;
+        use Kind::*;
+        assert_eq!(Footprint::EMPTY.areas(), 0);
+        let f = fp(&[(0, Len, Read), (3, Part(1, 2), Write), (8, At(5), Insert)]);
+        assert_eq!(f.areas(), 1 | 1 << 3 | 1 << 8);
+        assert_eq!(fp(&[(31, All, Read)]).areas(), 1 << 31);
     }
 }

@@ -1,12 +1,14 @@
-//! Each property that claims to read only some of a state's parts (`PropertyDef::reads`)
-//! judges a state as it judges any other state with the same such parts. The one-thread
-//! search relies on it: it does not judge such a property again at a state that shares those
-//! parts, unchanged, with the state it was reached from. A claim that left out a part the
-//! predicate reads would let the search skip a judgment whose outcome changed.
+//! Each property (and each property's witness) that claims to read only some of a state's
+//! parts (`PropertyDef::reads`, `Witness::State::reads`) judges a state as it judges any
+//! other state with the same such parts. Our searches rely on it: they do not judge such a
+//! predicate again at a state that shares those parts, unchanged, with the state it was
+//! reached from. A claim that left out a part the predicate reads would let the search skip
+//! a judgment whose outcome changed.
 //!
 //! Checked on the reachable states of the standard scenarios, under the seed text and under
-//! every proposed fix: a state given the claimed parts of another (`State::with_parts_of`) is
-//! judged as that other.
+//! every proposed fix, two ways: a state given the claimed parts of another
+//! (`State::with_parts_of`) is judged as that other; and the footprint tracker sees the
+//! predicate touch nothing outside its claim (`State::parts_touched_by`), at every state.
 
 mod common;
 
@@ -16,7 +18,7 @@ use common::standard_worlds;
 use webmcp_checker::Reads;
 use webmcp_model::state::{parts, State};
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::catalogue::{catalogue, PropertyDef};
+use webmcp_properties::catalogue::{catalogue, Witness};
 
 /// Scenarios with more reachable states are left out.
 const MAX_STATES: usize = 20_000;
@@ -26,6 +28,40 @@ const DONORS: usize = 64;
 const SAMPLE_EVERY: usize = 7;
 /// States per claim where its predicate judges otherwise than at the initial state.
 const RARE: usize = 3;
+
+/// A predicate that claims to read only some parts: a property's, or a witness's.
+struct Claim {
+    name: String,
+    holds: fn(&WebMcpModel, &State) -> bool,
+    mask: u32,
+}
+
+/// Every claim of the catalogue: the properties', then the witnesses' (`Witness::State`).
+fn claims() -> Vec<Claim> {
+    let mut claims = Vec::new();
+    for p in catalogue() {
+        if let Reads::Parts(mask) = p.reads {
+            claims.push(Claim {
+                name: p.name.to_string(),
+                holds: p.holds,
+                mask,
+            });
+        }
+        if let Witness::State {
+            holds,
+            reads: Reads::Parts(mask),
+            ..
+        } = p.witness
+        {
+            claims.push(Claim {
+                name: format!("the witness of {}", p.name),
+                holds,
+                mask,
+            });
+        }
+    }
+    claims
+}
 
 fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
     let init = m.initial_state();
@@ -53,13 +89,9 @@ fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
 /// The states whose parts others are given: for each claim, the first few states where its
 /// predicate judges otherwise than at the initial state (its rare outcome, where a part left
 /// out shows); each new set of ghost facts; then a sample.
-fn donors<'s>(
-    m: &WebMcpModel,
-    states: &'s [State],
-    claims: &[(PropertyDef, u32)],
-) -> Vec<&'s State> {
+fn donors<'s>(m: &WebMcpModel, states: &'s [State], claims: &[Claim]) -> Vec<&'s State> {
     let mut chosen: Vec<&State> = Vec::new();
-    for (p, _) in claims {
+    for p in claims {
         let usual = (p.holds)(m, &states[0]);
         chosen.extend(
             states
@@ -81,16 +113,18 @@ fn donors<'s>(
 
 #[test]
 fn a_property_reads_no_more_than_it_claims() {
-    let claims: Vec<(PropertyDef, u32)> = catalogue()
-        .into_iter()
-        .filter_map(|p| match p.reads {
-            Reads::Parts(mask) => Some((p, mask)),
-            Reads::Anything => None,
-        })
-        .collect();
+    let claims = claims();
     assert!(
-        claims.iter().any(|(p, _)| p.name.starts_with("assert:")),
+        claims.iter().any(|p| p.name.starts_with("assert:")),
         "the Asserts claim to read the ghost facts alone"
+    );
+    assert!(
+        claims
+            .iter()
+            .filter(|p| p.name.starts_with("the witness of"))
+            .count()
+            >= 30,
+        "the witnesses claim what they read"
     );
     let (mut judged, mut turned, mut scenarios) = (0usize, 0usize, 0usize);
     // Per claim: whether its outcome ever changed with the parts given, and which of its
@@ -108,7 +142,8 @@ fn a_property_reads_no_more_than_it_claims() {
             let donors = donors(&m, &states, &claims);
             for s in states.iter().step_by(SAMPLE_EVERY) {
                 for other in &donors {
-                    for (k, (p, mask)) in claims.iter().enumerate() {
+                    for (k, p) in claims.iter().enumerate() {
+                        let mask = &p.mask;
                         let mixed = s.with_parts_of(other, *mask);
                         let expected = (p.holds)(&m, other);
                         assert_eq!(
@@ -143,9 +178,9 @@ fn a_property_reads_no_more_than_it_claims() {
     assert!(judged > 100_000, "only {judged} judgments");
     // Each part a claim names was seen to matter, wherever its outcome varies at all: so
     // the test would have caught that part left out.
-    for (k, (p, mask)) in claims.iter().enumerate() {
+    for (k, p) in claims.iter().enumerate() {
         if varies[k] {
-            assert_eq!(matters[k], *mask, "{}: parts never seen to matter", p.name);
+            assert_eq!(matters[k], p.mask, "{}: parts never seen to matter", p.name);
         }
     }
     assert!(
@@ -158,6 +193,55 @@ fn a_property_reads_no_more_than_it_claims() {
         turned > 1_000,
         "the parts given changed only {turned} verdicts"
     );
+}
+
+/// The footprint tracker (`webmcp_model::coll::track`) sees every access a predicate makes
+/// to a state's top-level collections, whether or not the value read decides anything. So
+/// this holds each claim to what its predicate touches at every reachable state, not only
+/// where a part left out would have changed an outcome.
+#[test]
+fn a_property_touches_nothing_outside_its_claim() {
+    let claims = claims();
+    let mut touched = vec![0u32; claims.len()];
+    let (mut judged, mut scenarios) = (0usize, 0usize);
+    for world in standard_worlds() {
+        for variant in [Variant::SEED, Variant::proposed()] {
+            let name = world.name.clone();
+            let m = WebMcpModel::new(world.clone(), variant);
+            let Some(states) = reachable(&m) else {
+                continue;
+            };
+            scenarios += 1;
+            for s in &states {
+                for (k, p) in claims.iter().enumerate() {
+                    let mask = p.mask;
+                    let (_, parts) = s.parts_touched_by(|s| (p.holds)(&m, s));
+                    assert_eq!(
+                        parts & !mask,
+                        0,
+                        "{name}: {} claims the parts {mask:#b} but touched {parts:#b} at\n{s:?}",
+                        p.name
+                    );
+                    touched[k] |= parts;
+                    judged += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        scenarios >= 20,
+        "only {scenarios} scenarios were small enough"
+    );
+    assert!(judged > 100_000, "only {judged} judgments");
+    // No claim is wider than its predicate's reach: each part it names was touched somewhere
+    // (and the tracker saw something at all).
+    for (p, parts) in claims.iter().zip(&touched) {
+        assert_eq!(
+            *parts, p.mask,
+            "{}: parts claimed but never touched",
+            p.name
+        );
+    }
 }
 
 #[test]

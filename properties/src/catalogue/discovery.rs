@@ -16,6 +16,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a getTools result lists two tools or more",
                 holds: |_, s| s.promises.iter().any(|p| matches!(&p.status, Status::Fulfilled(Value::Tools(l)) if l.len() >= 2)),
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -28,6 +29,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a getTools result lists a tool",
                 holds: |_, s| s.promises.iter().any(|p| matches!(&p.status, Status::Fulfilled(Value::Tools(l)) if !l.is_empty())),
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -47,6 +49,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         _ => false,
                     })
                 },
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -59,6 +62,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a toolchange event fires",
                 holds: |_, s| s.docs.iter().any(|d| d.toolchanges > 0),
+                reads: Reads::Parts(parts::DOCS),
             },
         },
         PropertyDef {
@@ -71,6 +75,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a document's tools leave the tree while another document of its tab could discover them",
                 holds: tools_left_under_eyes,
+                reads: Reads::Parts(parts::DOCS),
             },
         },
         PropertyDef {
@@ -89,6 +94,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                             c.kind == CallKind::Register && matches!(s.promises[i].status, Status::Fulfilled(_))
                         })
                 },
+                reads: Reads::Parts(parts::DOCS | parts::PROMISES),
             },
         },
     ]

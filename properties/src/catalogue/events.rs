@@ -26,6 +26,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         _ => false,
                     })
                 },
+                reads: Reads::Parts(parts::PROMISES | parts::GHOST),
             },
         },
         PropertyDef {
@@ -38,6 +39,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a toolcancel event fires",
                 holds: toolcancel_fired,
+                reads: Reads::Parts(parts::GHOST),
             },
         },
         PropertyDef {
@@ -50,6 +52,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a toolcancel event fires",
                 holds: toolcancel_fired,
+                reads: Reads::Parts(parts::GHOST),
             },
         },
     ]

@@ -27,10 +27,11 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
             about: &["execute-tool#15.4.1", "execute-tool#16.10.1", "execute-tool#16.10.3", "execute-tool#16.10.4"],
             claim: "each executeTool promise receives at most one resolve or reject",
             holds: |m, s| execute_promises(m.world.as_ref(), s).all(|(_, p)| p.attempts <= 1),
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::State {
                 claim: "an executeTool promise settles",
                 holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| p.is_settled()),
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -48,6 +49,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
                         w.execute_op(c).signal.is_some() && matches!(p.status, Status::Fulfilled(_))
                     })
                 },
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -65,6 +67,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
                         w.execute_op(c).signal.is_some_and(|k| s.controllers[k.index()].aborted)
                     })
                 },
+                reads: Reads::Parts(parts::CONTROLLERS | parts::BODIES),
             },
         },
         PropertyDef {
@@ -80,6 +83,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
                     let w = m.world.as_ref();
                     s.bodies.keys().any(|&c| matches!(w.execute_op(c).tool, ToolArg::FromList { .. }))
                 },
+                reads: Reads::Parts(parts::BODIES),
             },
         },
         PropertyDef {
@@ -97,6 +101,7 @@ pub(super) fn settlement() -> Vec<PropertyDef> {
                         w.docs[b.target.index()].origin != w.docs[w.calls[c.index()].doc.index()].origin
                     })
                 },
+                reads: Reads::Parts(parts::BODIES),
             },
         },
     ]
@@ -115,6 +120,7 @@ pub(super) fn delivery() -> Vec<PropertyDef> {
         witness: Witness::State {
             claim: "a tool body fulfils with a serializable value",
             holds: |_, s| s.bodies.values().any(|b| b.result.is_some()),
+            reads: Reads::Parts(parts::BODIES),
         },
     }]
 }
@@ -156,10 +162,11 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
                 !(matches!(p.status, Status::Fulfilled(_))
                     && s.bodies.get(&c).is_some_and(|b| b.saw_abort_while_running))
             }),
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES | parts::BODIES),
             witness: Witness::State {
                 claim: "a running tool body sees its signal aborted",
                 holds: |_, s| s.bodies.values().any(|b| b.saw_abort_while_running),
+                reads: Reads::Parts(parts::BODIES),
             },
         },
         PropertyDef {
@@ -168,10 +175,11 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             about: &["imperative-execute-steps#7", "imperative-execute-steps#10.fulfilled.3", "imperative-execute-steps#10.rejected.4", "cancel-pending-execution#6.4"],
             claim: "an entry of a document's local pending tool executions map belongs to a tool body that is still running and whose signal is not aborted",
             holds: |_, s| s.docs.iter().all(|d| d.local.iter().all(|u| s.bodies.get(u).is_some_and(|b| !b.settled && !b.signal_aborted))),
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::DOCS | parts::BODIES),
             witness: Witness::State {
                 claim: "a document's local pending tool executions map has an entry",
                 holds: |_, s| s.docs.iter().any(|d| !d.local.is_empty()),
+                reads: Reads::Parts(parts::DOCS),
             },
         },
         PropertyDef {
@@ -193,6 +201,7 @@ pub(super) fn bodies() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a registerTool, getTools or executeTool promise settles",
                 holds: |_, s| s.promises.iter().any(|p| p.is_settled()),
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
     ]

@@ -15,6 +15,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "an executeTool promise is pending",
                 holds: |m, s| execute_promises(m.world.as_ref(), s).any(|(_, p)| p.status == Status::Pending),
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -27,6 +28,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a registerTool promise is pending",
                 holds: |m, s| pending_of(m.world.as_ref(), s, CallKind::Register),
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -39,6 +41,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a getTools promise is pending",
                 holds: |m, s| pending_of(m.world.as_ref(), s, CallKind::GetTools),
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
     ]

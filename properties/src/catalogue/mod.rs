@@ -87,6 +87,8 @@ pub enum Witness {
     State {
         claim: &'static str,
         holds: fn(&WebMcpModel, &State) -> bool,
+        /// What `holds` reads, as [`PropertyDef::reads`].
+        reads: Reads,
     },
 }
 
@@ -94,11 +96,11 @@ impl Witness {
     /// The witness as an engine property that some state must show.
     pub fn engine(&self, name: &'static str) -> Option<webmcp_checker::Property<WebMcpModel>> {
         match *self {
-            Witness::State { holds, .. } => Some(webmcp_checker::Property {
+            Witness::State { holds, reads, .. } => Some(webmcp_checker::Property {
                 name,
                 expectation: Kind::Sometimes,
                 condition: holds,
-                reads: Reads::Anything,
+                reads,
             }),
             Witness::Itself | Witness::StepRuns => None,
         }

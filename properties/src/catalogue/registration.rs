@@ -23,6 +23,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                             && w.register_op(CallId::nth(i)).signal.is_some_and(|k| s.controllers[k.index()].aborted)
                     })
                 },
+                reads: Reads::Parts(parts::PROMISES | parts::CONTROLLERS),
             },
         },
         PropertyDef {
@@ -44,7 +45,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                     own == Some(by)
                 })
             },
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::PROMISES),
             witness: Witness::State {
                 claim: "a promise is rejected by an abort that was given a custom reason",
                 holds: |m, s| {
@@ -53,6 +54,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         matches!(p.status, Status::Rejected(webmcp_model::state::Reason::Aborted(c)) if w.controllers[c.index()].reason.is_some())
                     })
                 },
+                reads: Reads::Parts(parts::PROMISES),
             },
         },
         PropertyDef {
@@ -71,6 +73,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a script calls a method on the ModelContext of a document that is not fully active",
                 holds: |_, s| s.ghost.iter().any(|g| matches!(g, Ghost::CalledOnInactiveDocument(_))),
+                reads: Reads::Parts(parts::GHOST),
             },
         },
     ]

@@ -11,12 +11,13 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unload-cleanup#2", "execute-tool#16.12"],
             claim: "once a document is destroyed and the threads it started are done, no pending tool execution names it",
             holds: unload_cleans_pending,
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::DOCS | parts::THREADS | parts::PENDING),
             witness: Witness::State {
                 claim: "a document is destroyed while a pending tool execution names it",
                 holds: |_, s| s.pending.iter().flatten().any(|(_, e)| {
                     s.doc(e.caller).lifecycle == Lifecycle::Destroyed || s.doc(e.target).lifecycle == Lifecycle::Destroyed
                 }),
+                reads: Reads::Parts(parts::DOCS | parts::PENDING),
             },
         },
         PropertyDef {
@@ -25,10 +26,11 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             about: &["unload-cleanup#2", "imperative-execute-steps#7", "cancel-pending-execution#6"],
             claim: "once a document is destroyed and the threads it started are done, its local pending tool executions map is empty",
             holds: unload_cleans_local,
-            reads: Reads::Anything,
+            reads: Reads::Parts(parts::DOCS | parts::THREADS),
             witness: Witness::State {
                 claim: "the document of a running tool body is destroyed",
                 holds: |_, s| s.bodies.values().any(|b| !b.settled && s.doc(b.target).lifecycle == Lifecycle::Destroyed),
+                reads: Reads::Parts(parts::DOCS | parts::BODIES),
             },
         },
         PropertyDef {
@@ -55,6 +57,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
                         .iter()
                         .any(|(c, b)| !b.settled && s.doc(w.calls[c.index()].doc).cleanups > 0)
                 },
+                reads: Reads::Parts(parts::DOCS | parts::BODIES),
             },
         },
         PropertyDef {
@@ -67,6 +70,7 @@ pub(super) fn properties() -> Vec<PropertyDef> {
             witness: Witness::State {
                 claim: "a pending tool execution is stored",
                 holds: |_, s| s.pending.iter().any(|m| !m.is_empty()),
+                reads: Reads::Parts(parts::PENDING),
             },
         },
     ]
