@@ -27,7 +27,7 @@ use crate::limits::{Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::Parents;
-use crate::property::Property;
+use crate::property::{Property, Undecided};
 use crate::result::Exploration;
 
 /// Progress is reported, and the time and memory budget asked, every this many states.
@@ -75,7 +75,7 @@ pub(crate) fn explore<M: Model>(
     let mut parents: Parents<M::State, M::Action> = Parents::new();
     // Per property (by index): the first state that shows its outcome.
     let mut found: Vec<Option<u64>> = vec![None; props.len()];
-    let mut undecided = props.len();
+    let mut undecided = Undecided::new(props, |_| false);
     // An observer of terminal states wants them all.
     let stop_when_decided = on_terminal.is_none();
     let mut queue = Frontier::new(order, model.codec(), options.frontier);
@@ -138,17 +138,16 @@ pub(crate) fn explore<M: Model>(
             }
             // A property that reads only parts `s` shares with the state it was reached from
             // (judged before it) has that state's outcome here.
-            for (i, p) in props.iter().enumerate() {
-                if found[i].is_none()
-                    && !p.as_before(tag.unchanged)
-                    && p.shows_at(model, &s, terminal)
-                {
-                    found[i] = Some(fp);
-                    undecided -= 1;
-                }
+            // (Collecting allocates only where some property shows, which is rare.)
+            let shown: Vec<usize> = undecided
+                .showing(props, model, &s, terminal, tag.unchanged)
+                .collect();
+            for i in shown {
+                found[i] = Some(fp);
+                undecided.remove(i);
             }
         }
-        if undecided == 0 && stop_when_decided {
+        if undecided.is_empty() && stop_when_decided {
             break;
         }
         if terminal {
@@ -194,7 +193,7 @@ pub(crate) fn explore<M: Model>(
     }
     // Once every property is decided nothing a bound left out matters; and a bound that
     // fires after the last state was explored leaves nothing unexplored (the loop ended).
-    let stopped_by = if undecided == 0 && stop_when_decided {
+    let stopped_by = if undecided.is_empty() && stop_when_decided {
         None
     } else if depth_cut && stopped_by.is_none() {
         options.max_depth.map(|n| StopReason::MaxDepth { n })

@@ -36,7 +36,7 @@ use crate::limits::{can_start_threads, Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::Path;
-use crate::property::Property;
+use crate::property::{Property, Undecided};
 use crate::result::Exploration;
 use crate::table::{prefetch_slot, prefetch_value, FpTable};
 
@@ -312,7 +312,12 @@ fn work_on_level<M: Model>(
     me: usize,
 ) {
     let level = sh.level.read().expect("no worker panics holding it");
-    let decided = sh.decided.read().expect("no worker panics holding it");
+    // Properties decided on earlier levels are not judged again; within the level every
+    // state that shows one is offered (the least fingerprint wins).
+    let undecided = {
+        let decided = sh.decided.read().expect("no worker panics holding it");
+        Undecided::new(props, |i| decided[i])
+    };
     let expand = sh.expand.load(Ordering::Relaxed);
     let depth = sh.depth.load(Ordering::Relaxed);
     let mut next: Vec<Chunk<M::State>> = Vec::new();
@@ -346,10 +351,8 @@ fn work_on_level<M: Model>(
             let terminal = actions.is_empty();
             // As in the one-thread search: a property that reads only parts `s` shares with
             // the state it was reached from, judged a level before, has its outcome here.
-            for (i, p) in props.iter().enumerate() {
-                if !decided[i] && !p.as_before(unchanged) && p.shows_at(model, s, terminal) {
-                    sh.discoveries.offer(i, *fp);
-                }
+            for i in undecided.showing(props, model, s, terminal, unchanged) {
+                sh.discoveries.offer(i, *fp);
             }
             if terminal {
                 continue;

@@ -62,8 +62,18 @@ impl<M: Model> Property<M> {
     /// given which parts the two share unchanged (`unchanged`, [`Model::unchanged_parts`]).
     /// Never for an at-termination property: the state before was not terminal.
     pub fn as_before(&self, unchanged: u32) -> bool {
-        self.expectation != Expectation::AtTermination
-            && matches!(self.reads, Reads::Parts(parts) if parts & !unchanged == 0)
+        self.needs() & !u64::from(unchanged) == 0
+    }
+
+    /// The parts of which one changed makes judging the property again worth it, and a bit
+    /// no `unchanged` mask has (bit 32) where every state must be judged.
+    fn needs(&self) -> u64 {
+        match self.reads {
+            Reads::Parts(parts) if self.expectation != Expectation::AtTermination => {
+                u64::from(parts)
+            }
+            _ => 1 << 32,
+        }
     }
 
     /// [`Property::shows`] for a state whose terminality the caller already knows.
@@ -73,5 +83,60 @@ impl<M: Model> Property<M> {
             Expectation::AtTermination => terminal && !(self.condition)(model, state),
             Expectation::Sometimes => (self.condition)(model, state),
         }
+    }
+}
+
+/// The properties a search has yet to decide, each with [`Property::needs`]: the loop that
+/// asks, at every state, which properties to judge there reads twelve bytes per undecided
+/// property and none for a decided one.
+pub(crate) struct Undecided {
+    left: Vec<(u32, u64)>,
+}
+
+impl Undecided {
+    /// Every property but those `decided` names.
+    pub(crate) fn new<M: Model>(props: &[Property<M>], decided: impl Fn(usize) -> bool) -> Self {
+        let left = props
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !decided(i))
+            .map(|(i, p)| {
+                (
+                    u32::try_from(i).expect("fewer than 2^32 properties"),
+                    p.needs(),
+                )
+            })
+            .collect();
+        Undecided { left }
+    }
+
+    /// Whether every property is decided.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.left.is_empty()
+    }
+
+    /// Each property left whose outcome `state` shows (a violation, or an example), judged
+    /// only where something it reads changed since the state `state` was reached from
+    /// ([`Property::as_before`]).
+    pub(crate) fn showing<'a, M: Model>(
+        &'a self,
+        props: &'a [Property<M>],
+        model: &'a M,
+        state: &'a M::State,
+        terminal: bool,
+        unchanged: u32,
+    ) -> impl Iterator<Item = usize> + 'a {
+        let unchanged = u64::from(unchanged);
+        self.left
+            .iter()
+            .filter(move |&&(i, needs)| {
+                needs & !unchanged != 0 && props[i as usize].shows_at(model, state, terminal)
+            })
+            .map(|&(i, _)| i as usize)
+    }
+
+    /// Decided: no longer judged.
+    pub(crate) fn remove(&mut self, property: usize) {
+        self.left.retain(|&(i, _)| i as usize != property);
     }
 }

@@ -604,3 +604,72 @@ fn a_property_is_judged_again_only_where_what_it_reads_changed() {
         );
     }
 }
+
+/// Several properties of every kind judged together, some decided early, others never: each
+/// is decided at the same state as when every property is judged at every state. An
+/// at-termination property is judged at every terminal state whatever it claims (the state
+/// before was not terminal), so even a claim that leaves out what it reads changes nothing:
+/// here it claims x alone, which a halt leaves as it was.
+#[test]
+fn properties_of_every_kind_are_judged_together_until_each_is_decided() {
+    let props = |claims: [Reads; 4]| {
+        [
+            Property {
+                name: "y-below-two",
+                expectation: Expectation::Always,
+                condition: |_, s: &State| s.y < 2,
+                reads: claims[0],
+            },
+            Property {
+                name: "x-reaches-three",
+                expectation: Expectation::Sometimes,
+                condition: |_, s: &State| s.x == 3,
+                reads: claims[1],
+            },
+            Property {
+                name: "x-never-above-three",
+                expectation: Expectation::Always,
+                condition: |_, s: &State| s.x <= N,
+                reads: claims[2],
+            },
+            Property {
+                name: "ends-with-x-at-most-y",
+                expectation: Expectation::AtTermination,
+                condition: |_, s: &State| s.x <= s.y,
+                reads: claims[3],
+            },
+        ]
+    };
+    let (x, y) = (Reads::Parts(1), Reads::Parts(1 << 1));
+    for options in [
+        Options::default(),
+        Options {
+            mode: Mode::Dfs,
+            ..Options::default()
+        },
+        Options {
+            threads: 2,
+            ..Options::default()
+        },
+    ] {
+        let run = |claims| Checker::new(&TwoCounters, &props(claims), &options).run();
+        let anything = run([Reads::Anything; 4]);
+        let claimed = run([y, x, x, x]);
+        let paths = |e: &Exploration<TwoCounters>| {
+            e.discoveries
+                .iter()
+                .map(|d| d.as_ref().map(|p| p.actions.clone()))
+                .collect::<Vec<_>>()
+        };
+        let label = format!("{:?} on {} thread(s)", options.mode, options.threads);
+        assert_eq!(paths(&claimed), paths(&anything), "{label}");
+        assert_eq!(claimed.unique_states, anything.unique_states, "{label}");
+        let found = paths(&anything);
+        assert!(
+            found[0].is_some() && found[1].is_some(),
+            "{label}: y reaches two, x three"
+        );
+        assert!(found[2].is_none(), "{label}: x never passes three");
+        assert!(found[3].is_some(), "{label}: some run halts with x above y");
+    }
+}
