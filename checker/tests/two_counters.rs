@@ -547,15 +547,10 @@ fn the_parallel_search_localizes_each_state_once_before_expanding_it() {
 /// breadth-first and depth-first, on one thread and two, with states kept as values and as
 /// bytes; a false one is
 /// believed (which shows the judgments are skipped: the search cannot tell a lie).
-#[test]
-fn a_property_is_judged_again_only_where_what_it_reads_changed() {
-    let property = |reads| Property {
-        name: "y-below-two",
-        expectation: Expectation::Always,
-        condition: |_, s: &State| s.y < 2,
-        reads,
-    };
-    for options in [
+/// Our own searches, which skip judging a property where what it reads is unchanged: breadth
+/// and depth first, one thread and two, states kept as values and as bytes.
+fn searches_that_skip_judgments() -> [Options; 5] {
+    [
         Options::default(),
         Options {
             mode: Mode::Dfs,
@@ -574,7 +569,18 @@ fn a_property_is_judged_again_only_where_what_it_reads_changed() {
             frontier: FrontierStorage::Bytes,
             ..Options::default()
         },
-    ] {
+    ]
+}
+
+#[test]
+fn a_property_is_judged_again_only_where_what_it_reads_changed() {
+    let property = |reads| Property {
+        name: "y-below-two",
+        expectation: Expectation::Always,
+        condition: |_, s: &State| s.y < 2,
+        reads,
+    };
+    for options in searches_that_skip_judgments() {
         let run = |reads| {
             let props = [property(reads)];
             Checker::new(&TwoCounters, &props, &options).run()
@@ -641,17 +647,7 @@ fn properties_of_every_kind_are_judged_together_until_each_is_decided() {
         ]
     };
     let (x, y) = (Reads::Parts(1), Reads::Parts(1 << 1));
-    for options in [
-        Options::default(),
-        Options {
-            mode: Mode::Dfs,
-            ..Options::default()
-        },
-        Options {
-            threads: 2,
-            ..Options::default()
-        },
-    ] {
+    for options in searches_that_skip_judgments() {
         let run = |claims| Checker::new(&TwoCounters, &props(claims), &options).run();
         let anything = run([Reads::Anything; 4]);
         let claimed = run([y, x, x, x]);
