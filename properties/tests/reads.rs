@@ -8,7 +8,8 @@
 //! Checked on the reachable states of the standard scenarios, under the seed text and under
 //! every proposed fix, two ways: a state given the claimed parts of another
 //! (`State::with_parts_of`) is judged as that other; and the footprint tracker sees the
-//! predicate touch nothing outside its claim (`State::parts_touched_by`), at every state.
+//! predicate touch nothing outside its claim (`State::parts_touched_by`), at every state,
+//! while a state given another `env` (which no claim may read) is judged the same.
 
 mod common;
 
@@ -213,7 +214,7 @@ fn a_property_reads_no_more_than_it_claims() {
 fn a_property_touches_nothing_outside_its_claim() {
     let claims = claims();
     let mut touched = vec![0u32; claims.len()];
-    let (mut judged, mut scenarios) = (0usize, 0usize);
+    let (mut judged, mut scenarios, mut envs_swapped) = (0usize, 0usize, 0usize);
     for world in standard_worlds() {
         for variant in [Variant::SEED, Variant::proposed()] {
             let name = world.name.clone();
@@ -222,16 +223,41 @@ fn a_property_touches_nothing_outside_its_claim() {
                 continue;
             };
             scenarios += 1;
+            let mut envs = Vec::new();
             for s in &states {
+                if !envs.contains(&s.env) {
+                    envs.push(s.env);
+                }
+            }
+            for (i, s) in states.iter().enumerate() {
+                // The tracker does not see `env` (not a collection), which no claim may read:
+                // the same state with another state's `env` is judged the same.
+                let other_env = (0..envs.len())
+                    .map(|k| &envs[(i + k) % envs.len()])
+                    .find(|e| **e != s.env)
+                    .map(|e| {
+                        let mut t = s.clone();
+                        t.env = *e;
+                        t
+                    });
+                envs_swapped += usize::from(other_env.is_some());
                 for (k, p) in claims.iter().enumerate() {
                     let mask = p.mask;
-                    let (_, parts) = s.parts_touched_by(|s| (p.holds)(&m, s));
+                    let (outcome, parts) = s.parts_touched_by(|s| (p.holds)(&m, s));
                     assert_eq!(
                         parts & !mask,
                         0,
                         "{name}: {} claims the parts {mask:#b} but touched {parts:#b} at\n{s:?}",
                         p.name
                     );
+                    if let Some(t) = &other_env {
+                        assert_eq!(
+                            (p.holds)(&m, t),
+                            outcome,
+                            "{name}: {} reads `env`, which no claim covers, at\n{s:?}",
+                            p.name
+                        );
+                    }
                     touched[k] |= parts;
                     judged += 1;
                 }
@@ -244,6 +270,10 @@ fn a_property_touches_nothing_outside_its_claim() {
         "every standard scenario, under the seed text and the proposed fixes"
     );
     assert!(judged > 100_000, "only {judged} judgments");
+    assert!(
+        envs_swapped > 100_000,
+        "only {envs_swapped} states judged with another `env`"
+    );
     // No claim is wider than its predicate's reach: each part it names was touched somewhere
     // (and the tracker saw something at all).
     for (p, parts) in claims.iter().zip(&touched) {
