@@ -158,19 +158,24 @@ impl<T: Clone> Shared<T> {
 }
 
 impl<T: Hash> Shared<T> {
-    /// The digest of the entries, computed once per shared node.
+    /// The digest of the entries, computed once per shared node. Inlined where a state is
+    /// hashed: most collections of a successor are its parent's, their digests known.
+    #[inline]
     fn digest(&self) -> u64 {
         match &self.0 {
             Some(node) => match node.digest().load(AtomicOrdering::Relaxed) {
-                0 => {
-                    let d = digest_of(node.as_slice());
-                    node.digest().store(d, AtomicOrdering::Relaxed);
-                    d
-                }
+                0 => Self::compute_digest(node),
                 d => d,
             },
             None => digest_of::<T>(&[]),
         }
+    }
+
+    #[inline(never)]
+    fn compute_digest(node: &Node<T>) -> u64 {
+        let d = digest_of(node.as_slice());
+        node.digest().store(d, AtomicOrdering::Relaxed);
+        d
     }
 }
 

@@ -256,10 +256,21 @@ impl<T> Clone for Node<T> {
 }
 
 impl<T> Drop for Node<T> {
+    /// Inlined where a node is dropped: most drops release a borrowed reference or one of
+    /// several, and need neither a call nor the registers freeing the node takes (as `Arc`).
+    #[inline]
     fn drop(&mut self) {
         if self.is_borrowed() || self.header().count.fetch_sub(1, Ordering::Release) != 1 {
             return;
         }
+        self.drop_last();
+    }
+}
+
+impl<T> Node<T> {
+    /// Drops the entries and frees the node, once its last counted reference is dropped.
+    #[inline(never)]
+    fn drop_last(&mut self) {
         // Every other reference's uses happen before the entries are dropped (as `Arc`).
         atomic::fence(Ordering::Acquire);
         let (len, cap) = (self.header().len, self.header().cap);
