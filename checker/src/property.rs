@@ -140,3 +140,81 @@ impl Undecided {
         self.left.retain(|&(i, _)| i as usize != property);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model with nothing in it: the rule of judging again depends only on the property.
+    struct Nothing;
+
+    impl Model for Nothing {
+        type State = ();
+        type Action = ();
+        fn init_states(&self) -> Vec<()> {
+            vec![()]
+        }
+        fn actions(&self, _: &(), _: &mut Vec<()>) {}
+        fn next_state(&self, _: &(), _: ()) -> Option<()> {
+            None
+        }
+    }
+
+    fn property(expectation: Expectation, reads: Reads) -> Property<Nothing> {
+        Property {
+            name: "p",
+            expectation,
+            condition: |_, _| true,
+            reads,
+        }
+    }
+
+    #[test]
+    fn a_property_is_as_before_only_where_all_it_claims_is_unchanged() {
+        let always = property(Expectation::Always, Reads::Parts(0b101));
+        assert!(always.as_before(0b101));
+        assert!(always.as_before(u32::MAX));
+        assert!(!always.as_before(0b100));
+        assert!(!always.as_before(0));
+        let sometimes = property(Expectation::Sometimes, Reads::Parts(1 << 31));
+        assert!(sometimes.as_before(1 << 31));
+        assert!(!sometimes.as_before(!(1 << 31)));
+        // Claiming nothing, or judged at termination: never as before, whatever is shared.
+        for p in [
+            property(Expectation::Always, Reads::Anything),
+            property(Expectation::AtTermination, Reads::Parts(0b1)),
+            property(Expectation::AtTermination, Reads::Anything),
+        ] {
+            assert!(!p.as_before(u32::MAX), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn the_undecided_list_skips_what_is_as_before_and_forgets_what_is_decided() {
+        let props = [
+            property(Expectation::Always, Reads::Parts(0b01)),
+            property(Expectation::Sometimes, Reads::Parts(0b10)),
+            property(Expectation::Sometimes, Reads::Anything),
+        ];
+        let mut left = Undecided::new(&props, |i| i == 2);
+        let shown = |left: &Undecided, unchanged| {
+            left.showing(&props, &Nothing, &(), false, unchanged)
+                .collect::<Vec<_>>()
+        };
+        // The always property holds (shows nothing); the sometimes ones show where judged.
+        assert_eq!(shown(&left, 0), vec![1]);
+        assert_eq!(shown(&left, 0b10), Vec::<usize>::new());
+        left.remove(1);
+        assert_eq!(shown(&left, 0), Vec::<usize>::new());
+        assert!(!left.is_empty());
+        left.remove(0);
+        assert!(left.is_empty());
+        assert_eq!(
+            Undecided::new(&props, |_| false)
+                .showing(&props, &Nothing, &(), false, u32::MAX)
+                .count(),
+            1,
+            "a property claiming nothing is judged whatever is shared"
+        );
+    }
+}
