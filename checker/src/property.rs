@@ -87,8 +87,8 @@ impl<M: Model> Property<M> {
 }
 
 /// The properties a search has yet to decide, each with [`Property::needs`]: the loop that
-/// asks, at every state, which properties to judge there reads twelve bytes per undecided
-/// property and none for a decided one.
+/// asks, at every state, which properties to judge there reads sixteen bytes per undecided
+/// property (its index and that mask) and none for a decided one.
 pub(crate) struct Undecided {
     left: Vec<(u32, u64)>,
 }
