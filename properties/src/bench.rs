@@ -78,6 +78,52 @@ fn proc_status_kib(field: &str) -> Option<u64> {
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// The machine's CPU time so far, from the first line of `/proc/stat` (clock ticks, every
+/// CPU together).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuTimes {
+    /// user, nice, system, idle, iowait, irq, softirq and steal together (guest time is
+    /// already in user and nice).
+    pub total: u64,
+    /// The time the hypervisor ran other guests while this one had work (steal).
+    pub steal: u64,
+}
+
+impl CpuTimes {
+    /// Now, or `None` where `/proc/stat` is not readable (not Linux) or not understood.
+    pub fn now() -> Option<CpuTimes> {
+        CpuTimes::parse(&std::fs::read_to_string("/proc/stat").ok()?)
+    }
+
+    /// The `cpu` line of a `/proc/stat` text.
+    pub fn parse(stat: &str) -> Option<CpuTimes> {
+        let mut fields = stat.lines().next()?.split_whitespace();
+        if fields.next()? != "cpu" {
+            return None;
+        }
+        let ticks: Vec<u64> = fields
+            .take(8)
+            .map(|f| f.parse().ok())
+            .collect::<Option<_>>()?;
+        if ticks.len() < 8 {
+            return None;
+        }
+        let total = ticks.iter().try_fold(0u64, |sum, t| sum.checked_add(*t))?;
+        Some(CpuTimes {
+            total,
+            steal: ticks[7],
+        })
+    }
+
+    /// The share of the CPU time from `self` to `later` that was stolen; `None` when no time
+    /// passed or a counter went back.
+    pub fn steal_share(self, later: CpuTimes) -> Option<f64> {
+        let total = later.total.checked_sub(self.total)?;
+        let steal = later.steal.checked_sub(self.steal)?;
+        (total > 0 && steal <= total).then(|| steal as f64 / total as f64)
+    }
+}
+
 /// The machine a measurement ran on.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Machine {
@@ -1189,6 +1235,43 @@ pub fn scaling_svg(points: &[ScalingPoint], path: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steal_is_read_from_the_cpu_line_of_proc_stat() {
+        let at = |steal: u64, idle: u64| {
+            CpuTimes::parse(&format!(
+                "cpu  100 5 20 {idle} 4 0 1 {steal} 0 0\ncpu0 50 2 10 400 2 0 0 5 0 0\n"
+            ))
+            .unwrap()
+        };
+        let before = at(10, 800);
+        assert_eq!(
+            before,
+            CpuTimes {
+                total: 940,
+                steal: 10
+            }
+        );
+        // 100 ticks later, 25 of them stolen.
+        let later = at(35, 875);
+        assert_eq!(before.steal_share(later), Some(0.25));
+        assert_eq!(before.steal_share(before), None, "no time passed");
+        assert_eq!(later.steal_share(before), None, "a counter went back");
+        for bad in [
+            "",
+            "intr 1 2 3",
+            "cpu 1 2 3",
+            "cpu a b c d e f g h",
+            "cpu 18446744073709551615 1 0 0 0 0 0 0",
+        ] {
+            assert_eq!(CpuTimes::parse(bad), None, "{bad:?}");
+        }
+        // Older kernels without guest columns still have steal.
+        assert!(CpuTimes::parse("cpu 1 2 3 4 5 6 7 8").is_some());
+        if std::path::Path::new("/proc/stat").exists() {
+            assert!(CpuTimes::now().is_some(), "this machine's /proc/stat");
+        }
+    }
 
     fn m(seconds: f64, peak: u64) -> Measurement {
         Measurement {

@@ -28,7 +28,7 @@ use webmcp_model::{WebMcpModel, World};
 
 use super::{
     measure_repeated, median_row, model_of, options, run_child, seconds_text, stopped_text,
-    thousands, ChildError, ChildSpec, Family, Machine, Row, Target,
+    thousands, ChildError, ChildSpec, CpuTimes, Family, Machine, Row, Target,
 };
 use crate::driver::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
@@ -132,6 +132,10 @@ pub struct Outcome {
     pub status: Status,
     /// The runs behind the measurement (none for the verdict comparison).
     pub runs: Vec<Row>,
+    /// The share of the machine's CPU time that its hypervisor gave to other guests
+    /// ([`CpuTimes::steal_share`]) while this target was measured; `None` for a target
+    /// that times nothing (the verdicts) and where `/proc/stat` is not readable.
+    pub steal: Option<f64>,
 }
 
 /// Why partial-order reduction expands a scenario's states fully (the profile of a missed
@@ -158,6 +162,9 @@ pub struct ReductionProfile {
 pub struct Report {
     pub outcomes: Vec<Outcome>,
     pub profiles: Vec<ReductionProfile>,
+    /// The hypervisor's share of the machine's CPU time over the whole run, as
+    /// [`Outcome::steal`].
+    pub steal: Option<f64>,
 }
 
 impl Report {
@@ -186,6 +193,7 @@ pub fn run(
     standard: &[World],
     progress: &mut dyn FnMut(&Outcome),
 ) -> Result<Report, ChildError> {
+    let start = CpuTimes::now();
     let mut outcomes = Vec::new();
     let mut profiles = Vec::new();
     let mut done = |o: Outcome| {
@@ -194,7 +202,7 @@ pub fn run(
     };
 
     for &(family, size) in &plan.reduction {
-        let outcome = reduction_target(exe, plan, family, size)?;
+        let outcome = timed(|| reduction_target(exe, plan, family, size))?;
         if outcome.status != Status::Met {
             // One size smaller: the blockers are the same kinds, and the profile, which keeps
             // whole states in its queue, stays small.
@@ -207,15 +215,32 @@ pub fn run(
         done(outcome);
     }
     for deadline in &plan.deadlines {
-        done(deadline_target(exe, plan, deadline)?);
+        done(timed(|| deadline_target(exe, plan, deadline))?);
     }
     let (verdicts, largest) = verdict_target(standard);
     if let Some(name) = largest {
-        done(throughput_target(exe, plan, &name)?);
+        done(timed(|| throughput_target(exe, plan, &name))?);
     }
-    done(parallel_target(exe, plan)?);
+    done(timed(|| parallel_target(exe, plan))?);
     done(verdicts);
-    Ok(Report { outcomes, profiles })
+    let steal = start
+        .zip(CpuTimes::now())
+        .and_then(|(b, a)| b.steal_share(a));
+    Ok(Report {
+        outcomes,
+        profiles,
+        steal,
+    })
+}
+
+/// The outcome of `measure`, with the steal share while it ran.
+fn timed(measure: impl FnOnce() -> Result<Outcome, ChildError>) -> Result<Outcome, ChildError> {
+    let before = CpuTimes::now();
+    let mut outcome = measure()?;
+    outcome.steal = before
+        .zip(CpuTimes::now())
+        .and_then(|(b, a)| b.steal_share(a));
+    Ok(outcome)
 }
 
 fn family_spec(family: Family, size: usize, threads: usize, por: bool) -> ChildSpec {
@@ -289,6 +314,7 @@ fn reduction_target(
             (true, false) => Status::Missed,
         },
         runs: vec![none, por],
+        steal: None,
     })
 }
 
@@ -321,6 +347,7 @@ fn deadline_target(exe: &Path, plan: &Plan, d: &Deadline) -> Result<Outcome, Chi
         ),
         status,
         runs: vec![row],
+        steal: None,
     })
 }
 
@@ -427,6 +454,7 @@ fn verdict_target(standard: &[World]) -> (Outcome, Option<String>) {
             measured,
             status,
             runs: Vec::new(),
+            steal: None,
         },
         largest.map(|(_, name)| name),
     )
@@ -463,6 +491,7 @@ fn throughput_target(exe: &Path, plan: &Plan, scenario: &str) -> Result<Outcome,
         ),
         status,
         runs: vec![row],
+        steal: None,
     })
 }
 
@@ -501,6 +530,7 @@ fn parallel_target(exe: &Path, plan: &Plan) -> Result<Outcome, ChildError> {
             (true, false) => Status::Missed,
         },
         runs: vec![one, two],
+        steal: None,
     })
 }
 
@@ -568,6 +598,10 @@ pub fn reduction_profile(model: &WebMcpModel, max_states: usize) -> ReductionPro
     }
 }
 
+fn steal_text(steal: Option<f64>) -> String {
+    steal.map_or("—".into(), |s| format!("{:.1}%", s * 100.0))
+}
+
 /// The report as Markdown: the targets table, then the reduction's profiles.
 pub fn markdown(report: &Report, machine: &Machine, command: &str) -> String {
     let mut out = String::new();
@@ -576,16 +610,24 @@ pub fn markdown(report: &Report, machine: &Machine, command: &str) -> String {
         "Command: `{command}`. Machine: {} CPUs ({}). Every search in a fresh process, exhaustive BFS, seed variant.\n",
         machine.nproc, machine.cpu
     );
-    out.push_str("| target | measured | status |\n|---|---|---|\n");
+    out.push_str("| target | measured | steal | status |\n|---|---|--:|---|\n");
     for o in &report.outcomes {
         let _ = writeln!(
             out,
-            "| {} | {} | {} |",
+            "| {} | {} | {} | {} |",
             o.target,
             o.measured,
+            steal_text(o.steal),
             o.status.text()
         );
     }
+    let _ = writeln!(
+        out,
+        "\nSteal: the share of the machine's CPU time that its hypervisor gave to other guests \
+         while the target was measured (`/proc/stat`; — where nothing was timed); {} over the \
+         whole run. Where it is high, the times are slower than the machine.",
+        steal_text(report.steal)
+    );
     if !report.profiles.is_empty() {
         out.push_str(
             "\nWhy partial-order reduction keeps these states: at each state the reduced search \
@@ -725,10 +767,12 @@ mod tests {
             measured: String::new(),
             status,
             runs: Vec::new(),
+            steal: None,
         };
         let report = |s: &[Status]| Report {
             outcomes: s.iter().map(|&st| outcome(st)).collect(),
             profiles: Vec::new(),
+            steal: None,
         };
         assert_eq!(report(&[Status::Met, Status::Met]).exit_status(), 0);
         assert_eq!(report(&[Status::Met, Status::Undecided]).exit_status(), 3);
@@ -736,6 +780,30 @@ mod tests {
             report(&[Status::Undecided, Status::Missed]).exit_status(),
             1
         );
+    }
+
+    #[test]
+    fn the_table_shows_the_steal_of_each_target_and_of_the_run() {
+        let outcome = |steal| Outcome {
+            target: "t".into(),
+            measured: "m".into(),
+            status: Status::Met,
+            runs: Vec::new(),
+            steal,
+        };
+        let report = Report {
+            outcomes: vec![outcome(Some(0.125)), outcome(None)],
+            profiles: Vec::new(),
+            steal: Some(0.0625),
+        };
+        let machine = Machine {
+            nproc: 2,
+            cpu: "c".into(),
+        };
+        let text = markdown(&report, &machine, "bench --targets");
+        assert!(text.contains("| t | m | 12.5% | met |"), "{text}");
+        assert!(text.contains("| t | m | — | met |"), "{text}");
+        assert!(text.contains("6.2% over the whole run"), "{text}");
     }
 
     #[test]
