@@ -115,6 +115,14 @@ impl CpuTimes {
         })
     }
 
+    /// The share of the CPU time from `start` to now that was stolen; `None` where either
+    /// reading is missing, no time passed or a counter went back.
+    pub fn steal_since(start: Option<CpuTimes>) -> Option<f64> {
+        start
+            .zip(CpuTimes::now())
+            .and_then(|(start, now)| start.steal_share(now))
+    }
+
     /// The share of the CPU time from `self` to `later` that was stolen; `None` when no time
     /// passed or a counter went back.
     pub fn steal_share(self, later: CpuTimes) -> Option<f64> {
@@ -1257,6 +1265,7 @@ mod tests {
         assert_eq!(before.steal_share(later), Some(0.25));
         assert_eq!(before.steal_share(before), None, "no time passed");
         assert_eq!(later.steal_share(before), None, "a counter went back");
+        assert_eq!(CpuTimes::steal_since(None), None, "no first reading");
         for bad in [
             "",
             "intr 1 2 3",

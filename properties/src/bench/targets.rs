@@ -223,13 +223,10 @@ pub fn run(
     }
     done(timed(|| parallel_target(exe, plan))?);
     done(verdicts);
-    let steal = start
-        .zip(CpuTimes::now())
-        .and_then(|(b, a)| b.steal_share(a));
     Ok(Report {
         outcomes,
         profiles,
-        steal,
+        steal: CpuTimes::steal_since(start),
     })
 }
 
@@ -237,9 +234,7 @@ pub fn run(
 fn timed(measure: impl FnOnce() -> Result<Outcome, ChildError>) -> Result<Outcome, ChildError> {
     let before = CpuTimes::now();
     let mut outcome = measure()?;
-    outcome.steal = before
-        .zip(CpuTimes::now())
-        .and_then(|(b, a)| b.steal_share(a));
+    outcome.steal = CpuTimes::steal_since(before);
     Ok(outcome)
 }
 
