@@ -44,6 +44,8 @@ use crate::state::{AbortStep, PendingExecution, ScriptStatus, State, TaskKind};
 use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, Op, World};
 
+mod toolchange_task;
+
 /// Sets of tabs (their trees) and documents (their tool maps), one bit each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Classes {
@@ -92,6 +94,9 @@ pub struct Footprints {
     script_queues: Vec<Vec<u64>>,
     /// Whether the scenario lets the environment intervene at all.
     interventions: bool,
+    /// Per document: whether its script never suspends (no `await`, no `awaitToolchange`),
+    /// so that no microtask checkpoint ever resumes it.
+    never_suspends: Vec<bool>,
 }
 
 const fn bit(i: usize) -> u64 {
@@ -190,7 +195,17 @@ impl Footprints {
             && w.env.remove_iframe.is_empty()
             && w.env.navigate.is_empty()
             && w.env.bfcache.is_empty());
+        let never_suspends = w
+            .docs
+            .iter()
+            .map(|doc| {
+                !doc.script
+                    .iter()
+                    .any(|op| matches!(op, Op::Await(_) | Op::AwaitToolchange))
+            })
+            .collect();
         Footprints {
+            never_suspends,
             tab_of_doc,
             docs_of_tab,
             suffixes,
@@ -540,6 +555,11 @@ pub struct Visibility {
     /// those of `s` (a sometimes property that holds at `s` is shown there: nothing after
     /// `s` can change its verdict).
     pub pending_entry: fn(&World, &State, &PendingExecution) -> bool,
+    /// Whether firing one more `toolchange` event (a document's counter up by one) keeps
+    /// every property's outcome at any state: an always property that fails there still
+    /// fails, a sometimes property (or witness) that holds still holds. A `toolchange` task
+    /// runs alone only then ([`WebMcpModel::toolchange_task`]).
+    pub toolchange_fired_keeps_outcomes: bool,
 }
 
 impl Visibility {
@@ -548,12 +568,14 @@ impl Visibility {
         queued_task: |_| true,
         thread: |_, _, _| true,
         pending_entry: |_, _, _| true,
+        toolchange_fired_keeps_outcomes: false,
     };
     /// No property reads a queued task or a thread (for the tests of persistence alone).
     pub const NOTHING: Visibility = Visibility {
         queued_task: |_| false,
         thread: |_, _, _| false,
         pending_entry: |_, _, _| false,
+        toolchange_fired_keeps_outcomes: true,
     };
 }
 
@@ -667,6 +689,10 @@ impl WebMcpModel {
     pub fn persistent_steps(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
         if let Some(step) = self.safe_step(s) {
             set.push(step);
+            return true;
+        }
+        if let Some(task) = self.toolchange_task(s) {
+            set.push(task);
             return true;
         }
         let steps = self.queuing_steps(s, None);

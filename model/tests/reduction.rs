@@ -21,7 +21,7 @@ use webmcp_model::machine::Action;
 use webmcp_model::reduction::Visibility;
 use webmcp_model::state::State;
 use webmcp_model::threads::ThreadKey;
-use webmcp_model::WebMcpModel;
+use webmcp_model::{WebMcpModel, World};
 
 /// How many other actions a safe step is commuted past, on every path.
 const DEPTH: usize = 3;
@@ -180,7 +180,7 @@ fn a_set_of_queuing_steps_commutes_with_every_path_that_takes_none_of_them() {
             let name = format!("{} under {}", world.name, variant.name());
             let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
             for s in &states {
-                if m.safe_step(s).is_some() {
+                if m.safe_step(s).is_some() || m.toolchange_task(s).is_some() {
                     continue;
                 }
                 let mut set = Vec::new();
@@ -316,4 +316,119 @@ fn a_model_not_told_what_properties_read_takes_no_queuing_step() {
         }
     }
     assert!(sets > 1_000, "{sets} states with a persistent set");
+}
+
+/// The scenarios a `toolchange` task alone is checked on: the standard ones, and same-origin
+/// iframes that each register a tool (the family `bench` measures, at sizes 1 and 2) with and
+/// without a script that awaits a `toolchange` event.
+fn toolchange_worlds() -> Vec<World> {
+    let iframes = |n: usize, await_first: bool| {
+        let frames: Vec<_> = (1..=n)
+            .map(|i| serde_json::json!({"doc": format!("child{i}"), "nav": format!("frame{i}"), "url": format!("https://a.example/{i}")}))
+            .collect();
+        let mut scripts = serde_json::Map::new();
+        for i in 1..=n {
+            let register = serde_json::json!({"registerTool": {"name": format!("t{i}"), "description": "a test tool"}});
+            let script = if await_first && i == 1 {
+                serde_json::json!([{"awaitToolchange": true}, register])
+            } else {
+                serde_json::json!([register])
+            };
+            scripts.insert(format!("child{i}"), script);
+        }
+        let text = common::scenario(
+            serde_json::json!([{"tab": "main", "top": {"doc": "top", "url": "https://a.example/", "iframes": frames}}]),
+            serde_json::Value::Object(scripts),
+        )
+        .replace("\"inline\"", &format!("\"iframes-{n}{}\"", if await_first { "-awaiting" } else { "" }));
+        World::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    let mut worlds = standard_worlds();
+    worlds.extend([iframes(1, false), iframes(2, false), iframes(2, true)]);
+    worlds
+}
+
+/// A `toolchange` task alone (`WebMcpModel::toolchange_task`, `docs/model.md` §7), persistence
+/// exactly: from every state where the model runs such a task first, every state reachable
+/// without running it still enables it, and there it commutes with every other enabled
+/// action (both orders enabled, the same state). The task changes nothing but its queue,
+/// where it is removed, and its document's `toolchange` counter. Under
+/// [`Visibility::NOTHING`], so that the tasks a catalogue would keep out are checked too.
+#[test]
+fn a_toolchange_task_alone_commutes_with_every_path_that_does_not_run_it() {
+    let (mut regions, mut scenarios) = (0usize, HashSet::new());
+    for world in toolchange_worlds() {
+        for variant in every_variant() {
+            let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
+            let Some(states) = reachable(&m, MAX_STATES) else {
+                continue;
+            };
+            let name = format!("{} under {}", world.name, variant.name());
+            let mut checked: HashSet<(State, Action)> = HashSet::new();
+            for s in &states {
+                let Some((a, t)) = m.toolchange_task(s) else {
+                    continue;
+                };
+                regions += 1;
+                scenarios.insert(world.name.clone());
+                assert_eq!(t, m.apply(s, a, &mut ()), "{name}: {a:?}");
+                let Action::RunTask(agent) = a else {
+                    panic!("{name}: a toolchange task that is not a task: {a:?}");
+                };
+                let mut s_rest = s.clone();
+                let mut t_rest = t.clone();
+                s_rest.queues = Default::default();
+                t_rest.queues = Default::default();
+                for (d, doc) in t_rest.docs.clone().iter().enumerate() {
+                    s_rest.docs[d].toolchanges = doc.toolchanges;
+                }
+                assert_eq!(
+                    s_rest, t_rest,
+                    "{name}: {a:?} changed more than its document's counter"
+                );
+                assert_eq!(
+                    s.queues[agent.index()].len(),
+                    t.queues[agent.index()].len() + 1,
+                    "{name}: {a:?}"
+                );
+                let mut queue = VecDeque::from([s.clone()]);
+                while let Some(here) = queue.pop_front() {
+                    if !checked.insert((here.clone(), a)) {
+                        continue;
+                    }
+                    assert!(
+                        m.is_enabled(&here, a),
+                        "{name}: {a:?} is disabled by a path that does not take it, at {here:?}"
+                    );
+                    let after_a = m.apply(&here, a, &mut ());
+                    for b in enabled(&m, &here) {
+                        if b == a {
+                            continue;
+                        }
+                        assert!(
+                            m.is_enabled(&after_a, b),
+                            "{name}: {a:?} disables {b:?} at {here:?}"
+                        );
+                        let after_b = m.apply(&here, b, &mut ());
+                        assert_eq!(
+                            m.apply(&after_a, b, &mut ()),
+                            m.apply(&after_b, a, &mut ()),
+                            "{name}: {a:?} and {b:?} do not commute at {here:?}"
+                        );
+                        queue.push_back(after_b);
+                    }
+                }
+            }
+        }
+    }
+    // Not vacuous: the rule applies on many states, of the family it is for and of others.
+    assert!(
+        regions > 1_000,
+        "{regions} states with a toolchange task alone"
+    );
+    assert!(scenarios.len() > 5, "only in {scenarios:?}");
+    eprintln!(
+        "{regions} states with a toolchange task alone, in {} scenarios",
+        scenarios.len()
+    );
 }

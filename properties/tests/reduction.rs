@@ -138,7 +138,10 @@ fn no_property_sees_a_queuing_step_on_any_path_that_takes_none() {
                     continue;
                 }
                 let mut set = Vec::new();
-                if m.safe_step(&s).is_none() && m.persistent_steps(&s, &mut set) {
+                if m.safe_step(&s).is_none()
+                    && m.toolchange_task(&s).is_none()
+                    && m.persistent_steps(&s, &mut set)
+                {
                     sets += 1;
                     let ample: Vec<_> = set.iter().map(|(a, _)| *a).collect();
                     let mut region = std::collections::VecDeque::from([s.clone()]);
@@ -194,4 +197,141 @@ fn the_reduction_changes_no_verdict_of_the_draft() {
 #[test]
 fn the_reduction_changes_no_verdict_of_any_fix() {
     compare(&common::every_fix());
+}
+
+/// Each predicate the engine judges, and whether it is judged "sometimes" (shown once any
+/// state has it) rather than "always" (shown by a state where it fails). At-termination
+/// predicates are judged only where nothing is enabled, where no reduction takes a set.
+fn judged_predicates() -> Vec<(&'static str, Predicate, bool)> {
+    let props = webmcp_properties::properties();
+    props
+        .iter()
+        .filter(|p| p.kind != webmcp_properties::Kind::AtTermination)
+        .map(|p| {
+            (
+                p.name,
+                p.holds,
+                p.kind == webmcp_properties::Kind::Sometimes,
+            )
+        })
+        .chain(props.iter().filter_map(|p| match p.witness {
+            webmcp_properties::catalogue::Witness::State { holds, .. } => {
+                Some((p.name, holds, true))
+            }
+            _ => None,
+        }))
+        .collect()
+}
+
+/// Whether `after` keeps every outcome `here` shows: an always predicate that fails at `here`
+/// fails at `after`, a sometimes predicate that holds at `here` holds at `after`.
+fn outcomes_kept(
+    m: &WebMcpModel,
+    predicates: &[(&'static str, Predicate, bool)],
+    here: &webmcp_model::state::State,
+    after: &webmcp_model::state::State,
+) -> Result<(), &'static str> {
+    for (name, holds, sometimes) in predicates {
+        let (before, now) = (holds(m, here), holds(m, after));
+        let lost = if *sometimes {
+            before && !now
+        } else {
+            !before && now
+        };
+        if lost {
+            return Err(name);
+        }
+    }
+    Ok(())
+}
+
+/// The catalogue's claim `toolchange_fired_keeps_outcomes`: at every state of the standard
+/// scenarios, one more `toolchange` event at any document (its counter up by one, as
+/// `fire_toolchange` moves it) keeps every outcome the state shows.
+#[test]
+fn one_more_toolchange_event_keeps_every_outcome() {
+    // The claim this test checks is the one the catalogue makes.
+    const { assert!(webmcp_properties::catalogue::VISIBILITY.toolchange_fired_keeps_outcomes) };
+    let predicates = judged_predicates();
+    let mut checked = 0usize;
+    for world in standard_worlds() {
+        let m = WebMcpModel::new(world.clone(), Variant::SEED);
+        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+        let mut visited = std::collections::HashSet::new();
+        while let Some(s) = queue.pop_front() {
+            if !visited.insert(s.clone()) || visited.len() > 30_000 {
+                continue;
+            }
+            for d in 0..s.docs.len() {
+                let mut after = s.clone();
+                let counter = &mut after.docs[d].toolchanges;
+                *counter = (*counter + 1).min(webmcp_model::state::TOOLCHANGES_COUNTED);
+                checked += 1;
+                if let Err(name) = outcomes_kept(&m, &predicates, &s, &after) {
+                    panic!("{}: {name} loses its outcome when document {d} hears one more toolchange, at {s:?}", world.name);
+                }
+            }
+            let mut actions = Vec::new();
+            m.enabled_actions(&s, &mut actions);
+            queue.extend(actions.into_iter().map(|a| m.apply(&s, a, &mut ())));
+        }
+    }
+    assert!(checked > 10_000, "{checked} states and documents checked");
+}
+
+/// The argument for a `toolchange` task alone (`docs/model.md` §7): under the catalogue's
+/// [`webmcp_properties::catalogue::VISIBILITY`], running the task keeps every outcome, at the
+/// state where it is taken and at every state reached from it without running it (up to
+/// `REGION` states from each).
+#[test]
+fn a_toolchange_task_keeps_every_outcome_on_any_path_that_does_not_run_it() {
+    const REGION: usize = 2_000;
+    let predicates = judged_predicates();
+    let (mut sets, mut checked) = (0usize, 0usize);
+    for world in standard_worlds() {
+        for variant in [Variant::SEED, Variant::proposed()] {
+            let m = WebMcpModel::new(world.clone(), variant)
+                .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+            let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+            let mut visited = std::collections::HashSet::new();
+            while let Some(s) = queue.pop_front() {
+                if !visited.insert(s.clone()) || visited.len() > 30_000 {
+                    continue;
+                }
+                if let Some((a, _)) = m.toolchange_task(&s) {
+                    sets += 1;
+                    let mut region = std::collections::VecDeque::from([s.clone()]);
+                    let mut seen = std::collections::HashSet::new();
+                    while let Some(here) = region.pop_front() {
+                        if seen.len() >= REGION || !seen.insert(here.clone()) {
+                            continue;
+                        }
+                        let after = m.apply(&here, a, &mut ());
+                        checked += 1;
+                        if let Err(name) = outcomes_kept(&m, &predicates, &here, &after) {
+                            panic!(
+                                "{} under {}: {name} loses its outcome by {a:?} at {here:?}",
+                                world.name,
+                                variant.name()
+                            );
+                        }
+                        let mut actions = Vec::new();
+                        m.enabled_actions(&here, &mut actions);
+                        region.extend(
+                            actions
+                                .into_iter()
+                                .filter(|b| *b != a)
+                                .map(|b| m.apply(&here, b, &mut ())),
+                        );
+                    }
+                }
+                let mut actions = Vec::new();
+                m.enabled_actions(&s, &mut actions);
+                queue.extend(actions.into_iter().map(|a| m.apply(&s, a, &mut ())));
+            }
+        }
+    }
+    // Not vacuous: the catalogue leaves many toolchange tasks to the reduction.
+    assert!(sets > 1_000, "{sets} toolchange tasks taken alone");
+    eprintln!("{sets} toolchange tasks taken alone, {checked} runs checked along their regions");
 }

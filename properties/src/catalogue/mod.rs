@@ -54,6 +54,9 @@ pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduct
     },
     thread: unload::thread_is_read,
     pending_entry: unload::pending_entry_is_read,
+    // The counters are read only by witnesses that ask whether toolchange fired (at one
+    // document, at two): one more firing never takes that back.
+    toolchange_fired_keeps_outcomes: true,
 };
 
 /// How a property is judged: the engine's expectations (always, at termination, sometimes).
