@@ -108,8 +108,9 @@ fn each_target_is_judged_by_what_its_runs_measured() {
         "webmcp-check bench --targets",
     );
     assert_eq!(md.matches("| **missed** |").count(), 2, "{md}");
-    // 952 states without the reduction; the notifications queue together where nothing else can.
-    assert!(md.contains("| family-iframes-2 | 794 |"), "{md}");
+    // 952 states without the reduction; the notifications queue together where nothing else
+    // can, and a toolchange task runs alone where nothing can tell when it ran.
+    assert!(md.contains("| family-iframes-2 | 125 |"), "{md}");
 }
 
 #[test]

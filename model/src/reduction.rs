@@ -31,7 +31,9 @@
 //! thread step is to a location the same step reads (a pending map entry, a local map),
 //! and none of those steps has declared reads, so none is ever safe.
 //!
-//! Where no step is safe alone, [`WebMcpModel::persistent_steps`] looks for a set of steps
+//! Where no step is safe alone, [`WebMcpModel::persistent_steps`] first looks for an event
+//! loop whose oldest runnable task fires `toolchange` and may run alone
+//! ([`WebMcpModel::toolchange_task`], `reduction/toolchange_task.rs`), then for a set of steps
 //! that queue tasks (notifications, `register-tool#20.2`, the completion steps' queuing) and
 //! may go first together: each changes only its thread and the tails of queues, reads what
 //! nothing else can still write, and queues only on event loops nothing outside the set can
@@ -685,7 +687,8 @@ struct Queuing {
 
 impl WebMcpModel {
     /// The persistent set [`webmcp_checker::Model::persistent_set`] names: a safe step alone
-    /// if there is one, else a set of queuing steps ([`WebMcpModel::queuing_steps`]).
+    /// if there is one, else a `toolchange` task alone ([`WebMcpModel::toolchange_task`]),
+    /// else a set of queuing steps ([`WebMcpModel::queuing_steps`]).
     pub fn persistent_steps(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
         if let Some(step) = self.safe_step(s) {
             set.push(step);

@@ -21,6 +21,7 @@ use webmcp_model::machine::Action;
 use webmcp_model::reduction::Visibility;
 use webmcp_model::state::State;
 use webmcp_model::threads::ThreadKey;
+use webmcp_model::variant::Revision;
 use webmcp_model::{WebMcpModel, World};
 
 /// How many other actions a safe step is commuted past, on every path.
@@ -353,12 +354,16 @@ fn toolchange_worlds() -> Vec<World> {
 /// without running it still enables it, and there it commutes with every other enabled
 /// action (both orders enabled, the same state). The task changes nothing but its queue,
 /// where it is removed, and its document's `toolchange` counter. Under
-/// [`Visibility::NOTHING`], so that the tasks a catalogue would keep out are checked too.
+/// [`Visibility::NOTHING`], so that the tasks a catalogue would keep out are checked too;
+/// under every variant and the earlier texts.
 #[test]
 fn a_toolchange_task_alone_commutes_with_every_path_that_does_not_run_it() {
     let (mut regions, mut scenarios) = (0usize, HashSet::new());
+    // Every variant of the current text, and the earlier texts (PR #247's notifies
+    // synchronously on unregistration).
+    let earlier = [Revision::Aug2026, Revision::Pr247].map(|r| webmcp_model::Variant::SEED.at(r));
     for world in toolchange_worlds() {
-        for variant in every_variant() {
+        for variant in every_variant().into_iter().chain(earlier) {
             let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
             let Some(states) = reachable(&m, MAX_STATES) else {
                 continue;

@@ -662,7 +662,7 @@ mod tests {
     fn the_profile_of_two_iframes_names_what_blocks_the_reduction() {
         let m = model_of(Family::Iframes.world(2).unwrap());
         let p = reduction_profile(&m, PROFILE_STATE_BOUND);
-        // The same search as `check --reduction por` (794 states: docs/performance.md).
+        // The same search as `check --reduction por` (125 states: docs/performance.md).
         let r = check(
             m.clone(),
             &CheckOptions {
