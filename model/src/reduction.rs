@@ -32,8 +32,8 @@
 //! and none of those steps has declared reads, so none is ever safe.
 //!
 //! Where no step is safe alone, [`WebMcpModel::persistent_steps`] first looks for an event
-//! loop whose oldest runnable task fires `toolchange` and may run alone
-//! ([`WebMcpModel::toolchange_task`], `reduction/toolchange_task.rs`), then for a set of steps
+//! loop whose oldest runnable task fires `toolchange` or resolves a registration and may run
+//! alone ([`WebMcpModel::task_alone`], `reduction/task_alone.rs`), then for a set of steps
 //! that queue tasks (notifications, `register-tool#20.2`, the completion steps' queuing) and
 //! may go first together: each changes only its thread and the tails of queues, reads what
 //! nothing else can still write, and queues only on event loops nothing outside the set can
@@ -46,7 +46,7 @@ use crate::state::{AbortStep, PendingExecution, ScriptStatus, State, TaskKind};
 use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, Op, World};
 
-mod toolchange_task;
+mod task_alone;
 
 /// Sets of tabs (their trees) and documents (their tool maps), one bit each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -560,8 +560,13 @@ pub struct Visibility {
     /// Whether firing one more `toolchange` event (a document's counter up by one) keeps
     /// every property's outcome at any state: an always property that fails there still
     /// fails, a sometimes property (or witness) that holds still holds. A `toolchange` task
-    /// runs alone only then ([`WebMcpModel::toolchange_task`]).
+    /// runs alone only then ([`WebMcpModel::task_alone`]).
     pub toolchange_fired_keeps_outcomes: bool,
+    /// Whether fulfilling the pending promise of registration `call` keeps, at any state
+    /// where it is pending, every outcome there, except that of a sometimes property that
+    /// holds at every state where that promise is pending. A registration's resolution runs
+    /// alone only then ([`WebMcpModel::task_alone`]).
+    pub registration_resolved_keeps_outcomes: fn(&World, CallId) -> bool,
 }
 
 impl Visibility {
@@ -571,6 +576,7 @@ impl Visibility {
         thread: |_, _, _| true,
         pending_entry: |_, _, _| true,
         toolchange_fired_keeps_outcomes: false,
+        registration_resolved_keeps_outcomes: |_, _| false,
     };
     /// No property reads a queued task or a thread (for the tests of persistence alone).
     pub const NOTHING: Visibility = Visibility {
@@ -578,6 +584,7 @@ impl Visibility {
         thread: |_, _, _| false,
         pending_entry: |_, _, _| false,
         toolchange_fired_keeps_outcomes: true,
+        registration_resolved_keeps_outcomes: |_, _| true,
     };
 }
 
@@ -687,14 +694,14 @@ struct Queuing {
 
 impl WebMcpModel {
     /// The persistent set [`webmcp_checker::Model::persistent_set`] names: a safe step alone
-    /// if there is one, else a `toolchange` task alone ([`WebMcpModel::toolchange_task`]),
+    /// if there is one, else a task alone ([`WebMcpModel::task_alone`]),
     /// else a set of queuing steps ([`WebMcpModel::queuing_steps`]).
     pub fn persistent_steps(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
         if let Some(step) = self.safe_step(s) {
             set.push(step);
             return true;
         }
-        if let Some(task) = self.toolchange_task(s) {
+        if let Some(task) = self.task_alone(s) {
             set.push(task);
             return true;
         }

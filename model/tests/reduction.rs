@@ -19,7 +19,7 @@ use std::collections::{HashSet, VecDeque};
 use common::{enabled, every_variant, reachable, standard_worlds};
 use webmcp_model::machine::Action;
 use webmcp_model::reduction::Visibility;
-use webmcp_model::state::State;
+use webmcp_model::state::{State, TaskKind};
 use webmcp_model::threads::ThreadKey;
 use webmcp_model::variant::Revision;
 use webmcp_model::{WebMcpModel, World};
@@ -181,7 +181,7 @@ fn a_set_of_queuing_steps_commutes_with_every_path_that_takes_none_of_them() {
             let name = format!("{} under {}", world.name, variant.name());
             let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
             for s in &states {
-                if m.safe_step(s).is_some() || m.toolchange_task(s).is_some() {
+                if m.safe_step(s).is_some() || m.task_alone(s).is_some() {
                     continue;
                 }
                 let mut set = Vec::new();
@@ -349,16 +349,16 @@ fn toolchange_worlds() -> Vec<World> {
     worlds
 }
 
-/// A `toolchange` task alone (`WebMcpModel::toolchange_task`, `docs/model.md` §7), persistence
-/// exactly: from every state where the model runs such a task first, every state reachable
-/// without running it still enables it, and there it commutes with every other enabled
-/// action (both orders enabled, the same state). The task changes nothing but its queue,
-/// where it is removed, and its document's `toolchange` counter. Under
-/// [`Visibility::NOTHING`], so that the tasks a catalogue would keep out are checked too;
-/// under every variant and the earlier texts.
+/// A task alone (`WebMcpModel::task_alone`, `docs/model.md` §7), persistence exactly: from
+/// every state where the model runs a `toolchange` task or a registration's resolution
+/// first, every state reachable without running it still enables it, and there it commutes
+/// with every other enabled action (both orders enabled, the same state). The task changes
+/// nothing but its queue, where it is removed, and its document's `toolchange` counter or
+/// its registration's promise. Under [`Visibility::NOTHING`], so that the tasks a catalogue
+/// would keep out are checked too; under every variant and the earlier texts.
 #[test]
-fn a_toolchange_task_alone_commutes_with_every_path_that_does_not_run_it() {
-    let (mut regions, mut scenarios) = (0usize, HashSet::new());
+fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
+    let (mut regions, mut resolutions, mut scenarios) = (0usize, 0usize, HashSet::new());
     // Every variant of the current text, and the earlier texts (PR #247's notifies
     // synchronously on unregistration).
     let earlier = [Revision::Aug2026, Revision::Pr247].map(|r| webmcp_model::Variant::SEED.at(r));
@@ -371,25 +371,40 @@ fn a_toolchange_task_alone_commutes_with_every_path_that_does_not_run_it() {
             let name = format!("{} under {}", world.name, variant.name());
             let mut checked: HashSet<(State, Action)> = HashSet::new();
             for s in &states {
-                let Some((a, t)) = m.toolchange_task(s) else {
+                let Some((a, t)) = m.task_alone(s) else {
                     continue;
                 };
                 regions += 1;
                 scenarios.insert(world.name.clone());
                 assert_eq!(t, m.apply(s, a, &mut ()), "{name}: {a:?}");
                 let Action::RunTask(agent) = a else {
-                    panic!("{name}: a toolchange task that is not a task: {a:?}");
+                    panic!("{name}: a task alone that is not a task: {a:?}");
                 };
+                let kind = &s.queues[agent.index()]
+                    .iter()
+                    .find(|task| s.is_fully_active(task.doc))
+                    .expect("a runnable task")
+                    .kind;
                 let mut s_rest = s.clone();
                 let mut t_rest = t.clone();
                 s_rest.queues = Default::default();
                 t_rest.queues = Default::default();
-                for (d, doc) in t_rest.docs.clone().iter().enumerate() {
-                    s_rest.docs[d].toolchanges = doc.toolchanges;
+                match kind {
+                    TaskKind::FireToolchange { .. } => {
+                        for (d, doc) in t_rest.docs.clone().iter().enumerate() {
+                            s_rest.docs[d].toolchanges = doc.toolchanges;
+                        }
+                    }
+                    TaskKind::ResolveRegister { call } => {
+                        resolutions += 1;
+                        assert!(t.promises[call.index()].is_settled(), "{name}: {a:?}");
+                        s_rest.promises[call.index()] = t_rest.promises[call.index()].clone();
+                    }
+                    other => panic!("{name}: {other:?} taken alone"),
                 }
                 assert_eq!(
                     s_rest, t_rest,
-                    "{name}: {a:?} changed more than its document's counter"
+                    "{name}: {a:?} changed more than its task's own"
                 );
                 assert_eq!(
                     s.queues[agent.index()].len(),
@@ -426,14 +441,13 @@ fn a_toolchange_task_alone_commutes_with_every_path_that_does_not_run_it() {
             }
         }
     }
-    // Not vacuous: the rule applies on many states, of the family it is for and of others.
-    assert!(
-        regions > 1_000,
-        "{regions} states with a toolchange task alone"
-    );
+    // Not vacuous: the rule applies on many states, of the family it is for and of others,
+    // to both kinds of task.
+    assert!(regions > 1_000, "{regions} states with a task alone");
+    assert!(resolutions > 100, "{resolutions} resolutions alone");
     assert!(scenarios.len() > 5, "only in {scenarios:?}");
     eprintln!(
-        "{regions} states with a toolchange task alone, in {} scenarios",
+        "{regions} states with a task alone ({resolutions} resolutions), in {} scenarios",
         scenarios.len()
     );
 }

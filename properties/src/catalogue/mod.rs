@@ -57,6 +57,10 @@ pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduct
     // The counters are read only by witnesses that ask whether toolchange fired (at one
     // document, at two): one more firing never takes that back.
     toolchange_fired_keeps_outcomes: true,
+    // A registration's promise is read by witnesses that ask whether a promise settled (one
+    // more only turns them on) or is pending (true wherever this one is), at termination,
+    // and by `registration-abort-unregisters`, which reads only registrations with a signal.
+    registration_resolved_keeps_outcomes: |w, call| w.register_op(call).signal.is_none(),
 };
 
 /// How a property is judged: the engine's expectations (always, at termination, sometimes).
