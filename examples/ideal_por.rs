@@ -19,7 +19,7 @@
 //! footprints) can take a smaller set at a state than this one takes there, as long as its
 //! sets are invisible. A reduction whose sets only keep outcomes (an always property that
 //! fails still fails, a sometimes property that holds still holds: `docs/model.md` §7) can
-//! take smaller ones: the model's `toolchange` tasks alone do. Taking a
+//! take smaller ones: the model's tasks alone do (`model/src/reduction/task_alone.rs`). Taking a
 //! smallest set at each state is greedy, not a proven optimum over all choices, so the count
 //! is what the best method of the usual kind would reach, not a theorem about every choice.
 //!
