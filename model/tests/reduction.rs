@@ -130,37 +130,53 @@ fn a_safe_step_commutes_with_every_path_that_does_not_take_it() {
                     continue;
                 };
                 regions += 1;
-                let mut queue = VecDeque::from([s.clone()]);
-                while let Some(here) = queue.pop_front() {
-                    if !checked.insert((here.clone(), a)) {
-                        continue;
-                    }
-                    assert!(
-                        m.is_enabled(&here, a),
-                        "{name}: {a:?} is disabled by a path that does not take it, at {here:?}"
-                    );
-                    let after_a = m.apply(&here, a, &mut ());
-                    for b in enabled(&m, &here) {
-                        if b == a {
-                            continue;
-                        }
-                        let after_b = m.apply(&here, b, &mut ());
-                        assert!(
-                            m.is_enabled(&after_a, b),
-                            "{name}: the safe step {a:?} disables {b:?} at {here:?}"
-                        );
-                        assert_eq!(
-                            m.apply(&after_a, b, &mut ()),
-                            m.apply(&after_b, a, &mut ()),
-                            "{name}: the safe step {a:?} and {b:?} do not commute at {here:?}"
-                        );
-                        queue.push_back(after_b);
-                    }
-                }
+                assert_commutes_with_every_path_avoiding(&m, a, s, &mut checked, &name);
             }
         }
     }
     assert!(regions > 1_000, "{regions} states with a safe step");
+}
+
+/// Persistence of `{a}` exactly, from `s`: every state reachable from `s` by actions other
+/// than `a` still enables `a`, and there `a` commutes with every other enabled action (both
+/// orders enabled, the same state). By induction along any path that does not take `a`, `a`
+/// then commutes with the whole path. `checked` holds the states already checked for `a`:
+/// an action that reads the same things wherever the path has not moved it is checked once
+/// per state, whichever state of the search reached it.
+fn assert_commutes_with_every_path_avoiding(
+    m: &WebMcpModel,
+    a: Action,
+    s: &State,
+    checked: &mut HashSet<(State, Action)>,
+    name: &str,
+) {
+    let mut queue = VecDeque::from([s.clone()]);
+    while let Some(here) = queue.pop_front() {
+        if !checked.insert((here.clone(), a)) {
+            continue;
+        }
+        assert!(
+            m.is_enabled(&here, a),
+            "{name}: {a:?} is disabled by a path that does not take it, at {here:?}"
+        );
+        let after_a = m.apply(&here, a, &mut ());
+        for b in enabled(m, &here) {
+            if b == a {
+                continue;
+            }
+            assert!(
+                m.is_enabled(&after_a, b),
+                "{name}: {a:?} disables {b:?} at {here:?}"
+            );
+            let after_b = m.apply(&here, b, &mut ());
+            assert_eq!(
+                m.apply(&after_a, b, &mut ()),
+                m.apply(&after_b, a, &mut ()),
+                "{name}: {a:?} and {b:?} do not commute at {here:?}"
+            );
+            queue.push_back(after_b);
+        }
+    }
 }
 
 /// The sets of queuing steps (`webmcp_model::reduction`, `docs/model.md` §7), persistence
@@ -411,33 +427,7 @@ fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
                     t.queues[agent.index()].len() + 1,
                     "{name}: {a:?}"
                 );
-                let mut queue = VecDeque::from([s.clone()]);
-                while let Some(here) = queue.pop_front() {
-                    if !checked.insert((here.clone(), a)) {
-                        continue;
-                    }
-                    assert!(
-                        m.is_enabled(&here, a),
-                        "{name}: {a:?} is disabled by a path that does not take it, at {here:?}"
-                    );
-                    let after_a = m.apply(&here, a, &mut ());
-                    for b in enabled(&m, &here) {
-                        if b == a {
-                            continue;
-                        }
-                        assert!(
-                            m.is_enabled(&after_a, b),
-                            "{name}: {a:?} disables {b:?} at {here:?}"
-                        );
-                        let after_b = m.apply(&here, b, &mut ());
-                        assert_eq!(
-                            m.apply(&after_a, b, &mut ()),
-                            m.apply(&after_b, a, &mut ()),
-                            "{name}: {a:?} and {b:?} do not commute at {here:?}"
-                        );
-                        queue.push_back(after_b);
-                    }
-                }
+                assert_commutes_with_every_path_avoiding(&m, a, s, &mut checked, &name);
             }
         }
     }

@@ -105,27 +105,7 @@ type Predicate = fn(&WebMcpModel, &webmcp_model::state::State) -> bool;
 #[test]
 fn no_property_sees_a_queuing_step_on_any_path_that_takes_none() {
     const REGION: usize = 2_000;
-    let props = webmcp_properties::properties();
-    // Each predicate, and whether it is judged "sometimes" (shown once any state has it). An
-    // at-termination predicate is judged only where nothing is enabled, which no set is
-    // taken at; the reduction keeps every terminal state (docs/model.md §7).
-    let predicates: Vec<(&str, Predicate, bool)> = props
-        .iter()
-        .filter(|p| p.kind != webmcp_properties::Kind::AtTermination)
-        .map(|p| {
-            (
-                p.name,
-                p.holds,
-                p.kind == webmcp_properties::Kind::Sometimes,
-            )
-        })
-        .chain(props.iter().filter_map(|p| match p.witness {
-            webmcp_properties::catalogue::Witness::State { holds, .. } => {
-                Some((p.name, holds, true))
-            }
-            _ => None,
-        }))
-        .collect();
+    let predicates = judged_predicates();
     let (mut sets, mut checked) = (0usize, 0usize);
     for world in standard_worlds() {
         for variant in [Variant::SEED, Variant::proposed()] {
