@@ -4,6 +4,7 @@
 //! reduced search reports (counterexample or witness) replays on the unreduced model and
 //! ends in a state that shows the property's outcome.
 
+use webmcp_model::state::State;
 use webmcp_model::{Variant, WebMcpModel};
 use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
@@ -99,57 +100,77 @@ type Predicate = fn(&WebMcpModel, &webmcp_model::state::State) -> bool;
 /// The catalogue's side of the contract for sets of queuing steps: under the catalogue's
 /// [`webmcp_properties::catalogue::VISIBILITY`], no always or sometimes property and no
 /// witness tells a state from its successor by a step of the set, at the state and at every
-/// state reached from it without taking a step of the set (up to `REGION` states from
+/// state reached from it without taking a step of the set (up to 2,000 states from
 /// each); a "sometimes" property or witness that holds at the state is shown there, and is
 /// not asked.
 #[test]
 fn no_property_sees_a_queuing_step_on_any_path_that_takes_none() {
-    const REGION: usize = 2_000;
     let predicates = judged_predicates();
-    let (mut sets, mut checked) = (0usize, 0usize);
+    let mut checked = 0usize;
+    let pick = |m: &WebMcpModel, s: &State| {
+        let mut set = Vec::new();
+        let taken = m.safe_step(s).is_none()
+            && m.task_alone(s).is_none()
+            && m.persistent_steps(s, &mut set);
+        taken.then(|| set.into_iter().map(|(a, _)| a).collect())
+    };
+    let sets = for_each_region(pick, |m, name, s, here, ample| {
+        for &a in ample {
+            let after = m.apply(here, a, &mut ());
+            checked += 1;
+            for (property, holds, sometimes) in &predicates {
+                // A "sometimes" predicate that holds where the set is taken is shown there,
+                // whatever follows.
+                if *sometimes && holds(m, s) {
+                    continue;
+                }
+                assert_eq!(
+                    holds(m, here),
+                    holds(m, &after),
+                    "{name}: {property} sees {a:?} of {ample:?} at {here:?}"
+                );
+            }
+        }
+    });
+    // Not vacuous: the catalogue leaves many queuing steps to the reduction.
+    assert!(sets > 1_000, "{sets} sets of queuing steps");
+    eprintln!("{sets} sets of queuing steps, {checked} steps checked along their regions");
+}
+
+/// Walks the standard scenarios (the draft and `proposed`, under the catalogue's
+/// [`webmcp_properties::catalogue::VISIBILITY`], up to 30,000 states each); at each state
+/// where `pick` names the actions a reduction takes, calls `check` at that state and at
+/// every state reached from it without taking one of them (up to 2,000 states), with the
+/// scenario's name, the state where the set was taken, the state reached, and the set.
+/// Returns how many sets it walked from.
+fn for_each_region(
+    pick: impl Fn(&WebMcpModel, &State) -> Option<Vec<webmcp_model::machine::Action>>,
+    mut check: impl FnMut(&WebMcpModel, &str, &State, &State, &[webmcp_model::machine::Action]),
+) -> usize {
+    const REGION: usize = 2_000;
+    let mut sets = 0usize;
     for world in standard_worlds() {
         for variant in [Variant::SEED, Variant::proposed()] {
             let m = WebMcpModel::new(world.clone(), variant)
                 .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+            let name = format!("{} under {}", world.name, variant.name());
             let mut queue = std::collections::VecDeque::from([m.initial_state()]);
             let mut visited = std::collections::HashSet::new();
             while let Some(s) = queue.pop_front() {
                 if !visited.insert(s.clone()) || visited.len() > 30_000 {
                     continue;
                 }
-                let mut set = Vec::new();
-                if m.safe_step(&s).is_none()
-                    && m.task_alone(&s).is_none()
-                    && m.persistent_steps(&s, &mut set)
-                {
+                if let Some(ample) = pick(&m, &s) {
                     sets += 1;
-                    let ample: Vec<_> = set.iter().map(|(a, _)| *a).collect();
                     let mut region = std::collections::VecDeque::from([s.clone()]);
                     let mut seen = std::collections::HashSet::new();
                     while let Some(here) = region.pop_front() {
                         if seen.len() >= REGION || !seen.insert(here.clone()) {
                             continue;
                         }
+                        check(&m, &name, &s, &here, &ample);
                         let mut actions = Vec::new();
                         m.enabled_actions(&here, &mut actions);
-                        for &a in &ample {
-                            let after = m.apply(&here, a, &mut ());
-                            checked += 1;
-                            for (name, holds, sometimes) in &predicates {
-                                // A "sometimes" predicate that holds where the set is taken
-                                // is shown there, whatever follows.
-                                if *sometimes && holds(&m, &s) {
-                                    continue;
-                                }
-                                assert_eq!(
-                                    holds(&m, &here),
-                                    holds(&m, &after),
-                                    "{} under {}: {name} sees {a:?} of {ample:?} at {here:?}",
-                                    world.name,
-                                    variant.name()
-                                );
-                            }
-                        }
                         region.extend(
                             actions
                                 .into_iter()
@@ -164,9 +185,7 @@ fn no_property_sees_a_queuing_step_on_any_path_that_takes_none() {
             }
         }
     }
-    // Not vacuous: the catalogue leaves many queuing steps to the reduction.
-    assert!(sets > 1_000, "{sets} sets of queuing steps");
-    eprintln!("{sets} sets of queuing steps, {checked} steps checked along their regions");
+    sets
 }
 
 #[test]
@@ -262,61 +281,25 @@ fn one_more_toolchange_event_keeps_every_outcome() {
 /// The argument for a task alone (`docs/model.md` §7): under the catalogue's
 /// [`webmcp_properties::catalogue::VISIBILITY`], running the task keeps every outcome, at the
 /// state where it is taken and at every state reached from it without running it (up to
-/// `REGION` states from each), except that of a sometimes property shown where it is taken.
+/// 2,000 states from each), except that of a sometimes property shown where it is taken.
 #[test]
 fn a_task_alone_keeps_every_outcome_on_any_path_that_does_not_run_it() {
-    const REGION: usize = 2_000;
     let predicates = judged_predicates();
-    let (mut sets, mut checked) = (0usize, 0usize);
-    for world in standard_worlds() {
-        for variant in [Variant::SEED, Variant::proposed()] {
-            let m = WebMcpModel::new(world.clone(), variant)
-                .with_visibility(webmcp_properties::catalogue::VISIBILITY);
-            let mut queue = std::collections::VecDeque::from([m.initial_state()]);
-            let mut visited = std::collections::HashSet::new();
-            while let Some(s) = queue.pop_front() {
-                if !visited.insert(s.clone()) || visited.len() > 30_000 {
-                    continue;
-                }
-                if let Some((a, _)) = m.task_alone(&s) {
-                    sets += 1;
-                    // A sometimes property that holds where the task is taken is shown there.
-                    let unshown: Vec<_> = predicates
-                        .iter()
-                        .filter(|(_, holds, sometimes)| !(*sometimes && holds(&m, &s)))
-                        .copied()
-                        .collect();
-                    let mut region = std::collections::VecDeque::from([s.clone()]);
-                    let mut seen = std::collections::HashSet::new();
-                    while let Some(here) = region.pop_front() {
-                        if seen.len() >= REGION || !seen.insert(here.clone()) {
-                            continue;
-                        }
-                        let after = m.apply(&here, a, &mut ());
-                        checked += 1;
-                        if let Err(name) = outcomes_kept(&m, &unshown, &here, &after) {
-                            panic!(
-                                "{} under {}: {name} loses its outcome by {a:?} at {here:?}",
-                                world.name,
-                                variant.name()
-                            );
-                        }
-                        let mut actions = Vec::new();
-                        m.enabled_actions(&here, &mut actions);
-                        region.extend(
-                            actions
-                                .into_iter()
-                                .filter(|b| *b != a)
-                                .map(|b| m.apply(&here, b, &mut ())),
-                        );
-                    }
-                }
-                let mut actions = Vec::new();
-                m.enabled_actions(&s, &mut actions);
-                queue.extend(actions.into_iter().map(|a| m.apply(&s, a, &mut ())));
-            }
+    let mut checked = 0usize;
+    let pick = |m: &WebMcpModel, s: &State| m.task_alone(s).map(|(a, _)| vec![a]);
+    let sets = for_each_region(pick, |m, name, s, here, ample| {
+        // A sometimes property that holds where the task is taken is shown there.
+        let unshown: Vec<_> = predicates
+            .iter()
+            .filter(|(_, holds, sometimes)| !(*sometimes && holds(m, s)))
+            .copied()
+            .collect();
+        let after = m.apply(here, ample[0], &mut ());
+        checked += 1;
+        if let Err(property) = outcomes_kept(m, &unshown, here, &after) {
+            panic!("{name}: {property} loses its outcome by {ample:?} at {here:?}");
         }
-    }
+    });
     // Not vacuous: the catalogue leaves many tasks to the reduction.
     assert!(sets > 1_000, "{sets} tasks taken alone");
     eprintln!("{sets} tasks taken alone, {checked} runs checked along their regions");
