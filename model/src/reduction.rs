@@ -42,7 +42,7 @@
 //! driver sets from the catalogue). `docs/model.md` §7 gives each condition and the argument.
 
 use crate::machine::{Action, WebMcpModel};
-use crate::state::{AbortStep, PendingExecution, ScriptStatus, State, TaskKind};
+use crate::state::{parts, AbortStep, PendingExecution, ScriptStatus, State, TaskKind};
 use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, Op, World};
 
@@ -524,15 +524,7 @@ fn kind_name(t: &Thread) -> &'static str {
 
 /// Whether `next` differs from `s` only in thread `key`'s entry, which is still there.
 fn only_thread_changed(s: &State, next: &State, key: ThreadKey) -> bool {
-    s.docs == next.docs
-        && s.navs == next.navs
-        && s.queues == next.queues
-        && s.promises == next.promises
-        && s.controllers == next.controllers
-        && s.pending == next.pending
-        && s.bodies == next.bodies
-        && s.env == next.env
-        && s.ghost == next.ghost
+    s.same_outside(next, parts::THREADS)
         && s.threads.len() == next.threads.len()
         && s.threads
             .iter()
@@ -825,14 +817,7 @@ impl WebMcpModel {
         next: &State,
         key: ThreadKey,
     ) -> Result<u64, Blocker> {
-        let same = s.docs == next.docs
-            && s.navs == next.navs
-            && s.promises == next.promises
-            && s.controllers == next.controllers
-            && s.bodies == next.bodies
-            && s.env == next.env
-            && s.ghost == next.ghost;
-        if !same {
+        if !s.same_outside(next, parts::QUEUES | parts::THREADS | parts::PENDING) {
             return Err(Blocker::WritesShared);
         }
         if s.pending != next.pending {

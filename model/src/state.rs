@@ -563,6 +563,17 @@ impl State {
         top_level_collections!(shared)
     }
 
+    /// Whether `other` equals this state in `env` and in every part ([`parts`]) outside
+    /// `except`: what a reduction's rule asks of a successor it has checked part by part.
+    pub fn same_outside(&self, other: &State, except: u32) -> bool {
+        macro_rules! same_each {
+            ($($c:ident: $part:ident),*) => {
+                self.env == other.env $(&& (except & parts::$part != 0 || self.$c == other.$c))*
+            };
+        }
+        top_level_collections!(same_each)
+    }
+
     /// This state with the parts in `mask` ([`parts`]) taken from `other`: what a property
     /// that claims to read only those parts must judge as it judges `other` (the catalogue's
     /// test of each claim).

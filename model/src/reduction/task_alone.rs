@@ -12,7 +12,7 @@
 
 use super::{bit, future_of, Future};
 use crate::machine::{is_ancestor, Action, WebMcpModel};
-use crate::state::{Lifecycle, ScriptStatus, State, Status, Task, TaskKind};
+use crate::state::{parts, Lifecycle, ScriptStatus, State, Status, Task, TaskKind};
 use crate::threads::{NotifyPc, Thread};
 use crate::world::{AgentId, CallId, DocId, Op, World};
 
@@ -228,11 +228,5 @@ fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task)
     queues_same
         && docs_same
         && promises_same
-        && s.navs == next.navs
-        && s.threads == next.threads
-        && s.controllers == next.controllers
-        && s.pending == next.pending
-        && s.bodies == next.bodies
-        && s.env == next.env
-        && s.ghost == next.ghost
+        && s.same_outside(next, parts::QUEUES | parts::DOCS | parts::PROMISES)
 }
