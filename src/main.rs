@@ -294,8 +294,8 @@ struct CheckArgs {
     /// The same as appending @REVISION to --variant.
     #[arg(long, value_name = "REVISION")]
     revision: Option<String>,
-    /// How to explore: bfs (exhaustive, shortest counterexamples), dfs (exhaustive), sim
-    /// (random walks; never exhaustive).
+    /// How to explore: bfs (exhaustive, shortest counterexamples unless --reduction por),
+    /// dfs (exhaustive), sim (random walks; never exhaustive).
     #[arg(long, value_enum, default_value_t = ModeArg::Bfs)]
     mode: ModeArg,
     /// The seed of --mode sim (the same seed gives the same walks) [default: 0].
@@ -304,7 +304,7 @@ struct CheckArgs {
     /// How many random walks --mode sim takes per scenario (1 to 10^9) [default: 1000].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     runs: Option<u64>,
-    /// Checker threads, 1 to 256 (1 guarantees shortest counterexamples under bfs). More
+    /// Checker threads, 1 to 256 (bfs keeps counterexamples shortest on any number). More
     /// threads than cores only add contention, each reserves a stack, and thousands exhaust
     /// the process's thread limit; 256 is above any machine's core count.
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -358,6 +358,16 @@ struct CheckArgs {
     trace_dir: std::path::PathBuf,
     #[command(flatten)]
     distributed: distributed::EngineArgs,
+}
+
+impl CheckArgs {
+    /// Whether every counterexample and witness is a shortest path: breadth-first search on
+    /// any number of threads or workers keeps the first discovery of the least depth
+    /// (`docs/model.md`, the engine), and sleep sets and symmetry keep every depth; `dfs`,
+    /// `sim` and `--reduction por` (docs/model.md §7) do not.
+    fn paths_are_shortest(&self) -> bool {
+        self.mode == ModeArg::Bfs && self.reduction != ReductionArg::Por
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -937,6 +947,7 @@ fn human_report(plan: &CheckPlan, args: &CheckArgs, i: usize, result: &ScenarioR
         args.verbose,
         !args.no_timings,
         plan.baseline.as_ref(),
+        args.paths_are_shortest(),
     )
 }
 

@@ -34,12 +34,15 @@ fn is_known(baseline: Option<&Baseline>, scenario: &str, property: &str, variant
     baseline.is_some_and(|b| b.lists(scenario, property, variant).is_some())
 }
 
+/// `shortest_paths`: whether the search guarantees every counterexample is a shortest one
+/// (breadth-first, without `--reduction por`); otherwise the report does not call it so.
 pub fn human(
     world: &World,
     r: &ScenarioResult,
     verbose: bool,
     timings: bool,
     baseline: Option<&Baseline>,
+    shortest_paths: bool,
 ) -> String {
     let mut out = run_header(
         &format!("{} [{}]", r.scenario, r.variant),
@@ -68,8 +71,13 @@ pub fn human(
                 .and_then(|s| s.steps.last())
                 .map(|s| s.id())
                 .unwrap_or("-");
+            let which = if shortest_paths {
+                "shortest counterexample"
+            } else {
+                "counterexample"
+            };
             out.push_str(&format!(
-                " (shortest counterexample: {} actions, ending at {last})",
+                " ({which}: {} actions, ending at {last})",
                 path.len()
             ));
         }
@@ -390,7 +398,9 @@ pub fn github(sources: &[&str], results: &[ScenarioRecord], j: &Judgement) -> St
             "error",
             &source_of(s),
             &format!("webmcp-check {p}"),
-            &format!("scenario {s} violates {p} (about {steps}); the shortest counterexample ends at: {last}"),
+            &format!(
+                "scenario {s} violates {p} (about {steps}); its counterexample ends at: {last}"
+            ),
         ));
     }
     for f in &j.stale {

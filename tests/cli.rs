@@ -260,3 +260,58 @@ fn a_user_scenario_file_is_checked() {
         .unwrap()
         .starts_with("mine [seed]"));
 }
+
+/// The human report calls a counterexample shortest only where the search guarantees it:
+/// breadth-first on any number of threads, with or without sleep sets or symmetry; not
+/// depth-first, random walks or partial-order reduction, whose paths can be longer.
+#[test]
+fn a_counterexample_is_called_shortest_only_where_the_search_guarantees_it() {
+    let report = |extra: &[&str]| {
+        let out = bin()
+            .args([
+                "check",
+                "--scenario",
+                "target-in-bfcache",
+                "--quiet",
+                "--no-timings",
+            ])
+            .args([
+                "--trace-dir",
+                &std::env::temp_dir()
+                    .join("wc-path-lengths")
+                    .to_string_lossy(),
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(text.contains("VIOLATED"), "{extra:?}: {text}");
+        text
+    };
+    for shortest in [
+        &[][..],
+        &["--threads", "2"],
+        &["--reduction", "sleep"],
+        &["--symmetry"],
+    ] {
+        let text = report(shortest);
+        assert!(
+            text.contains("(shortest counterexample: "),
+            "{shortest:?}: {text}"
+        );
+        assert!(!text.contains("(counterexample: "), "{shortest:?}: {text}");
+    }
+    for not_shortest in [
+        &["--mode", "dfs"][..],
+        &["--mode", "sim", "--runs", "200"],
+        &["--reduction", "por"],
+        &["--reduction", "por", "--threads", "2"],
+    ] {
+        let text = report(not_shortest);
+        assert!(!text.contains("shortest"), "{not_shortest:?}: {text}");
+        assert!(
+            text.contains("(counterexample: "),
+            "{not_shortest:?}: {text}"
+        );
+    }
+}
