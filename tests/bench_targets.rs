@@ -44,6 +44,15 @@ fn each_target_is_judged_by_what_its_runs_measured() {
                 seconds: 1,
                 memory_limit_mib: Some(512),
             },
+            // With the reduction, 51 million states: missed, so profiled one size below.
+            Deadline {
+                family: Family::Executions,
+                size: 5,
+                threads: 1,
+                por: true,
+                seconds: 1,
+                memory_limit_mib: None,
+            },
         ],
         states_per_cpu_second: 1.0,
         parallel: (Family::Tabs, 2),
@@ -74,6 +83,7 @@ fn each_target_is_judged_by_what_its_runs_measured() {
             Status::Undecided,
             Status::Met,
             Status::Missed,
+            Status::Missed,
             Status::Met,
             Status::Met,
             Status::Met,
@@ -83,31 +93,40 @@ fn each_target_is_judged_by_what_its_runs_measured() {
     assert_eq!(heard, report.outcomes.len());
     assert!(report.outcomes[1].measured.contains("no ratio"));
     assert!(report.outcomes[3].measured.contains("stopped: timeout"));
+    assert!(report.outcomes[4].measured.contains("stopped: timeout"));
     // The largest of the two standard worlds is the one whose throughput is measured.
     assert!(
-        report.outcomes[4]
+        report.outcomes[5]
             .measured
             .starts_with(&format!("{largest}: ")),
         "{}",
-        report.outcomes[4].measured
+        report.outcomes[5].measured
     );
-    assert!(report.outcomes[6]
+    assert!(report.outcomes[7]
         .measured
         .starts_with("2 scenarios: every verdict the same"));
-    // A profile of each reduction target not met, one size below it.
+    // A profile of each reduction target not met, then of each deadline with the reduction
+    // missed (not of the one without it), one size below it.
     let scenarios: Vec<&str> = report
         .profiles
         .iter()
         .map(|p| p.scenario.as_str())
         .collect();
-    assert_eq!(scenarios, ["family-executions-1", "family-iframes-2"]);
+    assert_eq!(
+        scenarios,
+        [
+            "family-executions-1",
+            "family-iframes-2",
+            "family-executions-4"
+        ]
+    );
     assert_eq!(report.exit_status(), 1);
     let md = targets::markdown(
         &report,
         &webmcp_properties::bench::Machine::this(),
         "webmcp-check bench --targets",
     );
-    assert_eq!(md.matches("| **missed** |").count(), 2, "{md}");
+    assert_eq!(md.matches("| **missed** |").count(), 3, "{md}");
     // 952 states without the reduction; the notifications queue together where nothing else
     // can, and a toolchange firing or a registration's resolution runs alone where nothing
     // can tell when it ran.

@@ -1,6 +1,6 @@
 //! `bench --targets`: the performance targets the checker is held to, every one measured in
 //! one run, side by side, and judged met or missed; where partial-order reduction misses its
-//! target, the profile of what blocks it.
+//! target, or a deadline searched with it is missed, the profile of what blocks it.
 //!
 //! The targets (`docs/performance.md`, "Where we stand against the targets"):
 //!
@@ -204,18 +204,16 @@ pub fn run(
     for &(family, size) in &plan.reduction {
         let outcome = timed(|| reduction_target(exe, plan, family, size))?;
         if outcome.status != Status::Met {
-            // One size smaller: the blockers are the same kinds, and the profile, which keeps
-            // whole states in its queue, stays small.
-            let at = size.saturating_sub(1).max(1);
-            let world = family
-                .world(at)
-                .expect("every family compiles at every size");
-            profiles.push(reduction_profile(&model_of(world), PROFILE_STATE_BOUND));
+            profiles.push(profile_below(family, size));
         }
         done(outcome);
     }
     for deadline in &plan.deadlines {
-        done(timed(|| deadline_target(exe, plan, deadline))?);
+        let outcome = timed(|| deadline_target(exe, plan, deadline))?;
+        if deadline.por && outcome.status == Status::Missed {
+            profiles.push(profile_below(deadline.family, deadline.size));
+        }
+        done(outcome);
     }
     let (verdicts, largest) = verdict_target(standard);
     if let Some(name) = largest {
@@ -527,6 +525,17 @@ fn parallel_target(exe: &Path, plan: &Plan) -> Result<Outcome, ChildError> {
         runs: vec![one, two],
         steal: None,
     })
+}
+
+/// The reduction's profile of `family` one size below `size` (at least 1), for a target at
+/// `size` that was missed: the blockers are the same kinds, and the profile, which keeps
+/// whole states in its queue, stays small (or stops at [`PROFILE_STATE_BOUND`] and says so).
+fn profile_below(family: Family, size: usize) -> ReductionProfile {
+    let at = size.saturating_sub(1).max(1);
+    let world = family
+        .world(at)
+        .expect("every family compiles at every size");
+    reduction_profile(&model_of(world), PROFILE_STATE_BOUND)
 }
 
 /// Explores `model` with partial-order reduction (under the catalogue's
