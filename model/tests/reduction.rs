@@ -124,57 +124,62 @@ fn a_safe_step_commutes_with_every_path_that_does_not_take_it() {
                 continue;
             };
             let name = format!("{} under {}", world.name, variant.name());
-            let mut checked: HashSet<(State, Action)> = HashSet::new();
+            let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
             for s in &states {
                 let Some((a, _)) = m.safe_step(s) else {
                     continue;
                 };
                 regions += 1;
-                assert_commutes_with_every_path_avoiding(&m, a, s, &mut checked, &name);
+                assert_commutes_with_every_path_avoiding(&m, &[a], s, &mut checked, &name);
             }
         }
     }
     assert!(regions > 1_000, "{regions} states with a safe step");
 }
 
-/// Persistence of `{a}` exactly, from `s`: every state reachable from `s` by actions other
-/// than `a` still enables `a`, and there `a` commutes with every other enabled action (both
-/// orders enabled, the same state). By induction along any path that does not take `a`, `a`
-/// then commutes with the whole path. `checked` holds the states already checked for `a`:
-/// an action that reads the same things wherever the path has not moved it is checked once
-/// per state, whichever state of the search reached it.
+/// Persistence of the set `set` exactly, from `s`: every state reachable from `s` by actions
+/// outside `set` still enables each action of it, and there each commutes with every enabled
+/// action outside it (both orders enabled, the same state). By induction along any path that
+/// takes none of them, each then commutes with the whole path. `checked` holds the states
+/// already checked for `set`: actions that read the same things wherever the path has not
+/// moved them are checked once per state, whichever state of the search reached it.
 fn assert_commutes_with_every_path_avoiding(
     m: &WebMcpModel,
-    a: Action,
+    set: &[Action],
     s: &State,
-    checked: &mut HashSet<(State, Action)>,
+    checked: &mut HashSet<(State, Vec<Action>)>,
     name: &str,
 ) {
     let mut queue = VecDeque::from([s.clone()]);
     while let Some(here) = queue.pop_front() {
-        if !checked.insert((here.clone(), a)) {
+        if !checked.insert((here.clone(), set.to_vec())) {
             continue;
         }
-        assert!(
-            m.is_enabled(&here, a),
-            "{name}: {a:?} is disabled by a path that does not take it, at {here:?}"
-        );
-        let after_a = m.apply(&here, a, &mut ());
-        for b in enabled(m, &here) {
-            if b == a {
-                continue;
-            }
+        let outside: Vec<Action> = enabled(m, &here)
+            .into_iter()
+            .filter(|b| !set.contains(b))
+            .collect();
+        for &a in set {
             assert!(
-                m.is_enabled(&after_a, b),
-                "{name}: {a:?} disables {b:?} at {here:?}"
+                m.is_enabled(&here, a),
+                "{name}: {a:?} is disabled by a path that takes nothing of {set:?}, at {here:?}"
             );
-            let after_b = m.apply(&here, b, &mut ());
-            assert_eq!(
-                m.apply(&after_a, b, &mut ()),
-                m.apply(&after_b, a, &mut ()),
-                "{name}: {a:?} and {b:?} do not commute at {here:?}"
-            );
-            queue.push_back(after_b);
+            let after_a = m.apply(&here, a, &mut ());
+            for &b in &outside {
+                assert!(
+                    m.is_enabled(&after_a, b),
+                    "{name}: {a:?} of {set:?} disables {b:?} at {here:?}"
+                );
+                let after_b = m.apply(&here, b, &mut ());
+                assert_eq!(
+                    m.apply(&after_a, b, &mut ()),
+                    m.apply(&after_b, a, &mut ()),
+                    "{name}: {a:?} of {set:?} and {b:?} do not commute at {here:?}"
+                );
+            }
+        }
+        for b in outside {
+            queue.push_back(m.apply(&here, b, &mut ()));
         }
     }
 }
@@ -214,38 +219,7 @@ fn a_set_of_queuing_steps_commutes_with_every_path_that_takes_none_of_them() {
                     assert_only_thread_and_queue_tails(s, t, key, &name);
                 }
                 let ample: Vec<Action> = set.iter().map(|(a, _)| *a).collect();
-                let mut queue = VecDeque::from([s.clone()]);
-                while let Some(here) = queue.pop_front() {
-                    if !checked.insert((here.clone(), ample.clone())) {
-                        continue;
-                    }
-                    let outside: Vec<Action> = enabled(&m, &here)
-                        .into_iter()
-                        .filter(|b| !ample.contains(b))
-                        .collect();
-                    for &a in &ample {
-                        assert!(
-                            m.is_enabled(&here, a),
-                            "{name}: {a:?} is disabled by a path that takes no step of {ample:?}, at {here:?}"
-                        );
-                        let after_a = m.apply(&here, a, &mut ());
-                        for &b in &outside {
-                            assert!(
-                                m.is_enabled(&after_a, b),
-                                "{name}: {a:?} of {ample:?} disables {b:?} at {here:?}"
-                            );
-                            let after_b = m.apply(&here, b, &mut ());
-                            assert_eq!(
-                                m.apply(&after_a, b, &mut ()),
-                                m.apply(&after_b, a, &mut ()),
-                                "{name}: {a:?} of {ample:?} and {b:?} do not commute at {here:?}"
-                            );
-                        }
-                    }
-                    for b in outside {
-                        queue.push_back(m.apply(&here, b, &mut ()));
-                    }
-                }
+                assert_commutes_with_every_path_avoiding(&m, &ample, s, &mut checked, &name);
             }
         }
     }
@@ -385,7 +359,7 @@ fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
                 continue;
             };
             let name = format!("{} under {}", world.name, variant.name());
-            let mut checked: HashSet<(State, Action)> = HashSet::new();
+            let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
             for s in &states {
                 let Some((a, t)) = m.task_alone(s) else {
                     continue;
@@ -427,7 +401,7 @@ fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
                     t.queues[agent.index()].len() + 1,
                     "{name}: {a:?}"
                 );
-                assert_commutes_with_every_path_avoiding(&m, a, s, &mut checked, &name);
+                assert_commutes_with_every_path_avoiding(&m, &[a], s, &mut checked, &name);
             }
         }
     }
