@@ -360,16 +360,6 @@ struct CheckArgs {
     distributed: distributed::EngineArgs,
 }
 
-impl CheckArgs {
-    /// Whether every counterexample and witness is a shortest path: breadth-first search on
-    /// any number of threads or workers keeps the first discovery of the least depth
-    /// (`docs/model.md`, the engine), and sleep sets and symmetry keep every depth; `dfs`,
-    /// `sim` and `--reduction por` (docs/model.md §7) do not.
-    fn paths_are_shortest(&self) -> bool {
-        self.mode == ModeArg::Bfs && self.reduction != ReductionArg::Por
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Human,
@@ -947,7 +937,7 @@ fn human_report(plan: &CheckPlan, args: &CheckArgs, i: usize, result: &ScenarioR
         args.verbose,
         !args.no_timings,
         plan.baseline.as_ref(),
-        args.paths_are_shortest(),
+        plan.options.paths_are_shortest(),
     )
 }
 

@@ -5,7 +5,8 @@ use std::time::Duration;
 /// How the state space is explored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Mode {
-    /// Breadth-first: exhaustive, and on one thread every counterexample is a shortest one.
+    /// Breadth-first: exhaustive, and (without [`Reduction::Por`]) every counterexample is a
+    /// shortest one, on one thread or several ([`Options::paths_are_shortest`]).
     #[default]
     Bfs,
     /// Depth-first: exhaustive, less memory, counterexamples are not shortest.
@@ -66,6 +67,17 @@ pub struct Options {
     pub reduction: Reduction,
     /// How the breadth-first searches keep the states they have yet to expand.
     pub frontier: FrontierStorage,
+}
+
+impl Options {
+    /// Whether every counterexample and example the search reports is a shortest path:
+    /// breadth-first search keeps the first discovery of the least depth on one thread and,
+    /// level by level, on several; sleep sets keep every state at its shortest depth.
+    /// Depth-first search and random walks do not, nor does partial-order reduction, which
+    /// may run a step before the one that shows a violation.
+    pub fn paths_are_shortest(&self) -> bool {
+        self.mode == Mode::Bfs && self.reduction != Reduction::Por
+    }
 }
 
 /// How the breadth-first searches keep their frontier (`crate::frontier`). Only

@@ -65,7 +65,8 @@ pub struct TraceStep {
 pub struct PropertyResult {
     pub def: PropertyDef,
     pub verdict: Verdict,
-    /// The path to the violation (or to the witness), shortest first under BFS on one thread.
+    /// The path to the violation (or to the witness): a shortest one where
+    /// [`CheckOptions::paths_are_shortest`].
     pub path: Option<Vec<TraceStep>>,
 }
 
@@ -120,6 +121,13 @@ impl CheckOptions {
             reduction: self.reduction,
             frontier: self.frontier,
         }
+    }
+
+    /// Whether every path the check reports is a shortest one: as the engine's search says
+    /// ([`webmcp_checker::Options::paths_are_shortest`]); symmetry keeps it, since a class is
+    /// reached at the least depth of any of its states and the properties are symmetric.
+    pub fn paths_are_shortest(&self) -> bool {
+        self.engine().paths_are_shortest()
     }
 }
 
