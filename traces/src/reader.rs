@@ -734,7 +734,8 @@ impl<'de> Visitor<'de> for Check<'_> {
             let form = match &*first {
                 "#bigint" => Form::BigInt,
                 "#unserializable" => Form::Text,
-                "#tup" | "#set" => Form::List,
+                "#tup" => Form::List,
+                "#set" => Form::Set,
                 "#map" => Form::Map,
                 other => {
                     return Err(de::Error::custom(format!(
@@ -829,6 +830,9 @@ enum Form {
     BigInt,
     Text,
     List,
+    /// A list with no element twice.
+    Set,
+    /// `[key, value]` pairs with no key twice.
     Map,
 }
 
@@ -853,7 +857,7 @@ impl<'de> Visitor<'de> for FormSeed<'_, '_> {
         match self.form {
             Form::BigInt => write!(f, "{}: a decimal string", self.name),
             Form::Text => write!(f, "{}: a string", self.name),
-            Form::List => write!(f, "{}: a list", self.name),
+            Form::List | Form::Set => write!(f, "{}: a list", self.name),
             Form::Map => write!(f, "{}: a list of [key, value] pairs", self.name),
         }
     }
@@ -880,12 +884,33 @@ impl<'de> Visitor<'de> for FormSeed<'_, '_> {
                 while seq.next_element_seed(self.check.child())?.is_some() {}
                 Ok(())
             }
+            Form::Set => {
+                self.check.charge(VALUE_BYTES)?;
+                let mut seen = Distinct::default();
+                while let Some(element) = seq.next_element::<&'de RawValue>()? {
+                    let canonical = self.check.child().distinct_part(element)?;
+                    if !seen.insert(canonical) {
+                        return Err(de::Error::custom(format!(
+                            "#set lists {} twice",
+                            one_line(element.get(), 60)
+                        )));
+                    }
+                }
+                Ok(())
+            }
             Form::Map => {
                 self.check.charge(VALUE_BYTES)?;
-                while seq
+                let mut keys = Distinct::default();
+                while let Some(key) = seq
                     .next_element_seed(PairSeed(self.check.same()))?
-                    .is_some()
-                {}
+                {
+                    if !keys.insert(key.canonical) {
+                        return Err(de::Error::custom(format!(
+                            "#map has the key {} twice",
+                            one_line(key.text, 60)
+                        )));
+                    }
+                }
                 Ok(())
             }
             _ => Err(de::Error::invalid_type(de::Unexpected::Seq, &self)),
@@ -896,34 +921,109 @@ impl<'de> Visitor<'de> for FormSeed<'_, '_> {
 /// A `[key, value]` pair of a `#map`.
 struct PairSeed<'b>(Check<'b>);
 
+/// A checked key of a `#map`: its text and its canonical form.
+struct PairKey<'de> {
+    text: &'de str,
+    canonical: String,
+}
+
 impl<'de> DeserializeSeed<'de> for PairSeed<'_> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+    type Value = PairKey<'de>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<PairKey<'de>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for PairSeed<'_> {
-    type Value = ();
+    type Value = PairKey<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("#map entries must be [key, value] pairs")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<PairKey<'de>, A::Error> {
         let c = &mut self.0;
         c.charge(VALUE_BYTES)?;
         // The pair itself is a list one level down; key and value are checked at the level
         // of the pair's elements, as they are for any list.
         let pair_error = || de::Error::custom("#map entries must be [key, value] pairs");
+        let Some(key) = seq.next_element::<&'de RawValue>()? else {
+            return Err(pair_error());
+        };
+        let canonical = c.child().distinct_part(key)?;
         if seq.next_element_seed(c.child())?.is_none()
-            || seq.next_element_seed(c.child())?.is_none()
             || seq.next_element::<de::IgnoredAny>()?.is_some()
         {
             return Err(pair_error());
         }
-        Ok(())
+        Ok(PairKey {
+            text: key.get(),
+            canonical,
+        })
     }
+}
+
+/// The canonical forms of a set's elements or a map's keys seen so far.
+type Distinct = std::collections::HashSet<String>;
+
+impl Check<'_> {
+    /// Checks `raw`, a set's element or a map's key, as any value at this level, and returns
+    /// its canonical form: two parts are the same ITF value exactly when their forms are
+    /// equal (integers plain or `#bigint`, sets and maps in any order, fields in any order).
+    fn distinct_part<E: de::Error>(mut self, raw: &RawValue) -> Result<String, E> {
+        self.enter::<E>()?;
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        de::Deserializer::deserialize_any(&mut de, self.same())
+            .map_err(|e| E::custom(without_position(&e)))?;
+        // Well-formed and within the state's budget: small enough to build.
+        let value: Value =
+            serde_json::from_str(raw.get()).map_err(|e| E::custom(without_position(&e)))?;
+        Ok(canonical(&value))
+    }
+}
+
+/// The canonical text of a well-formed ITF value (see [`Check::distinct_part`]).
+fn canonical(v: &Value) -> String {
+    let sorted = |items: &[Value]| -> Vec<String> {
+        let mut texts: Vec<String> = items.iter().map(canonical).collect();
+        texts.sort_unstable();
+        texts
+    };
+    match v {
+        Value::Number(n) => format!("i{n}"),
+        Value::Object(o) if o.len() == 1 => match o.iter().next() {
+            Some((k, Value::String(digits))) if k == "#bigint" => match digits.parse::<i128>() {
+                Ok(n) => format!("i{n}"),
+                Err(_) => format!("b{digits}"),
+            },
+            Some((k, Value::Array(items))) if k == "#set" => {
+                format!("s[{}]", sorted(items).join(","))
+            }
+            Some((k, Value::Array(pairs))) if k == "#map" => {
+                format!("m[{}]", sorted(pairs).join(","))
+            }
+            Some((k, Value::Array(items))) if k == "#tup" => format!(
+                "t[{}]",
+                items.iter().map(canonical).collect::<Vec<_>>().join(",")
+            ),
+            _ => record(o),
+        },
+        Value::Object(o) => record(o),
+        Value::Array(items) => format!(
+            "a[{}]",
+            items.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// A record's canonical text: its fields in key order (a `serde_json` map is sorted).
+fn record(o: &serde_json::Map<String, Value>) -> String {
+    let fields: Vec<String> = o
+        .iter()
+        .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), canonical(v)))
+        .collect();
+    format!("r{{{}}}", fields.join(","))
 }
 
 /// Digits of an `i128` that always fit: 38 (its maximum has 39).

@@ -428,12 +428,16 @@ fn hostile_shapes_are_refused_within_the_limits() {
         d["vars"] = Value::Array((0..=MAX_VARS).map(|i| json!(format!("v{i}"))).collect());
     });
     assert!(refused(&vars).contains("more than 64 variables"));
-    // A state that would decode into too much memory: a million one-field records.
+    // A state that would decode into too much memory: 200,000 one-field records (distinct,
+    // as a set's elements must be).
     let heavy = edited(|d| d["states"][0]["ghost"] = json!("HEAVY")).replace(
         "\"HEAVY\"",
         &format!(
             "{{\"#set\":[{}]}}",
-            vec![r#"{"a":true}"#; 200_000].join(",")
+            (0..200_000)
+                .map(|i| format!(r#"{{"a":{i}}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
         ),
     );
     assert!(refused(&heavy).contains("more than 64 MiB once decoded"));
@@ -486,6 +490,36 @@ fn hostile_shapes_are_refused_within_the_limits() {
         (
             edited(|d| d["states"][0]["ghost"] = json!(18446744073709551615u64)),
             "is not an ITF integer",
+        ),
+        // A map with a key twice would be compared on its first entry only, and a set that
+        // lists an element twice is no set: both refused, whatever form the part takes.
+        (
+            edited(|d| d["states"][0]["ghost"] = json!({"#map": [["k", 1], ["k", 2]]})),
+            "#map has the key \"k\" twice",
+        ),
+        (
+            edited(|d| {
+                d["states"][0]["ghost"] = json!({"#map": [[7, 1], [{"#bigint": "0007"}, 1]]})
+            }),
+            "#map has the key {\"#bigint\":\"0007\"} twice",
+        ),
+        (
+            edited(|d| {
+                d["states"][0]["ghost"] =
+                    json!({"#set": [{"#set": [1, 2]}, {"#set": [2, {"#bigint": "1"}]}]})
+            }),
+            "#set lists {\"#set\":[2,{\"#bigint\":\"1\"}]} twice",
+        ),
+        (
+            edited(|d| {
+                d["states"][0]["ghost"] =
+                    json!({"#set": [{"a": 1, "b": [true]}, {"b": [true], "a": 1}]})
+            }),
+            "#set lists",
+        ),
+        (
+            edited(|d| d["states"][0]["ghost"] = json!({"#map": [[{"#map": [[null, 1]]}, 1]]})),
+            "null is not an ITF value",
         ),
     ] {
         let e = refused(&text);
