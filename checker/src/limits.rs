@@ -349,7 +349,7 @@ impl Budget {
         }
         self.next_memory_read = now + MEMORY_POLL;
         self.last_resident = resident_bytes().unwrap_or(0);
-        if self.last_resident > mib * 1024 * 1024 {
+        if self.last_resident > mib_bytes(mib) {
             MEMORY_STOPS.fetch_add(1, Ordering::SeqCst);
             return Some(StopReason::MemoryLimit { mib });
         }
@@ -363,8 +363,14 @@ impl Budget {
     /// compact frontier). Never, without a limit.
     pub fn memory_is_scarce(&self) -> bool {
         self.memory_mib
-            .is_some_and(|mib| self.last_resident > mib * 1024 * 1024 / SCARCE_FRACTION)
+            .is_some_and(|mib| self.last_resident > mib_bytes(mib) / SCARCE_FRACTION)
     }
+}
+
+/// `mib` mebibytes in bytes; a limit beyond what 64 bits count is no limit, never a wrapped
+/// small one (2^44 MiB would otherwise read as 0 bytes).
+fn mib_bytes(mib: u64) -> u64 {
+    mib.saturating_mul(1024 * 1024)
 }
 
 /// Memory counts as scarce above this fraction (1/N) of the limit.
@@ -512,6 +518,12 @@ mod tests {
         assert_eq!(b.exceeded(), Some(StopReason::MemoryLimit { mib: 1 }));
         let mut b = Budget::new(start, Some(Duration::from_secs(3600)), Some(1 << 30));
         assert_eq!(b.exceeded(), None);
+        // Limits whose bytes do not fit in 64 bits stop nothing (they wrapped to tiny ones).
+        for mib in [1 << 44, (1 << 44) + 1, u64::MAX] {
+            let mut b = Budget::new(start, None, Some(mib));
+            assert_eq!(b.exceeded(), None, "{mib}");
+            assert!(!b.memory_is_scarce(), "{mib}");
+        }
     }
 
     #[test]
