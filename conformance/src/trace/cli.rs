@@ -2,10 +2,11 @@
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use super::log::MAX_LOG_BYTES;
-use super::validate::DEFAULT_MAX_STATES;
-use super::{validate, Refusal};
+use super::validate::{Bounds, DEFAULT_MAX_STATES};
+use super::{validate_within, Refusal};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -27,13 +28,26 @@ pub struct Args {
     /// The most (state, log position) pairs one search visits, per variant (1 to 100,000,000).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STATES as u64, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub max_states: u64,
+    /// Stop both searches after this many seconds in all (exit 3, the stop named).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
+    pub timeout: Option<u64>,
+    /// Stop a search when this process's resident memory exceeds MIB mebibytes (exit 3, the
+    /// stop named). The default is half of this machine's memory, as for `check`.
+    #[arg(long = "memory-limit", value_name = "MIB", default_value_t = webmcp_properties::limits::default_memory_limit_mib(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub memory_limit: u64,
 }
 
 /// Ok((exit code, output)) or Err((exit code, one line)): 2 for an unreadable or malformed
 /// log, 3 for one the model cannot express.
 pub fn main(args: &Args) -> Result<(u8, String), (u8, String)> {
     let text = read(&args.log).map_err(|e| (2, format!("{}: {e}", args.log.display())))?;
-    let report = validate(&text, args.max_states as usize).map_err(|r| {
+    let bounds = Bounds {
+        max_states: args.max_states as usize,
+        start: Instant::now(),
+        timeout: args.timeout.map(Duration::from_secs),
+        memory_mib: Some(args.memory_limit),
+    };
+    let report = validate_within(&text, &bounds).map_err(|r| {
         let code = match r {
             Refusal::Malformed(_) => 2,
             Refusal::NotJudged(_) => 3,

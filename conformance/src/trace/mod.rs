@@ -49,6 +49,11 @@ impl std::fmt::Display for Refusal {
 
 /// Validates the log `text` under `seed` and `proposed`.
 pub fn validate(text: &str, max_states: usize) -> Result<Report, Refusal> {
+    validate_within(text, &validate::Bounds::states(max_states))
+}
+
+/// Validates the log `text` under `seed` and `proposed`, each search within `bounds`.
+pub fn validate_within(text: &str, bounds: &validate::Bounds) -> Result<Report, Refusal> {
     let log = log::parse(text).map_err(Refusal::Malformed)?;
     let events = log.entries.len();
     let (judged, derived, world) = match compile(&log) {
@@ -76,7 +81,7 @@ pub fn validate(text: &str, max_states: usize) -> Result<Report, Refusal> {
         }
         Err(why) => return Err(Refusal::NotJudged(why)),
     };
-    let judge = |v| validate::judge(&judged, &derived, &world, v, max_states);
+    let judge = |v| validate::judge(&judged, &derived, &world, v, bounds);
     Ok(Report {
         events,
         documents: judged.documents().len(),
@@ -124,7 +129,8 @@ impl Report {
     }
 
     pub fn verdict(&self) -> &'static str {
-        if self.prefix.is_some() && self.exit_code() == 3 {
+        let allowed = |j: &Judgement| matches!(j, Judgement::Allowed { .. });
+        if self.prefix.is_some() && (allowed(&self.seed) || allowed(&self.proposed)) {
             return "undecided (the judged prefix is allowed; the rest is beyond the model's limits)";
         }
         match (&self.seed, &self.proposed) {
@@ -165,9 +171,10 @@ impl Report {
                     states,
                     matched,
                     judged,
+                    stopped_by,
                 } => writeln!(
                     out,
-                    "  {name}: undecided: the search stopped at {states} states (--max-states), having followed {matched} of the {judged} judged events"
+                    "  {name}: undecided: stopped by {stopped_by} after {states} states, having followed {matched} of the {judged} judged events"
                 ),
                 Judgement::NotAllowed(stuck) => {
                     let _ = writeln!(
@@ -200,8 +207,9 @@ impl Report {
                 states,
                 matched,
                 judged,
+                stopped_by,
             } => {
-                json!({"verdict": "undecided", "states": states, "matched": matched, "judged": judged})
+                json!({"verdict": "undecided", "states": states, "matched": matched, "judged": judged, "stopped_by": stopped_by.to_json()})
             }
             Judgement::NotAllowed(s) => json!({
                 "verdict": "not allowed", "states": s.states, "matched": s.matched, "judged": s.judged,
@@ -224,6 +232,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use webmcp_properties::limits::StopReason;
 
     /// A page that registers t1, waits for the toolchange, lists and executes it, with
     /// `result` as the execution's value. The toolchange comes before the registration
@@ -343,8 +352,60 @@ mod tests {
     #[test]
     fn a_search_stopped_by_its_bound_is_undecided() {
         let r = validate(&log("\"done\""), 3).unwrap();
-        assert!(matches!(r.proposed, Judgement::Incomplete { .. }), "{r:?}");
+        assert!(
+            matches!(
+                r.proposed,
+                Judgement::Incomplete {
+                    stopped_by: StopReason::MaxStates { n: 3 },
+                    ..
+                }
+            ),
+            "{r:?}"
+        );
         assert_eq!(r.exit_code(), 3);
+        assert!(r.human("").contains("stopped by --max-states 3"));
+    }
+
+    #[test]
+    fn a_search_stopped_by_the_clock_or_memory_is_undecided_and_names_the_stop() {
+        let spent = validate::Bounds {
+            start: std::time::Instant::now() - std::time::Duration::from_secs(2),
+            timeout: Some(std::time::Duration::from_secs(1)),
+            ..validate::Bounds::states(100_000)
+        };
+        let r = validate_within(&log("\"done\""), &spent).unwrap();
+        for j in [&r.seed, &r.proposed] {
+            assert!(
+                matches!(
+                    j,
+                    Judgement::Incomplete {
+                        stopped_by: StopReason::Timeout { .. },
+                        matched: 0,
+                        ..
+                    }
+                ),
+                "{r:?}"
+            );
+        }
+        assert_eq!(r.exit_code(), 3);
+        assert_eq!(r.verdict(), "undecided");
+        assert!(r.human("").contains("stopped by --timeout 1 s"));
+        let tiny = validate::Bounds {
+            memory_mib: Some(1),
+            ..validate::Bounds::states(100_000)
+        };
+        let r = validate_within(&log("\"done\""), &tiny).unwrap();
+        assert!(
+            matches!(
+                r.seed,
+                Judgement::Incomplete {
+                    stopped_by: StopReason::MemoryLimit { mib: 1 },
+                    ..
+                }
+            ),
+            "{r:?}"
+        );
+        assert_eq!(r.json()["seed"]["stopped_by"]["kind"], "memory-limit");
     }
 }
 

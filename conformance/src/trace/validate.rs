@@ -7,11 +7,13 @@
 //! evidence the model can check).
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 use webmcp_model::state::{State, Status, Value};
 use webmcp_model::world::CallId;
 use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::limits::{Budget, StopReason};
 
 use super::derive::Derived;
 use super::log::{Entry, Event, Log};
@@ -39,12 +41,36 @@ pub enum Judgement {
     Allowed { states: usize },
     /// No path does: how far the best one got.
     NotAllowed(Stuck),
-    /// The search stopped at its bound before deciding.
+    /// The search stopped at a bound before deciding.
     Incomplete {
         states: usize,
         matched: usize,
         judged: usize,
+        stopped_by: StopReason,
     },
+}
+
+/// What stops one search before it decides: `--max-states` (per variant), and `--timeout`
+/// and `--memory-limit` (for the whole command: the clock starts once, before both).
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    pub max_states: usize,
+    pub start: Instant,
+    pub timeout: Option<Duration>,
+    /// `None`: the process-wide limit, if one was set.
+    pub memory_mib: Option<u64>,
+}
+
+impl Bounds {
+    /// Only a state bound, from now.
+    pub fn states(max_states: usize) -> Bounds {
+        Bounds {
+            max_states,
+            start: Instant::now(),
+            timeout: None,
+            memory_mib: None,
+        }
+    }
 }
 
 /// Where the model can follow the log no further.
@@ -380,8 +406,9 @@ pub fn judge(
     derived: &Derived,
     world: &World,
     variant: Variant,
-    max_states: usize,
+    bounds: &Bounds,
 ) -> Judgement {
+    let mut budget = Budget::new(bounds.start, bounds.timeout, bounds.memory_mib);
     let exp = expected(log, derived, world);
     let model = WebMcpModel::new(world.clone(), variant);
     let init = (model.initial_state(), vec![0usize; world.docs.len()]);
@@ -393,7 +420,7 @@ pub fn judge(
     // What the model could do at the best positions reached, that the log does not show.
     let mut instead: Vec<String> = Vec::new();
     let mut actions = Vec::new();
-    let mut incomplete = false;
+    let mut stopped_by = None;
     while let Some((s, pos)) = queue.pop_front() {
         let matched: usize = pos.iter().sum();
         if matched == exp.total {
@@ -402,6 +429,11 @@ pub fn judge(
         if best.as_ref().is_none_or(|(m, _)| matched > *m) {
             best = Some((matched, pos.clone()));
             instead.clear();
+        }
+        // After `best` is set: a search stopped at once still says how far it got.
+        if let Some(reason) = budget.exceeded() {
+            stopped_by = Some(reason);
+            break;
         }
         let at_best = best.as_ref().is_some_and(|(m, _)| *m == matched);
         actions.clear();
@@ -427,8 +459,10 @@ pub fn judge(
             if seen.contains(&node) {
                 continue;
             }
-            if seen.len() >= max_states {
-                incomplete = true;
+            if seen.len() >= bounds.max_states {
+                stopped_by = Some(StopReason::MaxStates {
+                    n: bounds.max_states,
+                });
                 continue;
             }
             seen.insert(node.clone());
@@ -436,11 +470,12 @@ pub fn judge(
         }
     }
     let (matched, pos) = best.expect("the initial node");
-    if incomplete {
+    if let Some(stopped_by) = stopped_by {
         return Judgement::Incomplete {
             states: seen.len(),
             matched,
             judged: exp.total,
+            stopped_by,
         };
     }
     let first_unmatched = pos
