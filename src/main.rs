@@ -511,7 +511,7 @@ fn main() -> ExitCode {
             }
             Err((2, line)) => Err(UsageError(line)),
             Err((code, line)) => {
-                eprintln!("webmcp-check: {line}");
+                eprintln!("webmcp-check: {}", one_line(&line));
                 Ok(ExitCode::from(code))
             }
         },
@@ -526,10 +526,24 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(UsageError(msg)) => {
-            eprintln!("webmcp-check: {msg}");
+            eprintln!("webmcp-check: {}", one_line(&msg));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error as the one line it must be on stderr: a newline or other control character
+/// that came from the command line or a file (a path, a name) is shown escaped.
+fn one_line(msg: &str) -> String {
+    msg.chars()
+        .flat_map(|c| {
+            let escaped = c.is_control().then(|| c.escape_default());
+            escaped
+                .into_iter()
+                .flatten()
+                .chain((!c.is_control()).then_some(c))
+        })
+        .collect()
 }
 
 /// A trace command's exit code: its own, or its error's (1 for a trace that does not replay,
@@ -543,7 +557,7 @@ fn traces_cmd(
             code
         }
         Err(e) => {
-            eprintln!("webmcp-check: {e}");
+            eprintln!("webmcp-check: {}", one_line(&e.to_string()));
             e.exit_code()
         }
     }

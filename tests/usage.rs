@@ -428,3 +428,25 @@ fn an_unwritable_output_is_refused_before_the_work_and_leaves_nothing_behind() {
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "temporary files left behind: {left:?}");
 }
+
+/// A newline or tab in a path or a value the user gave comes back escaped: the error is one
+/// line on stderr, whichever command reports it.
+#[test]
+fn control_characters_in_what_the_user_gave_are_escaped_in_the_error() {
+    for args in [
+        vec!["replay", "/nonexistent/no\nsuch.itf.json"],
+        vec!["explain", "/nonexistent/no\rsuch.itf.json"],
+        vec!["check", "--scenario-file", "/nonexistent/a\tb.json"],
+        vec!["check", "--variant", "seed\n", "--scenario", "x"],
+        vec!["sweep", "--bound", "tiny\nx"],
+        vec!["validate", "/nonexistent/log\n.jsonl"],
+        vec!["merge", "/nonexistent/a\n.json", "/nonexistent/b.json"],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err:?}");
+        assert!(err.ends_with('\n') && !err.contains('\r') && !err.contains('\t'));
+        assert!(err.contains("\\n") || err.contains("\\r") || err.contains("\\t"), "{err}");
+    }
+}
