@@ -85,6 +85,18 @@ impl Baseline {
                     ));
                 }
             }
+            // A misspelt property would match nothing and silence nothing, unnoticed until
+            // the violation it meant to list fails the run.
+            if !webmcp_properties::properties()
+                .iter()
+                .any(|p| p.name == f.property)
+            {
+                return Err(format!(
+                    "{}: findings[{i}].property is \"{}\", which is no property of the catalogue (`webmcp-check check --verbose` lists them)",
+                    path.display(),
+                    f.property
+                ));
+            }
         }
         Ok(b)
     }
@@ -213,5 +225,17 @@ mod tests {
         assert!(one_line_error("binary.json", &[0xff, 0xfe]).contains("not UTF-8"));
         let e = one_line_error("v2.json", br#"{"version": 2, "findings": []}"#);
         assert!(e.contains("unsupported version 2"), "{e}");
+        let e = one_line_error(
+            "typo.json",
+            finding("property", "execute-settles-twice").as_bytes(),
+        );
+        assert!(
+            e.contains(
+                "findings[0].property is \"execute-settles-twice\", which is no property of the catalogue"
+            ),
+            "{e}"
+        );
+        let known = finding("property", "execute-settles-once");
+        assert!(load_text("known.json", known.as_bytes()).is_ok());
     }
 }
