@@ -12,6 +12,7 @@ use crate::shard::{check_set, ShardRecord};
 use webmcp_generator::{Bound, Counts};
 use webmcp_model::Variant;
 use webmcp_properties::properties;
+use webmcp_traces::limits::one_line;
 
 /// A sweep shard's JSON report (what `json_report` writes).
 #[derive(Deserialize)]
@@ -35,7 +36,6 @@ struct SweepShard {
     unique_states: u64,
     largest: Option<ScenarioJson>,
     stopped: Vec<ScenarioJson>,
-    #[allow(dead_code)]
     violated_properties: u64,
     #[allow(dead_code)]
     exit: u8,
@@ -205,13 +205,69 @@ pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), Mer
     Ok((whole.exit_code(), text))
 }
 
+/// The counts a sweep's report holds agree as the sweep that wrote it makes them agree
+/// (`Sweep::add` in `sweep_cmd.rs`): every scenario the shard selected is either checked or
+/// not started (the deadline passed first), a scenario not started is incomplete, every
+/// checked scenario a bound stopped is among the first `STOPPED_SHOWN` it names, and a
+/// property is violated or witnessed by checked scenarios only, its smallest violating
+/// scenario named exactly when one violates it. A shard whose counts disagree would merge
+/// into a verdict on scenarios nobody checked.
+fn counts_add_up(s: &SweepShard, file: &str) -> Result<(), MergeError> {
+    let wrong = |why: String| MergeError::Inconsistent {
+        file: file.to_string(),
+        why: format!("its counts do not add up: {why}"),
+    };
+    if s.checked.checked_add(s.not_started) != Some(s.selected) {
+        return Err(wrong(format!(
+            "{} checked and {} not started are not the {} scenario(s) it selected",
+            s.checked, s.not_started, s.selected
+        )));
+    }
+    if s.not_started > s.incomplete || s.incomplete > s.selected {
+        return Err(wrong(format!(
+            "{} incomplete is not between its {} not started and its {} selected",
+            s.incomplete, s.not_started, s.selected
+        )));
+    }
+    let stopped = s.incomplete - s.not_started;
+    if s.stopped.len() as u64 != stopped.min(STOPPED_SHOWN as u64) {
+        return Err(wrong(format!(
+            "it names {} stopped scenario(s), but {} checked scenario(s) are incomplete",
+            s.stopped.len(),
+            stopped
+        )));
+    }
+    for p in &s.properties {
+        let name = one_line(&p.name, 80);
+        if p.violating > s.checked || p.witnessing > s.checked {
+            return Err(wrong(format!(
+                "property '{name}' is violated in {} and witnessed in {} of {} checked scenario(s)",
+                p.violating, p.witnessing, s.checked
+            )));
+        }
+        if p.smallest.is_some() != (p.violating > 0) {
+            return Err(wrong(format!(
+                "property '{name}' is violated in {} scenario(s) but names {} smallest violating one",
+                p.violating,
+                if p.smallest.is_some() { "a" } else { "no" }
+            )));
+        }
+    }
+    let violated = s.properties.iter().filter(|p| p.violating > 0).count() as u64;
+    if s.violated_properties != violated {
+        return Err(wrong(format!(
+            "violated_properties is {}, but {violated} of its properties are violated",
+            s.violated_properties
+        )));
+    }
+    Ok(())
+}
+
 /// Adds one shard's report to the whole sweep's.
 fn add_shard(whole: &mut Sweep, s: SweepShard, file: &str) -> Result<(), MergeError> {
     let overflow = || malformed(file, "a count overflows");
     let add = |a: u64, b: u64| a.checked_add(b).ok_or_else(overflow);
-    if s.checked > s.selected || s.incomplete > s.selected || s.not_started > s.incomplete {
-        return Err(malformed(file, "its counts do not add up"));
-    }
+    counts_add_up(&s, file)?;
     whole.checked = add(whole.checked, s.checked)?;
     whole.incomplete = add(whole.incomplete, s.incomplete)?;
     whole.skipped = add(whole.skipped, s.not_started)?;

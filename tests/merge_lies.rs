@@ -1,0 +1,360 @@
+//! `merge` never turns shard reports that contradict themselves into a verdict: a check
+//! scenario judged on fewer properties than the catalogue (or on one twice), a check shard
+//! that leaves a scenario out, a sweep shard whose counts do not add up. Each is refused
+//! with exit 2 and one line; genuine shard sets still merge with their usual exit code.
+
+mod common;
+
+use common::{bin, text};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("webmcp-merge-lies-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `args` and returns its exit code and its standard output as JSON.
+fn report(args: &[&str]) -> (i32, Value) {
+    let out = bin().args(args).output().unwrap();
+    assert!(
+        !text(&out.stderr).contains("panicked"),
+        "{args:?}: {}",
+        text(&out.stderr)
+    );
+    let code = out.status.code().unwrap();
+    let json = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{args:?} (exit {code}) wrote no JSON: {e}"));
+    (code, json)
+}
+
+/// Shard `i` of `n` of `check --all` under `variant`, as JSON.
+fn check_shard(dir: &Path, variant: &str, i: u32, n: u32) -> Value {
+    let shard = format!("{i}/{n}");
+    let traces = dir.join("traces");
+    report(&[
+        "check",
+        "--all",
+        "--variant",
+        variant,
+        "--shard",
+        &shard,
+        "-q",
+        "--no-timings",
+        "--format",
+        "json",
+        "--trace-dir",
+        traces.to_str().unwrap(),
+    ])
+    .1
+}
+
+/// Shard `i` of `n` of a sweep with `extra` options (`proposed` unless they name a variant):
+/// its exit code and JSON.
+fn sweep_shard(bound: &str, i: u32, n: u32, extra: &[&str]) -> (i32, Value) {
+    let shard = format!("{i}/{n}");
+    let mut args = vec![
+        "sweep",
+        "--bound",
+        bound,
+        "--shard",
+        &shard,
+        "-q",
+        "--no-timings",
+        "--format",
+        "json",
+    ];
+    if !extra.contains(&"--variant") {
+        args.extend(["--variant", "proposed"]);
+    }
+    args.extend(extra);
+    report(&args)
+}
+
+fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+    p
+}
+
+fn merge(files: &[PathBuf]) -> Output {
+    bin()
+        .arg("merge")
+        .args(files)
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap()
+}
+
+/// A refusal: exit 2, one line on stderr that says every one of `why`, nothing on stdout.
+fn refused(out: &Output, why: &[&str]) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("webmcp-check: "), "{stderr}");
+    for w in why {
+        assert!(stderr.contains(w), "wanted '{w}' in: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+}
+
+/// Every scenario of every shard passed through `f`.
+fn each_scenario(shard: &Value, f: impl Fn(&mut Value)) -> Value {
+    let mut v = shard.clone();
+    for s in v["scenarios"].as_array_mut().unwrap() {
+        f(s);
+    }
+    v
+}
+
+#[test]
+fn check_scenarios_not_judged_on_the_whole_catalogue_are_refused() {
+    let dir = scratch("props");
+    let shards: Vec<Value> = (1..=3)
+        .map(|i| check_shard(&dir, "proposed", i, 3))
+        .collect();
+    let catalogue = shards[0]["scenarios"][0]["properties"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(catalogue > 1);
+    let first_scenario = shards[0]["scenarios"][0]["scenario"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let set = |tag: &str, f: &dyn Fn(&mut Value)| -> Vec<PathBuf> {
+        shards
+            .iter()
+            .enumerate()
+            .map(|(i, s)| write(&dir, &format!("{tag}{}.json", i + 1), &each_scenario(s, f)))
+            .collect()
+    };
+
+    // No verdict at all: was "0 violation(s) in 52 scenario(s)", every row a pass.
+    let none = set("none", &|s| s["properties"] = Value::Array(vec![]));
+    refused(
+        &merge(&none),
+        &[
+            "none1.json",
+            &first_scenario,
+            &format!("judges 0 of the catalogue's {catalogue} properties"),
+        ],
+    );
+    // One property only.
+    let one = set("one", &|s| {
+        s["properties"].as_array_mut().unwrap().truncate(1);
+    });
+    refused(
+        &merge(&one),
+        &[
+            "one1.json",
+            &first_scenario,
+            &format!("judges 1 of the catalogue's {catalogue} properties"),
+        ],
+    );
+    // A property listed twice (in place of another, so the count is the catalogue's).
+    let twice = set("twice", &|s| {
+        let ps = s["properties"].as_array_mut().unwrap();
+        ps[1] = ps[0].clone();
+    });
+    let name = shards[0]["scenarios"][0]["properties"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    refused(
+        &merge(&twice),
+        &[
+            "twice1.json",
+            &first_scenario,
+            &format!("names property '{name}' twice"),
+        ],
+    );
+    // A property listed twice on top of the catalogue.
+    let extra = set("extra", &|s| {
+        let ps = s["properties"].as_array_mut().unwrap();
+        let p = ps[3].clone();
+        ps.push(p);
+    });
+    refused(&merge(&extra), &["extra1.json", &first_scenario, "twice"]);
+    // A name that is no property of the catalogue.
+    let unknown = set("unknown", &|s| {
+        s["properties"][2]["name"] = "made-up".into()
+    });
+    refused(
+        &merge(&unknown),
+        &[
+            "unknown1.json",
+            &first_scenario,
+            "unknown property 'made-up'",
+        ],
+    );
+    // Every property, in another order than a check writes.
+    let reversed = set("reversed", &|s| {
+        s["properties"].as_array_mut().unwrap().reverse();
+    });
+    refused(
+        &merge(&reversed),
+        &["reversed1.json", &first_scenario, "order"],
+    );
+
+    // One shard alone lying is enough.
+    let mut mixed = vec![none[0].clone()];
+    mixed.extend(
+        shards[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| write(&dir, &format!("real{}.json", i + 2), s)),
+    );
+    refused(&merge(&mixed), &["none1.json", "judges 0"]);
+}
+
+#[test]
+fn a_check_shard_missing_a_scenario_says_which() {
+    let dir = scratch("missing");
+    let shards: Vec<Value> = (1..=3)
+        .map(|i| check_shard(&dir, "proposed", i, 3))
+        .collect();
+    let mut files: Vec<PathBuf> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, s)| write(&dir, &format!("c{}.json", i + 1), s))
+        .collect();
+    let held = shards[0]["scenarios"].as_array().unwrap().len();
+    let gone = shards[0]["scenarios"][0]["scenario"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut dropped = shards[0].clone();
+    dropped["scenarios"].as_array_mut().unwrap().remove(0);
+    files[0] = write(&dir, "dropped.json", &dropped);
+    let out = merge(&files);
+    refused(
+        &out,
+        &[
+            "dropped.json",
+            &format!("holds results for {}", held - 1),
+            &format!("names {held}"),
+            &format!("'{gone}' has no result"),
+        ],
+    );
+    // Not the sentence that contradicted itself.
+    assert!(
+        !text(&out.stderr).contains(&format!("holds {held} items, but {held}")),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let mut doubled = shards[0].clone();
+    let first = doubled["scenarios"][0].clone();
+    doubled["scenarios"].as_array_mut().unwrap().push(first);
+    files[0] = write(&dir, "doubled.json", &doubled);
+    refused(
+        &merge(&files),
+        &["doubled.json", &format!("'{gone}' has two results")],
+    );
+}
+
+#[test]
+fn sweep_shards_whose_counts_do_not_add_up_are_refused() {
+    let dir = scratch("sweep");
+    let bound = "tiny,stmts=1";
+    let (_, one) = sweep_shard(bound, 1, 2, &[]);
+    let (_, two) = sweep_shard(bound, 2, 2, &[]);
+    let second = write(&dir, "p2.json", &two);
+    let selected = one["selected"].as_u64().unwrap();
+    assert!(selected > 0);
+    let lie = |name: &str, f: &dyn Fn(&mut Value)| -> Output {
+        let mut v = one.clone();
+        f(&mut v);
+        merge(&[write(&dir, name, &v), second.clone()])
+    };
+
+    // Was "No property is violated", exit 0.
+    refused(
+        &lie("unchecked.json", &|v| v["checked"] = 0.into()),
+        &[
+            "unchecked.json",
+            "counts do not add up",
+            &format!("0 checked and 0 not started are not the {selected} scenario(s) it selected"),
+        ],
+    );
+    refused(
+        &lie("fewer.json", &|v| v["checked"] = (selected - 1).into()),
+        &["fewer.json", "counts do not add up"],
+    );
+    refused(
+        &lie("started.json", &|v| v["not_started"] = 1.into()),
+        &["started.json", "counts do not add up"],
+    );
+    // Not started, yet not incomplete: would read as decided.
+    refused(
+        &lie("skipped.json", &|v| {
+            v["checked"] = 0.into();
+            v["not_started"] = selected.into();
+        }),
+        &["skipped.json", "incomplete"],
+    );
+    refused(
+        &lie("violated.json", &|v| {
+            v["properties"][0]["violating"] = 1.into()
+        }),
+        &["violated.json", "smallest"],
+    );
+    refused(
+        &lie("witnessed.json", &|v| {
+            v["properties"][0]["witnessing"] = (selected + 1).into()
+        }),
+        &["witnessed.json", "counts do not add up"],
+    );
+    refused(
+        &lie("stopped.json", &|v| v["incomplete"] = 1.into()),
+        &["stopped.json", "stopped scenario"],
+    );
+}
+
+#[test]
+fn genuine_shard_sets_still_merge_with_their_usual_exit_code() {
+    let dir = scratch("genuine");
+    for (variant, code) in [("proposed", 0), ("seed", 1)] {
+        let files: Vec<PathBuf> = (1..=3)
+            .map(|i| {
+                let shard = check_shard(&dir, variant, i, 3);
+                write(&dir, &format!("{variant}{i}.json"), &shard)
+            })
+            .collect();
+        let out = merge(&files);
+        assert_eq!(out.status.code(), Some(code), "{}", text(&out.stderr));
+    }
+
+    let sweep = |bound: &str, extra: &[&str], tag: &str| -> (Vec<i32>, Output) {
+        let (codes, files): (Vec<i32>, Vec<PathBuf>) = (1..=2)
+            .map(|i| {
+                let (code, v) = sweep_shard(bound, i, 2, extra);
+                (code, write(&dir, &format!("{tag}{i}.json"), &v))
+            })
+            .unzip();
+        (codes, merge(&files))
+    };
+    let (_, out) = sweep("tiny,stmts=1", &[], "tiny");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Searches a bound stopped (more than a report names): incomplete, exit 3.
+    let (codes, out) = sweep("tiny,stmts=1", &["--max-states", "20"], "stopped");
+    assert_eq!(codes, [3, 3]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    // Violations under seed, most searches stopped: exit 1.
+    let (codes, out) = sweep(
+        "tiny",
+        &["--variant", "seed", "--max-states", "20"],
+        "violated",
+    );
+    assert_eq!(codes, [1, 1]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    // One sampled scenario in two shards: the second holds none (selected 0, no largest
+    // search), and the set still merges into the whole sweep's pass.
+    let (_, out) = sweep("tiny,stmts=1", &["--sample", "1"], "sampled");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
