@@ -188,6 +188,14 @@ fn family_named(name: &str) -> Result<Family, UsageError> {
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     crate::threads_arg(args.threads)?;
+    // As `check` refuses them: a run bounded by nothing measures nothing.
+    crate::MemoryLimitArg {
+        memory_limit: args.memory_limit,
+    }
+    .apply()?;
+    if args.timeout == Some(0) {
+        return Err(UsageError("--timeout must be at least 1 (seconds)".into()));
+    }
     if args.repeat == Some(0) {
         return Err(UsageError("--repeat must be at least 1".into()));
     }
@@ -289,7 +297,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 por: false,
                 frontier: Default::default(),
                 first_counterexamples: true,
-                timeout: None,
+                timeout: Some(args.timeout.unwrap_or(DEFAULT_TIMEOUT)),
                 memory_limit_mib: Some(args.memory_limit),
                 timely_workers: None,
             };
@@ -303,6 +311,12 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         }
         (rows, Vec::new())
     };
+    let exit = stopped_exit(
+        &rows
+            .iter()
+            .chain(scaling.iter().map(|p| &p.row))
+            .collect::<Vec<_>>(),
+    );
     match args.format {
         BenchFormat::Markdown if args.scaling => {
             out!("{}", bench::scaling_markdown(&scaling, &machine, &command))
@@ -319,7 +333,33 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             .expect("JSON")
         ),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit)
+}
+
+/// Exit 3, the stops named on stderr, when a bound (--timeout, --memory-limit) stopped a
+/// measured run: its row measures a search that did not finish, never a pass. Else 0.
+fn stopped_exit(rows: &[&Row]) -> ExitCode {
+    let stopped: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.exhaustive)
+        .map(|r| {
+            format!(
+                "{} ({})",
+                r.scenario,
+                r.stopped.as_deref().unwrap_or("not exhaustive")
+            )
+        })
+        .collect();
+    if stopped.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    eprintln!(
+        "bench: exit 3: incomplete, a bound stopped {} of {} measured row(s): {}",
+        stopped.len(),
+        rows.len(),
+        stopped.join(", ")
+    );
+    ExitCode::from(3)
 }
 
 /// `bench --compare-reduction` (each target without and with partial-order reduction) and

@@ -534,7 +534,7 @@ fn main() -> ExitCode {
 
 /// An error as the one line it must be on stderr: a newline or other control character
 /// that came from the command line or a file (a path, a name) is shown escaped.
-fn one_line(msg: &str) -> String {
+pub(crate) fn one_line(msg: &str) -> String {
     msg.chars()
         .flat_map(|c| {
             let escaped = c.is_control().then(|| c.escape_default());

@@ -13,6 +13,7 @@ use webmcp_traces::limits::{one_line, read_limited, size_text, ReadError};
 use crate::report::{RecordError, ScenarioJson, ScenarioRecord};
 use crate::shard::{check_set, SetError, ShardEntry, ShardRecord};
 use crate::{baseline, output, UsageError};
+use webmcp_properties::properties;
 
 pub const EXIT: &str = "\
 Exit codes: those of the merged command on the whole run (check: 0 every property held, 1 a
@@ -81,6 +82,14 @@ pub enum MergeError {
         file: String,
         error: RecordError,
     },
+    /// A sweep shard whose enumeration a bound stopped: how many scenarios the sweep has is
+    /// unknown, so no set of shards is a whole. Not bad input: exit 1 when the shard found a
+    /// violation, else 3.
+    Unfinished {
+        file: String,
+        stopped_by: String,
+        violated: bool,
+    },
     /// The file's results are not the items its shard record names.
     Items {
         file: String,
@@ -113,6 +122,18 @@ pub enum MergeError {
     },
     /// This build's embedded scenarios cannot be read (a defect of the build).
     Catalog(String),
+    /// A scenario of a check shard that cannot be read back: its name and why.
+    Scenario {
+        file: String,
+        scenario: String,
+        error: RecordError,
+    },
+    /// A shard whose own contents contradict one another (results it does not hold, a
+    /// property judged twice or not at all, counts that do not add up): why, in a sentence.
+    Inconsistent {
+        file: String,
+        why: String,
+    },
 }
 
 impl std::fmt::Display for MergeError {
@@ -139,6 +160,13 @@ impl std::fmt::Display for MergeError {
             ),
             MergeError::Set(e) => write!(f, "{e}"),
             MergeError::Record { file, error } => write!(f, "{file}: {error}"),
+            MergeError::Unfinished {
+                file, stopped_by, ..
+            } => write!(
+                f,
+                "{file}: {} stopped this shard's enumeration, so how many scenarios the sweep has is unknown and no set of shards is the whole sweep; each shard's own report stands",
+                one_line(stopped_by, 80)
+            ),
             MergeError::Items { file } => write!(
                 f,
                 "{file}: its results are not the items its shard record names"
@@ -174,6 +202,12 @@ impl std::fmt::Display for MergeError {
                 "{file} and the other shards hold other scenarios than this build's with a browser form: shards of another version"
             ),
             MergeError::Catalog(why) => write!(f, "{why}"),
+            MergeError::Scenario {
+                file,
+                scenario,
+                error,
+            } => write!(f, "{file}: scenario '{}': {error}", one_line(scenario, 80)),
+            MergeError::Inconsistent { file, why } => write!(f, "{file}: {why}"),
         }
     }
 }
@@ -198,7 +232,13 @@ struct Envelope {
 
 pub fn merge(args: &MergeArgs) -> Result<ExitCode, UsageError> {
     let output = crate::output_file(args.output.as_deref())?;
-    let (code, text) = merge_files(args).map_err(|e| UsageError(e.to_string()))?;
+    let (code, text) = match merge_files(args) {
+        Err(e @ MergeError::Unfinished { violated, .. }) => {
+            eprintln!("webmcp-check: {}", crate::one_line(&e.to_string()));
+            return Ok(ExitCode::from(if violated { 1 } else { 3 }));
+        }
+        other => other.map_err(|e| UsageError(e.to_string()))?,
+    };
     crate::write_output(output, &text)?;
     Ok(ExitCode::from(code))
 }
@@ -211,6 +251,7 @@ fn merge_files(args: &MergeArgs) -> Result<(u8, String), MergeError> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut command: Option<(String, String)> = None;
     for l in &loaded {
+        unfinished(l)?;
         let envelope: Envelope = parse(l)?;
         let record = envelope.shard_of.ok_or_else(|| MergeError::NotAShard {
             file: l.file.clone(),
@@ -237,6 +278,27 @@ fn merge_files(args: &MergeArgs) -> Result<(u8, String), MergeError> {
             command: other.to_string(),
         }),
         None => Err(SetError::Empty.into()),
+    }
+}
+
+/// Refuses a sweep shard whose enumeration a bound stopped (its JSON says by what, and has
+/// no total): it cannot be part of a whole.
+fn unfinished(l: &Loaded) -> Result<(), MergeError> {
+    #[derive(Deserialize)]
+    struct Stopped {
+        enumeration_stopped_by: Option<String>,
+        violated_properties: Option<u64>,
+    }
+    match serde_json::from_str::<Stopped>(&l.text) {
+        Ok(Stopped {
+            enumeration_stopped_by: Some(stopped_by),
+            violated_properties,
+        }) => Err(MergeError::Unfinished {
+            file: l.file.clone(),
+            stopped_by,
+            violated: violated_properties.is_some_and(|n| n > 0),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -317,6 +379,11 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
         |s: &CheckShard| &s.shard_of,
         |s| s.scenarios.len() as u64,
     )?;
+    // Each file's results against its own record first, so that a result left out is named
+    // as such (the set's sizes are checked next, on consistent counts).
+    for ((file, record, _), shard) in entries.iter().zip(&shards) {
+        results_match_record(file, record, &shard.scenarios)?;
+    }
     let (order, _) = check_set(&entries)?;
     let first = &entries[0];
     let timings = option(&first.0, &first.1, "timings")? == "true";
@@ -370,10 +437,13 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
                     name: s.name().to_string(),
                 });
             }
-            let r = s.into_record().map_err(|error| MergeError::Record {
+            let scenario = s.name().to_string();
+            let r = s.into_record().map_err(|error| MergeError::Scenario {
                 file: file.clone(),
+                scenario: scenario.clone(),
                 error,
             })?;
+            judges_the_catalogue(file, &r)?;
             if r.variant != variant {
                 return Err(MergeError::Option {
                     file: file.clone(),
@@ -419,6 +489,94 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
         }
     };
     Ok((output::Outcome::of(&results, &judgement).exit_code(), text))
+}
+
+/// A check shard's results are for the scenarios its shard record names, one each, in its
+/// order; when the counts differ, the sentence names a scenario left out or added.
+fn results_match_record(
+    file: &str,
+    record: &ShardRecord,
+    scenarios: &[ScenarioJson],
+) -> Result<(), MergeError> {
+    let items = record.items.as_ref().ok_or(MergeError::Items {
+        file: file.to_string(),
+    })?;
+    if scenarios.len() == items.len() {
+        return Ok(());
+    }
+    let holds = |name: &str| scenarios.iter().any(|s| s.name() == name);
+    let detail = if let Some(left_out) = items.iter().find(|name| !holds(name)) {
+        format!(": scenario '{}' has no result", one_line(left_out, 80))
+    } else if let Some(added) = scenarios
+        .iter()
+        .find(|s| !items.iter().any(|name| name == s.name()))
+    {
+        format!(
+            ": scenario '{}' is not one of them",
+            one_line(added.name(), 80)
+        )
+    } else if let Some((_, twice)) = scenarios
+        .iter()
+        .enumerate()
+        .find(|(i, s)| scenarios[..*i].iter().any(|t| t.name() == s.name()))
+    {
+        format!(
+            ": scenario '{}' has two results",
+            one_line(twice.name(), 80)
+        )
+    } else {
+        String::new()
+    };
+    Err(MergeError::Inconsistent {
+        file: file.to_string(),
+        why: format!(
+            "holds results for {} scenario(s), but its shard record names {}{detail}",
+            scenarios.len(),
+            items.len()
+        ),
+    })
+}
+
+/// A check judges every property of the catalogue in every scenario, once each, in the
+/// catalogue's order (`webmcp_properties::driver` builds each result from the whole
+/// catalogue, whatever the variant, revision, mode or bound): a scenario judged on fewer
+/// properties would merge into a pass that nothing decided.
+fn judges_the_catalogue(file: &str, r: &ScenarioRecord) -> Result<(), MergeError> {
+    let defs = properties();
+    let wrong = |why: String| MergeError::Inconsistent {
+        file: file.to_string(),
+        why: format!("scenario '{}' {why}", one_line(&r.scenario, 80)),
+    };
+    for (i, p) in r.properties.iter().enumerate() {
+        if r.properties[..i].iter().any(|q| q.def.name == p.def.name) {
+            return Err(wrong(format!("names property '{}' twice", p.def.name)));
+        }
+    }
+    // Every name is the catalogue's (`into_record` checked) and none twice, so the same
+    // count is the same set.
+    if let Some(missing) = defs
+        .iter()
+        .find(|d| !r.properties.iter().any(|p| p.def.name == d.name))
+    {
+        return Err(wrong(format!(
+            "judges {} of the catalogue's {} properties: '{}' has no verdict",
+            r.properties.len(),
+            defs.len(),
+            missing.name
+        )));
+    }
+    if let Some((p, d)) = r
+        .properties
+        .iter()
+        .zip(defs)
+        .find(|(p, d)| p.def.name != d.name)
+    {
+        return Err(wrong(format!(
+            "lists property '{}' where the catalogue has '{}': not the order a check writes",
+            p.def.name, d.name
+        )));
+    }
+    Ok(())
 }
 
 /// The shards' items (each shard's in canonical order, the shards in I order) back in the

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use webmcp_properties::limits::thousands;
+use webmcp_properties::limits::{thousands, StopReason};
 
 use serde_json::json;
 use webmcp_generator::{Bound, Counts, Gen};
@@ -29,7 +29,10 @@ Exit codes:
   1  some generated scenario violates a property (under --variant seed this is expected)
   2  bad usage: a malformed --bound, --shard, --variant or flag combination (one line on stderr)
   3  incomplete: --timeout, --max-states or --memory-limit stopped some scenario's search, or
-     scenarios were left unchecked, and nothing was violated; never a pass
+     scenarios were left unchecked (--timeout also stops the enumeration: the scenarios never
+     generated are never counted, and the size of the space is then reported as unknown), and
+     nothing was violated; never a pass. With --count: --timeout stopped the count (the
+     numbers counted so far are lower bounds)
 A --shard that holds no scenario checks nothing and exits 0, saying so on stderr: `merge`
 decides whether the shards together are the whole sweep.
 With --scale: 0 once the table is printed (the bound the time limit stopped is marked
@@ -63,14 +66,17 @@ pub struct SweepArgs {
     /// (each draw keeps a random half of the statement and move kinds; docs/sweep.md).
     #[arg(long)]
     no_swarm: bool,
-    /// Only count the scenarios (raw and canonical); check nothing.
+    /// Only count the scenarios (raw and canonical); check nothing. --timeout bounds the count
+    /// too: a count it stops is incomplete (exit 3, the numbers so far printed as lower bounds).
     #[arg(long)]
     count: bool,
     /// Scenarios checked at once, 1 to 256 (each on one thread, breadth-first).
     #[arg(long, value_name = "N", default_value_t = 1)]
     jobs: usize,
     /// Stop the whole sweep after this many seconds: the scenario being checked and those
-    /// not yet started are incomplete (exit 3 unless something was violated).
+    /// not yet started are incomplete (exit 3 unless something was violated). The enumeration
+    /// stops too: scenarios not yet generated are never counted, and how many there are is
+    /// then unknown.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
     /// Stop each scenario's search after this many states (that scenario is then incomplete).
@@ -261,8 +267,15 @@ fn by_cause(s: &Sweep) -> Vec<(String, Vec<&'static str>)> {
     groups
 }
 
-/// Finds the [`Cause`] of every smallest violation (a few small checks per property).
-fn find_causes(sweep: &mut Sweep, options: &CheckOptions) {
+/// How long after the sweep's --timeout the root causes may still be looked for (they are
+/// small checks of the smallest violating scenarios).
+const CAUSE_GRACE: Duration = Duration::from_secs(1);
+
+/// Finds the [`Cause`] of every smallest violation (a few small checks per property). With
+/// a deadline they end by it, or [`CAUSE_GRACE`] after now if that is later; a cause whose
+/// checks a bound stopped is left unknown, never guessed.
+fn find_causes(sweep: &mut Sweep, options: &CheckOptions, deadline: Option<Instant>) {
+    let until = deadline.map(|d| d.max(Instant::now() + CAUSE_GRACE));
     let proposed = Variant::proposed();
     for p in 0..sweep.tally.len() {
         let Some(gen) = sweep.tally[p]
@@ -272,25 +285,46 @@ fn find_causes(sweep: &mut Sweep, options: &CheckOptions) {
         else {
             continue;
         };
-        let violates = |v: Variant| {
-            let (_, r) = check_gen(v, &gen, options);
-            r.properties[p].verdict == Verdict::Violated
-        };
-        let cause = if violates(proposed) {
-            Cause::New
-        } else {
-            let fixes: Vec<&'static str> = webmcp_model::variant::FIXES
-                .iter()
-                .filter(|f| violates(proposed.with(f, false)))
-                .map(|f| f.name)
-                .collect();
-            if fixes.is_empty() {
-                Cause::Several
+        // Some(whether `v` violates it), or None if a bound stopped the search first.
+        let violates = |v: Variant| -> Option<bool> {
+            let mut options = options.clone();
+            if let Some(until) = until {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return None;
+                }
+                options.timeout = Some(left);
+            }
+            let (_, r) = check_gen(v, &gen, &options);
+            if r.properties[p].verdict == Verdict::Violated {
+                Some(true)
+            } else if !r.exhaustive || r.is_incomplete() {
+                None
             } else {
-                Cause::Fixes(fixes)
+                Some(false)
             }
         };
-        sweep.tally[p].cause = Some(cause);
+        let cause = match violates(proposed) {
+            None => None,
+            Some(true) => Some(Cause::New),
+            Some(false) => webmcp_model::variant::FIXES
+                .iter()
+                .map(|f| violates(proposed.with(f, false)).map(|v| (f.name, v)))
+                .collect::<Option<Vec<_>>>()
+                .map(|found| {
+                    let fixes: Vec<&'static str> = found
+                        .into_iter()
+                        .filter(|(_, v)| *v)
+                        .map(|(f, _)| f)
+                        .collect();
+                    if fixes.is_empty() {
+                        Cause::Several
+                    } else {
+                        Cause::Fixes(fixes)
+                    }
+                }),
+        };
+        sweep.tally[p].cause = cause;
     }
 }
 
@@ -370,9 +404,13 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     let start = Instant::now();
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     if args.count {
-        let counts = webmcp_generator::count(&plan.bound);
+        let deadline = plan.deadline.map(|d| start + d);
+        let (counts, finished) = count_until(&plan.bound, deadline, None);
         let shard = plan.shard.unwrap_or(Shard::WHOLE);
         let selected = shard_size(counts.canonical, shard);
+        if !finished {
+            return Ok(count_stopped(&plan, args.format, counts));
+        }
         match args.format {
             Format::Json => outln!(
                 "{}",
@@ -404,7 +442,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     if let (Some(shard), 0) = (sweep.shard, sweep.selected) {
         crate::shard::note_empty(shard, sweep.whole, "scenarios");
     }
-    find_causes(&mut sweep, &plan.options);
+    find_causes(&mut sweep, &plan.options, plan.deadline.map(|d| start + d));
     sweep.seconds = start.elapsed().as_secs_f64();
     sweep.cpu_seconds = webmcp_properties::bench::cpu_seconds();
     sweep.peak_rss_mib = webmcp_properties::bench::peak_rss_kib().map(|k| k as f64 / 1024.0);
@@ -421,6 +459,66 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     };
     out!("{text}");
     Ok(ExitCode::from(sweep.exit_code()))
+}
+
+/// `sweep --count` that --timeout stopped: the counts so far, as lower bounds; exit 3.
+fn count_stopped(plan: &Plan, format: Format, so_far: Counts) -> ExitCode {
+    let by = timeout_name(plan.deadline.unwrap_or_default());
+    match format {
+        Format::Json => outln!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "bound": plan.bound.to_string(),
+                "preset": plan.bound.preset(),
+                "raw": null,
+                "canonical": null,
+                "shard": plan.shard.map(|s| s.to_string()),
+                "selected": null,
+                "incomplete": true,
+                "stopped_by": by,
+                "counted_before_the_stop": {"raw": so_far.raw, "canonical": so_far.canonical},
+                "exit": 3,
+            }))
+            .expect("JSON")
+        ),
+        _ => outln!(
+            "{}: INCOMPLETE: {by} stopped the count after {} raw scenarios, {} canonical; \
+             the bound holds more, how many is unknown (exit 3)",
+            bound_label(&plan.bound),
+            thousands(so_far.raw),
+            thousands(so_far.canonical),
+        ),
+    }
+    ExitCode::from(3)
+}
+
+/// The sweep's --timeout as a stop is named.
+fn timeout_name(limit: Duration) -> String {
+    StopReason::Timeout { limit }.to_string()
+}
+
+/// Whether `deadline` has come.
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// Counts `bound` until `deadline` (or until `stop` is set): the counts, and whether the
+/// count reached the end of the enumeration (if not, the counts are only lower bounds).
+fn count_until(
+    bound: &Bound,
+    deadline: Option<Instant>,
+    stop: Option<&std::sync::atomic::AtomicBool>,
+) -> (Counts, bool) {
+    let mut finished = true;
+    let counts = webmcp_generator::for_each_canonical(bound, |_, _| {
+        if past(deadline) || stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            finished = false;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    // A stopped enumeration counted the scenario in hand, not yet the rest.
+    (counts, finished)
 }
 
 /// The bound whose sweep under `proposed` is the findings report's evidence beyond the suite:
@@ -535,76 +633,180 @@ fn shard_size(canonical: u64, s: Shard) -> u64 {
     s.size_of(canonical)
 }
 
+/// `Sweep::selected` and `Sweep::whole` when --timeout stopped the enumeration (or the
+/// drawing of the sample) before its end: how many scenarios there are is then unknown, and
+/// the reports say so instead of a number.
+const UNKNOWN: u64 = u64::MAX;
+
+/// What the producer enumerated.
+struct Produced {
+    /// The whole space's counts (an exhaustive sweep whose enumeration reached its end).
+    counts: Option<Counts>,
+    /// How many scenarios the unsharded run has, or [`UNKNOWN`].
+    whole: u64,
+    /// How many scenarios this run was to check (this shard's), or [`UNKNOWN`].
+    selected: u64,
+}
+
 /// Feeds the selected scenarios, in order, to `send`: this shard of the enumeration (which
-/// is streamed, never held in memory), or of the distinct samples. Returns the whole
-/// space's counts for an exhaustive sweep, and how many scenarios the unsharded run has.
+/// is streamed, never held in memory), or of the distinct samples; `on_selected` hears how
+/// many there are as soon as that is known before the end (a sample). At `deadline` it
+/// stops: the scenario in hand is still sent (the worker finds the deadline past and
+/// counts it not started), the rest of the enumeration is never generated, and the counts
+/// are then unknown. A drawn sample is known whole, so only its scenarios are left unsent.
 fn produce(
     plan: &Plan,
+    deadline: Option<Instant>,
+    on_selected: impl FnOnce(u64),
     mut send: impl FnMut(u64, Gen) -> ControlFlow<()>,
-) -> (Option<Counts>, u64) {
+) -> Produced {
     let shard = plan.shard.unwrap_or(Shard::WHOLE);
     if let Some((n, seed)) = plan.sample {
-        let drawn = webmcp_generator::sample(&plan.bound, n, seed, plan.sampling);
+        let Some(drawn) = draw_until(plan, n, seed, deadline) else {
+            return Produced {
+                counts: None,
+                whole: UNKNOWN,
+                selected: UNKNOWN,
+            };
+        };
         let whole = drawn.len() as u64;
+        let selected = shard_size(whole, shard);
+        on_selected(selected);
         for (i, g) in drawn.into_iter().enumerate() {
-            if shard.contains(i as u64) && send(i as u64, g).is_break() {
+            if !shard.contains(i as u64) {
+                continue;
+            }
+            let stop = past(deadline);
+            if send(i as u64, g).is_break() || stop {
                 break;
             }
         }
-        return (None, whole);
+        return Produced {
+            counts: None,
+            whole,
+            selected,
+        };
     }
+    let mut finished = true;
     let counts = webmcp_generator::for_each_canonical(&plan.bound, |i, g| {
-        if shard.contains(i) {
-            return send(i, g.clone());
+        let stop = past(deadline);
+        if shard.contains(i) && send(i, g.clone()).is_break() || stop {
+            finished = false;
+            return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
     });
-    (Some(counts), counts.canonical)
-}
-
-/// How many scenarios the run will check, for the progress bar (a counting pass over the
-/// enumeration; it costs a small fraction of the checking).
-fn expected(plan: &Plan) -> u64 {
-    let shard = plan.shard.unwrap_or(Shard::WHOLE);
-    match plan.sample {
-        Some((n, seed)) => {
-            let distinct =
-                webmcp_generator::sample(&plan.bound, n, seed, plan.sampling).len() as u64;
-            shard_size(distinct, shard)
+    if finished {
+        Produced {
+            counts: Some(counts),
+            whole: counts.canonical,
+            selected: shard_size(counts.canonical, shard),
         }
-        None => shard_size(webmcp_generator::count(&plan.bound).canonical, shard),
+    } else {
+        Produced {
+            counts: None,
+            whole: UNKNOWN,
+            selected: UNKNOWN,
+        }
     }
 }
 
+/// The distinct scenarios of the sample, or `None` if `deadline` came first. The drawing
+/// cannot be interrupted, so with a deadline it runs on a thread of its own that is left
+/// behind (it ends with the process) when the deadline comes.
+fn draw_until(plan: &Plan, n: u64, seed: u64, deadline: Option<Instant>) -> Option<Vec<Gen>> {
+    let (bound, sampling) = (plan.bound, plan.sampling);
+    let Some(deadline) = deadline else {
+        return Some(webmcp_generator::sample(&bound, n, seed, sampling));
+    };
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("sweep-sample".into())
+        .spawn(move || {
+            let _ = tx.send(webmcp_generator::sample(&bound, n, seed, sampling));
+        })
+        .ok()?;
+    rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
+}
+
+fn bar_style(total_known: bool) -> indicatif::ProgressStyle {
+    let template = if total_known {
+        "{prefix} [{bar:30}] {pos}/{len} scenarios, {per_sec}, ETA {eta} {msg}"
+    } else {
+        "{prefix} {pos} scenarios, {per_sec} {msg}"
+    };
+    indicatif::ProgressStyle::with_template(template)
+        .expect("a valid template")
+        .progress_chars("=> ")
+}
+
+/// Gives the progress bar its length once the run's number of scenarios is known.
+fn set_total(bar: &indicatif::ProgressBar, n: u64) {
+    bar.set_length(n);
+    bar.set_style(bar_style(true));
+}
+
+/// Counts an exhaustive sweep's scenarios for the progress bar, on a thread of its own (a
+/// pass over the enumeration; it costs a small fraction of the checking), until `deadline`
+/// or until `stop` is set: a count that does not finish leaves the bar without a total.
+fn count_for_bar(
+    plan: &Plan,
+    bar: &indicatif::ProgressBar,
+    deadline: Option<Instant>,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) {
+    let (bound, shard) = (plan.bound, plan.shard.unwrap_or(Shard::WHOLE));
+    let (bar, stop) = (bar.clone(), stop.clone());
+    let _ = std::thread::Builder::new()
+        .name("sweep-count".into())
+        .spawn(move || {
+            let (counts, finished) = count_until(&bound, deadline, Some(&stop));
+            if finished && !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                set_total(&bar, shard_size(counts.canonical, shard));
+            }
+        });
+}
+
 /// Checks every selected scenario on `--jobs` workers (each scenario on one thread, BFS),
-/// adding each result to `sweep` as it comes, with a progress bar and ETA.
+/// adding each result to `sweep` as it comes, with a progress bar and ETA. --timeout stops
+/// the enumeration as well as the searches.
 fn run(plan: &Plan, sweep: &mut Sweep, start: Instant, show_progress: bool) {
+    let deadline = plan.deadline.map(|d| start + d);
+    let stop_count = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let bar = show_progress.then(|| {
-        let bar = indicatif::ProgressBar::new(expected(plan));
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{prefix} [{bar:30}] {pos}/{len} scenarios, {per_sec}, ETA {eta} {msg}",
-            )
-            .expect("a valid template")
-            .progress_chars("=> "),
-        );
+        let bar = indicatif::ProgressBar::no_length();
+        bar.set_style(bar_style(false));
         bar.set_prefix(format!("sweep {}", plan.bound.preset().unwrap_or("")));
+        if plan.sample.is_none() {
+            count_for_bar(plan, &bar, deadline, &stop_count);
+        }
         bar
     });
     let (work_tx, work_rx) = mpsc::sync_channel::<(u64, Gen)>(plan.jobs * 64);
     let work_rx = std::sync::Mutex::new(work_rx);
     let (done_tx, done_rx) = mpsc::channel::<(Checked, Gen)>();
     std::thread::scope(|scope| {
+        let producer_bar = bar.clone();
         let producer = scope.spawn(move || {
             let mut sent = 0u64;
-            let counts = produce(plan, |i, g| {
-                sent += 1;
-                match work_tx.send((i, g)) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(_) => ControlFlow::Break(()),
-                }
-            });
-            (counts, sent)
+            let produced = produce(
+                plan,
+                deadline,
+                |n| {
+                    if let Some(bar) = &producer_bar {
+                        set_total(bar, n);
+                    }
+                },
+                |i, g| {
+                    sent += 1;
+                    match work_tx.send((i, g)) {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(_) => ControlFlow::Break(()),
+                    }
+                },
+            );
+            (produced, sent)
         });
         for _ in 0..plan.jobs.max(1) {
             let done_tx = done_tx.clone();
@@ -632,11 +834,19 @@ fn run(plan: &Plan, sweep: &mut Sweep, start: Instant, show_progress: bool) {
             }
             sweep.add(&c, &gen);
         }
-        let ((counts, whole), sent) = producer.join().expect("the producer does not panic");
-        sweep.counts = counts;
-        sweep.whole = whole;
-        sweep.selected = sent;
+        let (produced, sent) = producer.join().expect("the producer does not panic");
+        sweep.counts = produced.counts;
+        sweep.whole = produced.whole;
+        sweep.selected = produced.selected;
+        // A sample the deadline stopped handing out: the scenarios never sent were not
+        // started either.
+        if produced.selected != UNKNOWN && sent < produced.selected {
+            let unsent = produced.selected - sent;
+            sweep.skipped += unsent;
+            sweep.incomplete += unsent;
+        }
     });
+    stop_count.store(true, std::sync::atomic::Ordering::Relaxed);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -669,7 +879,14 @@ fn check_one(plan: &Plan, index: u64, gen: &Gen, start: Instant) -> Checked {
     c.total_states = result.total_states;
     c.unique_states = result.unique_states;
     c.incomplete = !result.exhaustive || result.is_incomplete();
-    c.stopped_by = result.stopped_by.as_ref().map(|r| r.to_string());
+    // The search's own timeout is what was left of the sweep's: name the sweep's --timeout.
+    c.stopped_by = result
+        .stopped_by
+        .as_ref()
+        .map(|r| match (r, plan.deadline) {
+            (StopReason::Timeout { .. }, Some(limit)) => timeout_name(limit),
+            _ => r.to_string(),
+        });
     for (i, p) in result.properties.iter().enumerate() {
         match p.verdict {
             Verdict::Violated => c
@@ -736,10 +953,12 @@ impl Sweep {
         self.total_states += c.total_states as u64;
         self.unique_states += c.unique_states as u64;
         let size = (c.unique_states, std::cmp::Reverse(c.index));
-        if self
-            .largest
-            .as_ref()
-            .is_none_or(|(u, i, _)| size > (*u, std::cmp::Reverse(*i)))
+        // A scenario never started is no search, let alone the largest.
+        if !c.skipped
+            && self
+                .largest
+                .as_ref()
+                .is_none_or(|(u, i, _)| size > (*u, std::cmp::Reverse(*i)))
         {
             self.largest = Some((c.unique_states, c.index, Named::of(gen)));
         }
@@ -769,8 +988,56 @@ impl Sweep {
     /// Whether some property may be undecided: a bound stopped a search, or no scenario was
     /// checked at all (an empty sample, or a sweep the deadline stopped before its first),
     /// which must never read as a pass; nor may an empty shard (`merge` judges the whole).
+    /// and when --timeout stopped the enumeration, the scenarios never generated.
     fn undecided(&self) -> bool {
-        self.incomplete > 0 || self.checked == 0
+        self.incomplete > 0 || self.checked == 0 || self.enumeration_stopped()
+    }
+
+    /// Whether --timeout stopped the enumeration (or the drawing of the sample) before its
+    /// end, so that how many scenarios the run had is unknown.
+    fn enumeration_stopped(&self) -> bool {
+        self.selected == UNKNOWN
+    }
+
+    /// The sweep's --timeout as a stop is named (`--timeout 5 s`), or only the flag in a
+    /// report that does not record it.
+    fn timeout_stop(&self) -> String {
+        self.options
+            .get("timeout")
+            .and_then(|t| t.parse::<u64>().ok())
+            .map_or_else(
+                || "--timeout".into(),
+                |t| timeout_name(Duration::from_secs(t)),
+            )
+    }
+
+    /// What a stopped enumeration left out, in one sentence; `None` if it reached its end.
+    fn stop_note(&self) -> Option<String> {
+        if !self.enumeration_stopped() {
+            return None;
+        }
+        let by = self.timeout_stop();
+        Some(if self.sample.is_some() {
+            format!(
+                "{by} came before the sample was drawn: no scenario was generated, and how many \
+                 distinct scenarios it holds is unknown"
+            )
+        } else {
+            format!(
+                "{by} stopped the enumeration after {} scenario(s) of this run: those never \
+                 generated are neither checked nor counted, and how many there are is unknown",
+                thousands(self.checked + self.skipped)
+            )
+        })
+    }
+
+    /// Why no scenario was checked, for a report that says so.
+    fn why_none_checked(&self) -> String {
+        if self.enumeration_stopped() || self.skipped > 0 {
+            format!("{} came first", self.timeout_stop())
+        } else {
+            "an empty sample".into()
+        }
     }
 
     fn is_empty_shard(&self) -> bool {
@@ -880,12 +1147,20 @@ fn space_line(s: &Sweep) -> String {
         (None, Some((n, seed))) => {
             line.push_str(&format!("a sample of {} draws (seed {seed})", thousands(n)))
         }
+        (None, None) if s.enumeration_stopped() => {
+            line.push_str("an unknown number of scenarios (the enumeration was stopped)")
+        }
         (None, None) => {}
     }
+    let selected = if s.enumeration_stopped() {
+        "an unknown number".to_string()
+    } else {
+        thousands(s.selected)
+    };
     if let Some(shard) = s.shard {
-        line.push_str(&format!("; shard {shard}: {}", thousands(s.selected)));
+        line.push_str(&format!("; shard {shard}: {selected}"));
     } else if s.sample.is_some() {
-        line.push_str(&format!(", {} distinct", thousands(s.selected)));
+        line.push_str(&format!(", {selected} distinct"));
     }
     line
 }
@@ -904,10 +1179,13 @@ fn human(s: &Sweep, timings: bool) -> String {
         },
         if s.incomplete > 0 {
             format!(
-                ", INCOMPLETE: {} scenario(s) not exhaustively checked ({} not started)",
+                ", INCOMPLETE: {} scenario(s) not exhaustively checked ({} not started){}",
                 thousands(s.incomplete),
-                thousands(s.skipped)
+                thousands(s.skipped),
+                s.stop_note().map(|n| format!("; {n}")).unwrap_or_default()
             )
+        } else if let Some(note) = s.stop_note() {
+            format!(", INCOMPLETE: {note}")
         } else {
             String::new()
         }
@@ -978,7 +1256,10 @@ fn human(s: &Sweep, timings: bool) -> String {
         );
     } else {
         if s.checked == 0 {
-            out.push_str("  no scenario was checked (an empty sample): nothing is decided\n");
+            out.push_str(&format!(
+                "  no scenario was checked ({}): nothing is decided\n",
+                s.why_none_checked()
+            ));
         }
         out.push_str(&format!(
             "  {} held in every scenario{}; {} reached by none\n",
@@ -1054,7 +1335,7 @@ fn json_report(s: &Sweep, timings: bool) -> String {
         "raw": s.counts.map(|c| c.raw),
         "canonical": s.counts.map(|c| c.canonical),
         "sample": s.sample.map(|(n, seed)| json!({"draws": n, "seed": seed})),
-        "selected": s.selected,
+        "selected": (!s.enumeration_stopped()).then_some(s.selected),
         "checked": s.checked,
         "incomplete": s.incomplete,
         "not_started": s.skipped,
@@ -1076,6 +1357,13 @@ fn json_report(s: &Sweep, timings: bool) -> String {
         "exit": s.exit_code(),
         "properties": props,
     });
+    if let Some(note) = s.stop_note() {
+        // Only in a report whose enumeration was stopped: how many scenarios it generated
+        // (checked or not started), and what stopped it.
+        doc["generated"] = json!(s.checked + s.skipped);
+        doc["enumeration_stopped_by"] = json!(s.timeout_stop());
+        doc["enumeration_stopped"] = json!(note);
+    }
     if timings {
         doc["seconds"] = json!(s.seconds);
         // Process-wide: the whole sweep, all jobs.
@@ -1092,6 +1380,9 @@ fn json_report(s: &Sweep, timings: bool) -> String {
             items: None,
         };
         doc[crate::shard::KEY] = serde_json::to_value(record).expect("JSON");
+        if s.whole == UNKNOWN {
+            doc[crate::shard::KEY]["total"] = serde_json::Value::Null;
+        }
     }
     serde_json::to_string_pretty(&doc).expect("JSON values serialize")
 }
@@ -1120,7 +1411,12 @@ fn junit(s: &Sweep, timings: bool) -> String {
             "<skipped message=\"not checked: this shard holds no scenario\"/>".to_string()
         } else if s.undecided() && def.kind != Kind::Sometimes {
             skipped += 1;
-            "<skipped message=\"incomplete: a bound stopped some searches\"/>".to_string()
+            match s.stop_note() {
+                Some(note) => format!("<skipped message=\"incomplete: {}\"/>", xml_escape(&note)),
+                None => {
+                    "<skipped message=\"incomplete: a bound stopped some searches\"/>".to_string()
+                }
+            }
         } else {
             String::new()
         };
@@ -1156,18 +1452,24 @@ fn markdown(s: &Sweep, timings: bool) -> String {
         },
         if s.incomplete > 0 {
             format!(
-                "; **incomplete**: {} scenario(s) not exhaustively checked",
-                thousands(s.incomplete)
+                "; **incomplete**: {} scenario(s) not exhaustively checked{}",
+                thousands(s.incomplete),
+                s.stop_note().map(|n| format!("; {n}")).unwrap_or_default()
             )
+        } else if let Some(note) = s.stop_note() {
+            format!("; **incomplete**: {note}")
         } else {
             String::new()
         }
     ));
     if s.checked == 0 {
-        out.push_str(if s.is_empty_shard() {
-            "No scenario was checked (an empty shard): nothing is decided; `merge` judges the whole sweep.\n"
+        out.push_str(&if s.is_empty_shard() {
+            "No scenario was checked (an empty shard): nothing is decided; `merge` judges the whole sweep.\n".to_string()
         } else {
-            "No scenario was checked (an empty sample): nothing is decided.\n"
+            format!(
+                "No scenario was checked ({}): nothing is decided.\n",
+                s.why_none_checked()
+            )
         });
         return out;
     }
@@ -1217,8 +1519,10 @@ fn github(s: &Sweep) -> String {
             "::warning title={}::{}\n",
             github_property("webmcp-check sweep incomplete"),
             github_data(&format!(
-                "{} generated scenario(s) were not exhaustively checked (a bound stopped them), of {} checked",
-                s.incomplete, s.checked
+                "{} generated scenario(s) were not exhaustively checked (a bound stopped them), of {} checked{}",
+                s.incomplete,
+                s.checked,
+                s.stop_note().map(|n| format!("; {n}")).unwrap_or_default()
             ))
         ));
     }

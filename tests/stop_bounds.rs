@@ -1,0 +1,264 @@
+//! Every bound that stops a run is named and exits 3, never a pass, and never a hang:
+//! `sweep --timeout` stops the enumeration of a space far too big to enumerate (and the
+//! counting of `--count`, and the drawing of a huge `--sample`), and `bench` exits 3 when a
+//! bound stopped a measured run, 2 for a bound of zero. The only wall-clock bound here is a
+//! generous hang guard, never a claim about speed.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Far beyond what can be enumerated: before the fix, `--timeout` left it running for
+/// hours.
+const BIG_BOUND: &str = "docs=6,tabs=3,depth=2,iframes=2,stmts=6,total=12,tools=3,signals=2,\
+                         moves=4,outcomes=3,forged=1,unkeyed=1";
+
+/// A run that has not ended by then hangs (the bounds under test are one or two seconds).
+const HANG_GUARD: Duration = Duration::from_secs(30);
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the binary with `args`, killing it and failing the test if it outlives the guard.
+fn run(args: &[&str]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let reader = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = reader(Box::new(child.stdout.take().unwrap()));
+    let stderr = reader(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > HANG_GUARD {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} still ran after {HANG_GUARD:?}: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Run {
+        code: status.code(),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+fn json(r: &Run) -> serde_json::Value {
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", r.stdout, r.stderr))
+}
+
+#[test]
+fn sweep_timeout_stops_the_enumeration_of_a_big_bound() {
+    // Under proposed nothing is violated early in the enumeration, so the stop decides the
+    // exit: 3, never 0.
+    let r = run(&[
+        "sweep",
+        "--quiet",
+        "--bound",
+        BIG_BOUND,
+        "--variant",
+        "proposed",
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+        "--no-timings",
+    ]);
+    assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+    let v = json(&r);
+    assert_eq!(v["exit"], 3);
+    assert_eq!(v["enumeration_stopped_by"], "--timeout 2 s", "{v}");
+    // The space was not enumerated: its size is unknown, not invented.
+    assert!(v["selected"].is_null() && v["canonical"].is_null() && v["raw"].is_null());
+    let generated = v["generated"].as_u64().unwrap();
+    let checked = v["checked"].as_u64().unwrap();
+    let not_started = v["not_started"].as_u64().unwrap();
+    assert!(checked + not_started == generated, "{v}");
+    assert!(v["incomplete"].as_u64().unwrap() >= not_started);
+}
+
+#[test]
+fn sweep_timeout_is_named_in_the_human_report() {
+    let r = run(&[
+        "sweep",
+        "--quiet",
+        "--bound",
+        BIG_BOUND,
+        "--variant",
+        "proposed",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("INCOMPLETE")
+            && r.stdout.contains("--timeout 1 s stopped the enumeration")
+            && r.stdout.contains("unknown")
+            && r.stdout.contains("exit 3"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn sweep_timeout_stops_a_huge_sample() {
+    let r = run(&[
+        "sweep",
+        "--quiet",
+        "--bound",
+        BIG_BOUND,
+        "--variant",
+        "proposed",
+        "--sample",
+        "100000000",
+        "--timeout",
+        "1",
+        "--format",
+        "json",
+        "--no-timings",
+    ]);
+    assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+    let v = json(&r);
+    assert_eq!(v["enumeration_stopped_by"], "--timeout 1 s", "{v}");
+    assert!(v["selected"].is_null(), "{v}");
+}
+
+#[test]
+fn sweep_count_honours_timeout() {
+    let r = run(&["sweep", "--bound", BIG_BOUND, "--count", "--timeout", "1"]);
+    assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("INCOMPLETE") && r.stdout.contains("--timeout 1 s stopped the count"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&[
+        "sweep",
+        "--bound",
+        BIG_BOUND,
+        "--count",
+        "--timeout",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, Some(3));
+    let v = json(&r);
+    assert!(v["canonical"].is_null() && v["raw"].is_null(), "{v}");
+    assert_eq!(v["stopped_by"], "--timeout 1 s");
+    // A count that finishes within its --timeout is a count: exit 0.
+    let r = run(&["sweep", "--bound", "tiny", "--count", "--timeout", "60"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("INCOMPLETE"), "{}", r.stdout);
+}
+
+#[test]
+fn bench_exits_3_when_a_bound_stopped_a_row() {
+    let r = run(&[
+        "bench",
+        "--memory-limit",
+        "1",
+        "--repeat",
+        "1",
+        "--scenario",
+        "identical-tabs-execute",
+    ]);
+    assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("(stopped: memory limit (1 MiB))"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.contains("exit 3"), "{}", r.stderr);
+    let r = run(&[
+        "bench",
+        "--scaling",
+        "--family",
+        "tabs",
+        "--max-size",
+        "2",
+        "--memory-limit",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+}
+
+#[test]
+fn bench_refuses_a_bound_of_zero() {
+    for flag in ["--memory-limit", "--timeout"] {
+        let r = run(&[
+            "bench",
+            flag,
+            "0",
+            "--repeat",
+            "1",
+            "--scenario",
+            "identical-tabs-execute",
+        ]);
+        assert_eq!(r.code, Some(2), "{flag}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{flag}: {}", r.stderr);
+        assert!(r.stderr.contains(flag), "{}", r.stderr);
+        assert!(r.stdout.is_empty(), "{}", r.stdout);
+    }
+}
+
+/// Shards whose enumeration `--timeout` stopped have no total, so no set of them is the
+/// whole sweep: `merge` says so in one line and exits 3 (incomplete), not 2 and never 0.
+#[test]
+fn merging_shards_whose_enumeration_was_stopped_is_incomplete() {
+    let dir = std::env::temp_dir().join(format!("webmcp-stop-merge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let r = run(&[
+            "sweep",
+            "--quiet",
+            "--bound",
+            BIG_BOUND,
+            "--variant",
+            "proposed",
+            "--timeout",
+            "1",
+            "--shard",
+            shard,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(r.code, Some(3), "{}", r.stderr);
+        assert!(json(&r)["selected"].is_null());
+        let file = dir.join(format!("shard-{}.json", &shard[..1]));
+        std::fs::write(&file, &r.stdout).unwrap();
+        files.push(file.display().to_string());
+    }
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(String::as_str));
+    let r = run(&args);
+    assert_eq!(r.code, Some(3), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("--timeout 1 s stopped this shard's enumeration"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
