@@ -447,6 +447,9 @@ fn control_characters_in_what_the_user_gave_are_escaped_in_the_error() {
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(err.lines().count(), 1, "{args:?}: {err:?}");
         assert!(err.ends_with('\n') && !err.contains('\r') && !err.contains('\t'));
-        assert!(err.contains("\\n") || err.contains("\\r") || err.contains("\\t"), "{err}");
+        assert!(
+            err.contains("\\n") || err.contains("\\r") || err.contains("\\t"),
+            "{err}"
+        );
     }
 }

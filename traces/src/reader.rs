@@ -901,9 +901,7 @@ impl<'de> Visitor<'de> for FormSeed<'_, '_> {
             Form::Map => {
                 self.check.charge(VALUE_BYTES)?;
                 let mut keys = Distinct::default();
-                while let Some(key) = seq
-                    .next_element_seed(PairSeed(self.check.same()))?
-                {
+                while let Some(key) = seq.next_element_seed(PairSeed(self.check.same()))? {
                     if !keys.insert(key.canonical) {
                         return Err(de::Error::custom(format!(
                             "#map has the key {} twice",
