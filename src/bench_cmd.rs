@@ -209,6 +209,8 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     }
     if let Some(text) = &args.print_family {
         let (family, size) = family_size(text)?;
+        // Only a scenario `check --scenario-file` takes (within the model's limits).
+        family.world(size).map_err(UsageError)?;
         outln!(
             "{}",
             serde_json::to_string_pretty(&family.scenario(size)).expect("JSON")

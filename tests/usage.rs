@@ -453,3 +453,40 @@ fn control_characters_in_what_the_user_gave_are_escaped_in_the_error() {
         );
     }
 }
+
+/// `bench --print-family` prints only scenarios `check --scenario-file` takes: a size beyond
+/// the model's limits is refused with the limit named, not printed for `check` to refuse.
+#[test]
+fn print_family_refuses_a_size_check_would_refuse() {
+    for (family, limit) in [
+        ("executions:64", "MAX_CALLS"),
+        ("tabs:33", "MAX_TABS"),
+        ("iframes:32", "MAX_NAVIGABLES"),
+    ] {
+        let out = bin()
+            .args(["bench", "--print-family", family])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{family}");
+        assert!(out.stdout.is_empty(), "{family}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.lines().count() == 1 && err.contains(limit),
+            "{family}: {err}"
+        );
+    }
+    let dir = scratch("print-family");
+    let out = bin()
+        .args(["bench", "--print-family", "executions:2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let file = dir.join("executions-2.json");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let checked = bin()
+        .args(["check", "--quiet", "--scenario-file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(checked.status.code(), Some(0));
+}
