@@ -33,8 +33,9 @@ pub const LADDER: &[&str] = &[
 #[derive(Clone, Debug)]
 pub struct Row {
     pub bound: String,
-    pub raw: u64,
-    pub canonical: u64,
+    /// `None` when the time limit stopped the enumeration: how many there are is unknown.
+    pub raw: Option<u64>,
+    pub canonical: Option<u64>,
     pub checked: u64,
     pub unique_states: u64,
     pub total_states: u64,
@@ -66,7 +67,7 @@ pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
         let complete = row.complete;
         eprintln!(
             "sweep --scale: {bound}: {} scenarios, {} unique states, {:.1} s{}",
-            thousands(row.canonical),
+            count_text(row.canonical),
             thousands(row.unique_states),
             row.seconds,
             if complete { "" } else { " (stopped)" }
@@ -108,8 +109,8 @@ fn run_bound(exe: &PathBuf, bound: &str, plan: &ScalePlan) -> Result<Row, UsageE
     let f = |k: &str| report[k].as_f64().unwrap_or(0.0);
     Ok(Row {
         bound: bound.to_string(),
-        raw: n("raw"),
-        canonical: n("canonical"),
+        raw: report["raw"].as_u64(),
+        canonical: report["canonical"].as_u64(),
         checked: n("checked"),
         unique_states: n("unique_states"),
         total_states: n("total_states"),
@@ -119,6 +120,11 @@ fn run_bound(exe: &PathBuf, bound: &str, plan: &ScalePlan) -> Result<Row, UsageE
         complete: n("incomplete") == 0 && n("checked") == n("selected"),
         violated_properties: n("violated_properties"),
     })
+}
+
+/// A count, or "?" where the limit stopped the enumeration before its end.
+fn count_text(n: Option<u64>) -> String {
+    n.map_or_else(|| "?".to_string(), thousands)
 }
 
 fn table(rows: &[Row], plan: &ScalePlan) -> String {
@@ -133,8 +139,8 @@ fn table(rows: &[Row], plan: &ScalePlan) -> String {
             out,
             "| `{}` | {} | {} | {}{} | {} | {} | {:.1} | {:.1} | {:.0} | {} |",
             r.bound,
-            thousands(r.raw),
-            thousands(r.canonical),
+            count_text(r.raw),
+            count_text(r.canonical),
             thousands(r.checked),
             if r.complete { "" } else { " (stopped)" },
             thousands(r.unique_states),
@@ -152,7 +158,7 @@ fn table(rows: &[Row], plan: &ScalePlan) -> String {
                 "\nLargest bound of the ladder swept exhaustively within {} s: `{}` ({} scenarios).",
                 plan.limit_seconds,
                 r.bound,
-                thousands(r.canonical)
+                count_text(r.canonical)
             );
         }
         None => {
@@ -177,7 +183,7 @@ fn plot(rows: &[Row]) -> Result<String, String> {
     }
     let max_y = done
         .iter()
-        .map(|r| r.unique_states.max(r.canonical))
+        .map(|r| r.unique_states.max(r.canonical.unwrap_or(0)))
         .max()
         .unwrap_or(1) as f64;
     let max_t = done.iter().map(|r| r.seconds).fold(0.1, f64::max);
@@ -212,8 +218,11 @@ fn plot(rows: &[Row]) -> Result<String, String> {
         )?;
         chart
             .draw_series(
-                LineSeries::new(series(&|r| r.canonical.max(1) as f64), blue.stroke_width(2))
-                    .point_size(3),
+                LineSeries::new(
+                    series(&|r| r.canonical.unwrap_or(0).max(1) as f64),
+                    blue.stroke_width(2),
+                )
+                .point_size(3),
             )
             .map_err(|e| fail(&e))?
             .label("canonical scenarios")

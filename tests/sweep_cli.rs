@@ -353,6 +353,10 @@ fn scale_runs_the_ladder_until_a_bound_does_not_finish() {
     assert!(!first.contains("(stopped)"), "{first}");
     let stopped: Vec<&str> = text.lines().filter(|l| l.contains("(stopped)")).collect();
     assert_eq!(stopped.len(), 1, "exactly the last rung is stopped: {text}");
+    // Its raw and canonical counts are the enumeration's, or "?" where the limit stopped the
+    // enumeration itself: never a 0 standing for "unknown".
+    let cells: Vec<&str> = stopped[0].split('|').map(str::trim).collect();
+    assert!(cells[2] != "0" && cells[3] != "0", "{}", stopped[0]);
     assert!(
         text.lines().rev().find(|l| l.starts_with('|')) == stopped.first().copied(),
         "{text}"
