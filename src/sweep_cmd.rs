@@ -29,8 +29,8 @@ Exit codes:
   1  some generated scenario violates a property (under --variant seed this is expected)
   2  bad usage: a malformed --bound, --shard, --variant or flag combination (one line on stderr)
   3  incomplete: --timeout, --max-states or --memory-limit stopped some scenario's search, or
-     scenarios were left unchecked (--timeout also stops the enumeration: the scenarios never
-     generated are never counted, and the size of the space is then reported as unknown), and
+     scenarios were left unchecked (the enumeration then only counts, for at most a tenth of
+     --timeout; if it has not ended by then, the size of the space is reported as unknown), and
      nothing was violated; never a pass. With --count: --timeout stopped the count (the
      numbers counted so far are lower bounds)
 A --shard that holds no scenario checks nothing and exits 0, saying so on stderr: `merge`
@@ -75,8 +75,8 @@ pub struct SweepArgs {
     jobs: usize,
     /// Stop the whole sweep after this many seconds: the scenario being checked and those
     /// not yet started are incomplete (exit 3 unless something was violated). The enumeration
-    /// stops too: scenarios not yet generated are never counted, and how many there are is
-    /// then unknown.
+    /// then only counts, for at most a tenth of the timeout (1 to 60 s): a space it cannot
+    /// count by then has an unknown size.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
     /// Stop each scenario's search after this many states (that scenario is then incomplete).
@@ -638,6 +638,9 @@ fn shard_size(canonical: u64, s: Shard) -> u64 {
 /// the reports say so instead of a number.
 const UNKNOWN: u64 = u64::MAX;
 
+/// How long, at least and at most, the enumeration goes on counting after --timeout.
+const COUNTING_GRACE: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(60));
+
 /// What the producer enumerated.
 struct Produced {
     /// The whole space's counts (an exhaustive sweep whose enumeration reached its end).
@@ -651,9 +654,9 @@ struct Produced {
 /// Feeds the selected scenarios, in order, to `send`: this shard of the enumeration (which
 /// is streamed, never held in memory), or of the distinct samples; `on_selected` hears how
 /// many there are as soon as that is known before the end (a sample). At `deadline` it
-/// stops: the scenario in hand is still sent (the worker finds the deadline past and
-/// counts it not started), the rest of the enumeration is never generated, and the counts
-/// are then unknown. A drawn sample is known whole, so only its scenarios are left unsent.
+/// stops sending; the enumeration goes on counting for at most a tenth of the timeout
+/// (within [`COUNTING_GRACE`]), and if it has not ended by then the counts are unknown. A
+/// drawn sample is known whole, so only its scenarios are left unsent.
 fn produce(
     plan: &Plan,
     deadline: Option<Instant>,
@@ -688,9 +691,20 @@ fn produce(
         };
     }
     let mut finished = true;
+    // Past the deadline nothing more is sent; the enumeration only counts, for at most
+    // a tenth of the timeout more, so that the size of any space that quick to count is
+    // still known (those never sent are then counted not started).
+    let counting_until = plan
+        .deadline
+        .zip(deadline)
+        .map(|(limit, d)| d + (limit / 10).clamp(COUNTING_GRACE.0, COUNTING_GRACE.1));
     let counts = webmcp_generator::for_each_canonical(&plan.bound, |i, g| {
-        let stop = past(deadline);
-        if shard.contains(i) && send(i, g.clone()).is_break() || stop {
+        if !past(deadline) {
+            if shard.contains(i) && send(i, g.clone()).is_break() {
+                finished = false;
+                return ControlFlow::Break(());
+            }
+        } else if past(counting_until) {
             finished = false;
             return ControlFlow::Break(());
         }

@@ -262,3 +262,50 @@ fn merging_shards_whose_enumeration_was_stopped_is_incomplete() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A space that is quick to count keeps its size when --timeout stops the checking: the
+/// enumeration goes on counting (a tenth of the timeout at most), the scenarios never
+/// checked are counted not started, and the shards still merge into one incomplete whole.
+#[test]
+fn a_space_quick_to_count_keeps_its_size_when_the_timeout_stops_the_checking() {
+    let dir = std::env::temp_dir().join(format!("webmcp-stop-size-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let r = run(&[
+            "sweep",
+            "--quiet",
+            "--bound",
+            "small",
+            "--variant",
+            "proposed",
+            "--timeout",
+            "1",
+            "--shard",
+            shard,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(r.code, Some(3), "{}", r.stderr);
+        let report = json(&r);
+        let selected = report["selected"].as_u64().expect("the size is known");
+        let (checked, not_started) = (
+            report["checked"].as_u64().unwrap(),
+            report["not_started"].as_u64().unwrap(),
+        );
+        assert_eq!(checked + not_started, selected, "{report}");
+        assert!(
+            not_started > 0,
+            "small is not checked within a second: {report}"
+        );
+        let file = dir.join(format!("shard-{}.json", &shard[..1]));
+        std::fs::write(&file, &r.stdout).unwrap();
+        files.push(file.display().to_string());
+    }
+    let mut args = vec!["merge", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let r = run(&args);
+    assert_eq!(r.code, Some(3), "{}", r.stderr);
+    assert_eq!(json(&r)["canonical"], 22_282);
+    let _ = std::fs::remove_dir_all(&dir);
+}
