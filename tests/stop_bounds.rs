@@ -220,19 +220,19 @@ fn bench_refuses_a_bound_of_zero() {
     }
 }
 
-/// Shards whose enumeration `--timeout` stopped have no total, so no set of them is the
-/// whole sweep: `merge` says so in one line and exits 3 (incomplete), not 2 and never 0.
-#[test]
-fn merging_shards_whose_enumeration_was_stopped_is_incomplete() {
-    let dir = std::env::temp_dir().join(format!("webmcp-stop-merge-{}", std::process::id()));
+/// Both shards of a one-second sweep of `bound` under proposed (each must exit 3), written to
+/// a fresh directory: their reports and the files holding them.
+fn timed_out_shards(bound: &str, dir_name: &str) -> (Vec<serde_json::Value>, Vec<String>) {
+    let dir = std::env::temp_dir().join(format!("webmcp-{dir_name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut files = Vec::new();
+    let (mut reports, mut files) = (Vec::new(), Vec::new());
     for shard in ["1/2", "2/2"] {
         let r = run(&[
             "sweep",
             "--quiet",
             "--bound",
-            BIG_BOUND,
+            bound,
             "--variant",
             "proposed",
             "--timeout",
@@ -243,14 +243,31 @@ fn merging_shards_whose_enumeration_was_stopped_is_incomplete() {
             "json",
         ]);
         assert_eq!(r.code, Some(3), "{}", r.stderr);
-        assert!(json(&r)["selected"].is_null());
         let file = dir.join(format!("shard-{}.json", &shard[..1]));
         std::fs::write(&file, &r.stdout).unwrap();
+        reports.push(json(&r));
         files.push(file.display().to_string());
     }
+    (reports, files)
+}
+
+/// `merge` of `files`, with `format` if given.
+fn merged(files: &[String], format: Option<&str>) -> Run {
     let mut args = vec!["merge"];
+    if let Some(format) = format {
+        args.extend(["--format", format]);
+    }
     args.extend(files.iter().map(String::as_str));
-    let r = run(&args);
+    run(&args)
+}
+
+/// Shards whose enumeration `--timeout` stopped have no total, so no set of them is the
+/// whole sweep: `merge` says so in one line and exits 3 (incomplete), not 2 and never 0.
+#[test]
+fn merging_shards_whose_enumeration_was_stopped_is_incomplete() {
+    let (reports, files) = timed_out_shards(BIG_BOUND, "stop-merge");
+    assert!(reports.iter().all(|r| r["selected"].is_null()));
+    let r = merged(&files, None);
     assert_eq!(r.code, Some(3), "{}", r.stderr);
     assert!(r.stdout.is_empty(), "{}", r.stdout);
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
@@ -260,7 +277,6 @@ fn merging_shards_whose_enumeration_was_stopped_is_incomplete() {
         "{}",
         r.stderr
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A space that is quick to count keeps its size when --timeout stops the checking: the
@@ -268,26 +284,8 @@ fn merging_shards_whose_enumeration_was_stopped_is_incomplete() {
 /// checked are counted not started, and the shards still merge into one incomplete whole.
 #[test]
 fn a_space_quick_to_count_keeps_its_size_when_the_timeout_stops_the_checking() {
-    let dir = std::env::temp_dir().join(format!("webmcp-stop-size-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut files = Vec::new();
-    for shard in ["1/2", "2/2"] {
-        let r = run(&[
-            "sweep",
-            "--quiet",
-            "--bound",
-            "small",
-            "--variant",
-            "proposed",
-            "--timeout",
-            "1",
-            "--shard",
-            shard,
-            "--format",
-            "json",
-        ]);
-        assert_eq!(r.code, Some(3), "{}", r.stderr);
-        let report = json(&r);
+    let (reports, files) = timed_out_shards("small", "stop-size");
+    for report in &reports {
         let selected = report["selected"].as_u64().expect("the size is known");
         let (checked, not_started) = (
             report["checked"].as_u64().unwrap(),
@@ -298,14 +296,8 @@ fn a_space_quick_to_count_keeps_its_size_when_the_timeout_stops_the_checking() {
             not_started > 0,
             "small is not checked within a second: {report}"
         );
-        let file = dir.join(format!("shard-{}.json", &shard[..1]));
-        std::fs::write(&file, &r.stdout).unwrap();
-        files.push(file.display().to_string());
     }
-    let mut args = vec!["merge", "--format", "json"];
-    args.extend(files.iter().map(String::as_str));
-    let r = run(&args);
+    let r = merged(&files, Some("json"));
     assert_eq!(r.code, Some(3), "{}", r.stderr);
     assert_eq!(json(&r)["canonical"], 22_282);
-    let _ = std::fs::remove_dir_all(&dir);
 }
