@@ -409,6 +409,20 @@ pub fn from_serde(e: &serde_json::Error) -> ScenarioError {
     }
 }
 
+/// A scenario file the ordinary reader took, read again by [`crate::strict`]: an object
+/// given as an array is refused, at its member.
+pub fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<(), ScenarioError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| from_serde(&e))?;
+    crate::strict::check::<T>(&value).map_err(|e| {
+        let kind = ErrorKind::Syntax(friendly(&e.message));
+        if e.path.is_empty() {
+            ScenarioError::file(kind)
+        } else {
+            ScenarioError::at(e.path, kind)
+        }
+    })
+}
+
 /// serde names the Rust types it expected ("struct TabSpec with 2 elements"); say what the
 /// file should hold instead.
 fn friendly(msg: &str) -> String {

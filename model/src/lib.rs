@@ -31,6 +31,7 @@ pub mod scenario;
 pub mod script;
 pub mod state;
 pub mod steps;
+pub mod strict;
 pub mod symmetry;
 pub mod threads;
 pub mod validate;

@@ -346,6 +346,7 @@ impl World {
         let text = crate::error::precheck(text)?;
         let scenario: Scenario =
             serde_json::from_str(text).map_err(|e| crate::error::from_serde(&e))?;
+        crate::error::strictly::<Scenario>(text)?;
         World::compile(&scenario)
     }
 

@@ -124,3 +124,41 @@ fn an_option_on_a_statement_it_does_not_belong_to_is_an_error() {
         webmcp_model::World::from_json(&fine).err()
     );
 }
+
+/// serde would read an object given as a JSON array, its members by position; the format
+/// has objects only, so each such array is refused at its member (and the same scenario
+/// written with objects compiles).
+#[test]
+fn an_object_given_as_an_array_is_refused_at_its_member() {
+    let path = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/two-concurrent-executions.json"
+    ));
+    let text = std::fs::read_to_string(path).unwrap();
+    let original: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(webmcp_model::World::from_json(&text).is_ok());
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, Edit); 3] = [
+        ("tabs[0]", |s| {
+            s["tabs"] = serde_json::json!([["main", ["top", "https://a.example/"]]])
+        }),
+        ("tabs[0].top", |s| {
+            s["tabs"][0]["top"] = serde_json::json!(["top", "https://a.example/"])
+        }),
+        ("scripts.top[0].registerTool", |s| {
+            s["scripts"]["top"][0]["registerTool"] = serde_json::json!(["t1", null, "a test tool"])
+        }),
+    ];
+    for (member, edit) in cases {
+        let mut s = original.clone();
+        edit(&mut s);
+        let e = webmcp_model::World::from_json(&s.to_string())
+            .map(|_| ())
+            .expect_err(member)
+            .to_string();
+        assert!(
+            e.starts_with(&format!("{member}: ")) && e.contains("invalid type: sequence"),
+            "{member}: {e}"
+        );
+    }
+}

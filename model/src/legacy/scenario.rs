@@ -186,6 +186,7 @@ impl LegacyWorld {
         let text = crate::error::precheck(text)?;
         let s: LegacyScenario =
             serde_json::from_str(text).map_err(|e| crate::error::from_serde(&e))?;
+        crate::error::strictly::<LegacyScenario>(text)?;
         let mut w = LegacyWorld::compile(&s)?;
         w.source = text.to_string();
         Ok(w)
