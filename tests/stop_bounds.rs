@@ -63,23 +63,29 @@ fn json(r: &Run) -> serde_json::Value {
     serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", r.stdout, r.stderr))
 }
 
+/// `sweep --quiet --bound BOUND --variant proposed` with `more` (under proposed nothing is
+/// violated early in the enumeration, so the bound under test decides the exit).
+fn sweep_proposed(bound: &str, more: &[&str]) -> Run {
+    let mut args = vec![
+        "sweep",
+        "--quiet",
+        "--bound",
+        bound,
+        "--variant",
+        "proposed",
+    ];
+    args.extend(more);
+    run(&args)
+}
+
 #[test]
 fn sweep_timeout_stops_the_enumeration_of_a_big_bound() {
     // Under proposed nothing is violated early in the enumeration, so the stop decides the
     // exit: 3, never 0.
-    let r = run(&[
-        "sweep",
-        "--quiet",
-        "--bound",
+    let r = sweep_proposed(
         BIG_BOUND,
-        "--variant",
-        "proposed",
-        "--timeout",
-        "2",
-        "--format",
-        "json",
-        "--no-timings",
-    ]);
+        &["--timeout", "2", "--format", "json", "--no-timings"],
+    );
     assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
     let v = json(&r);
     assert_eq!(v["exit"], 3);
@@ -95,16 +101,7 @@ fn sweep_timeout_stops_the_enumeration_of_a_big_bound() {
 
 #[test]
 fn sweep_timeout_is_named_in_the_human_report() {
-    let r = run(&[
-        "sweep",
-        "--quiet",
-        "--bound",
-        BIG_BOUND,
-        "--variant",
-        "proposed",
-        "--timeout",
-        "1",
-    ]);
+    let r = sweep_proposed(BIG_BOUND, &["--timeout", "1"]);
     assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
     assert!(
         r.stdout.contains("INCOMPLETE")
@@ -118,21 +115,18 @@ fn sweep_timeout_is_named_in_the_human_report() {
 
 #[test]
 fn sweep_timeout_stops_a_huge_sample() {
-    let r = run(&[
-        "sweep",
-        "--quiet",
-        "--bound",
+    let r = sweep_proposed(
         BIG_BOUND,
-        "--variant",
-        "proposed",
-        "--sample",
-        "100000000",
-        "--timeout",
-        "1",
-        "--format",
-        "json",
-        "--no-timings",
-    ]);
+        &[
+            "--sample",
+            "100000000",
+            "--timeout",
+            "1",
+            "--format",
+            "json",
+            "--no-timings",
+        ],
+    );
     assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
     let v = json(&r);
     assert_eq!(v["enumeration_stopped_by"], "--timeout 1 s", "{v}");
@@ -228,20 +222,10 @@ fn timed_out_shards(bound: &str, dir_name: &str) -> (Vec<serde_json::Value>, Vec
     std::fs::create_dir_all(&dir).unwrap();
     let (mut reports, mut files) = (Vec::new(), Vec::new());
     for shard in ["1/2", "2/2"] {
-        let r = run(&[
-            "sweep",
-            "--quiet",
-            "--bound",
+        let r = sweep_proposed(
             bound,
-            "--variant",
-            "proposed",
-            "--timeout",
-            "1",
-            "--shard",
-            shard,
-            "--format",
-            "json",
-        ]);
+            &["--timeout", "1", "--shard", shard, "--format", "json"],
+        );
         assert_eq!(r.code, Some(3), "{}", r.stderr);
         let file = dir.join(format!("shard-{}.json", &shard[..1]));
         std::fs::write(&file, &r.stdout).unwrap();
