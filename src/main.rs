@@ -535,15 +535,15 @@ fn main() -> ExitCode {
 /// An error as the one line it must be on stderr: a newline or other control character
 /// that came from the command line or a file (a path, a name) is shown escaped.
 pub(crate) fn one_line(msg: &str) -> String {
-    msg.chars()
-        .flat_map(|c| {
-            let escaped = c.is_control().then(|| c.escape_default());
-            escaped
-                .into_iter()
-                .flatten()
-                .chain((!c.is_control()).then_some(c))
-        })
-        .collect()
+    let mut out = String::with_capacity(msg.len());
+    for c in msg.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A trace command's exit code: its own, or its error's (1 for a trace that does not replay,
