@@ -315,10 +315,11 @@ fn load(path: &std::path::Path) -> Result<Loaded, MergeError> {
         file: file.clone(),
         why: "not UTF-8 text".into(),
     })?;
+    // A key given twice would be read as its last value: refused before anything reads it.
+    webmcp_model::strict::json_value(&text).map_err(|e| malformed(&file, &e))?;
     Ok(Loaded { file, text })
 }
 
-/// Parses a report into `T`; an error names the line and column in one short line.
 /// Every shard file read as a `T`, with what `check_set` needs of each: its file, its shard
 /// record, and how many items it reports.
 pub fn parse_shards<T: DeserializeOwned>(
@@ -336,16 +337,21 @@ pub fn parse_shards<T: DeserializeOwned>(
     Ok((shards, entries))
 }
 
+/// Parses a report into `T`; an error names the line and column in one short line.
 pub fn parse<T: DeserializeOwned>(l: &Loaded) -> Result<T, MergeError> {
-    serde_json::from_str(&l.text).map_err(|e| MergeError::Malformed {
-        file: l.file.clone(),
+    serde_json::from_str(&l.text).map_err(|e| malformed(&l.file, &e))
+}
+
+fn malformed(file: &str, e: &serde_json::Error) -> MergeError {
+    MergeError::Malformed {
+        file: file.to_string(),
         why: format!(
             "line {}, column {}: {}",
             e.line(),
             e.column(),
             one_line(e.to_string().split(" at line ").next().unwrap_or(""), 160)
         ),
-    })
+    }
 }
 
 /// An option a shard record must carry.

@@ -1,6 +1,7 @@
 //! `merge` never turns shard reports that contradict themselves into a verdict: a check
 //! scenario judged on fewer properties than the catalogue (or on one twice), a check shard
-//! that leaves a scenario out, a sweep shard whose counts do not add up. Each is refused
+//! that leaves a scenario out, a sweep shard whose counts do not add up, a key given twice
+//! (which a JSON reader takes as its last value). Each is refused
 //! with exit 2 and one line; genuine shard sets still merge with their usual exit code.
 
 mod common;
@@ -313,6 +314,24 @@ fn sweep_shards_whose_counts_do_not_add_up_are_refused() {
     refused(
         &lie("stopped.json", &|v| v["incomplete"] = 1.into()),
         &["stopped.json", "stopped scenario"],
+    );
+    // A key given twice: serde_json keeps the last value, so the first (here "none
+    // checked") was never seen, and the shard merged as if it said one thing.
+    let honest = serde_json::to_string(&one).unwrap();
+    let checked = format!("\"checked\":{}", one["checked"]);
+    assert!(honest.contains(&checked), "{honest}");
+    let doubled = dir.join("doubled.json");
+    std::fs::write(
+        &doubled,
+        honest.replacen(&checked, &format!("\"checked\":0,{checked}"), 1),
+    )
+    .unwrap();
+    refused(
+        &merge(&[doubled, second.clone()]),
+        &[
+            "doubled.json",
+            "the key \"checked\" is given twice in one object",
+        ],
     );
 }
 

@@ -409,10 +409,11 @@ pub fn from_serde(e: &serde_json::Error) -> ScenarioError {
     }
 }
 
-/// A scenario file the ordinary reader took, read again by [`crate::strict`]: an object
-/// given as an array is refused, at its member.
+/// A scenario file the ordinary reader took, read again by [`crate::strict`]: a key given
+/// twice in one object is refused at its line and column, an object given as an array at its
+/// member.
 pub fn strictly<T: serde::de::DeserializeOwned>(text: &str) -> Result<(), ScenarioError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| from_serde(&e))?;
+    let value = crate::strict::json_value(text).map_err(|e| from_serde(&e))?;
     crate::strict::check::<T>(&value).map_err(|e| {
         let kind = ErrorKind::Syntax(friendly(&e.message));
         if e.path.is_empty() {

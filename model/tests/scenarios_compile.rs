@@ -162,3 +162,27 @@ fn an_object_given_as_an_array_is_refused_at_its_member() {
         );
     }
 }
+
+/// serde_json keeps the last of two equal keys. The format's structs and maps already refuse
+/// a key twice; a JSON value the scenario passes to a tool (an `input`) did not, and the tool
+/// saw only the last. It is refused at the second key.
+#[test]
+fn a_key_given_twice_is_refused_at_its_line_and_column() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/");
+    let text = std::fs::read_to_string(format!("{dir}abort-before-dispatch.json")).unwrap();
+    assert!(webmcp_model::World::from_json(&text).is_ok());
+    let value_member = text.replacen(
+        "\"input\": {\n          \"$js\": \"reaches-body\"\n        }",
+        "\"input\": {\"a\": 1, \"a\": {\"x\": 2}}",
+        1,
+    );
+    assert_ne!(value_member, text);
+    let e = webmcp_model::World::from_json(&value_member)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "line 30, column 29: the key \"a\" is given twice in one object"
+    );
+}

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::Deserialize;
 use serde_json::Value;
+use webmcp_model::strict::json_value;
 
 /// The largest log read, in bytes.
 pub const MAX_LOG_BYTES: usize = 64 << 20;
@@ -191,7 +192,7 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
         .next()
         .ok_or_else(|| at(0, "the log is empty; its first line must be the header"))?;
     let header: Value =
-        serde_json::from_str(header).map_err(|e| at(1, format!("the header is not JSON: {e}")))?;
+        json_value(header).map_err(|e| at(1, format!("the header is not JSON: {e}")))?;
     if header["format"] != "webmcp-log" {
         return Err(at(
             1,
@@ -229,11 +230,18 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
                 format!("the log has more than {MAX_EVENTS} events"),
             ));
         }
-        let mut v: Value = serde_json::from_str(raw).map_err(|e| {
-            at(
-                line,
-                format!("not a JSON object ({e}); a truncated log ends mid-line"),
-            )
+        let mut v: Value = json_value(raw).map_err(|e| {
+            if e.is_data() {
+                // JSON, but with a key twice: the reader's words and the column.
+                let what = e.to_string();
+                let what = what.split(" at line ").next().unwrap_or_default();
+                at(line, format!("{what} (column {})", e.column()))
+            } else {
+                at(
+                    line,
+                    format!("not a JSON object ({e}); a truncated log ends mid-line"),
+                )
+            }
         })?;
         let Some(obj) = v.as_object_mut() else {
             return Err(at(line, "an event must be a JSON object"));
@@ -484,6 +492,24 @@ mod tests {
                     r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {}, "extra": 1}"#,
                 ]),
                 "unknown field `extra`",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "seq": 1, "kind": "event", "type": "toolchange"}"#,
+                ]),
+                "line 3: the key \"seq\" is given twice in one object (column 40)",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "settle", "call": "c0", "outcome": "fulfilled", "value": {"a": 1, "a": 2}}"#,
+                ]),
+                "the key \"a\" is given twice",
+            ),
+            (
+                "{\"format\": \"webmcp-log\", \"version\": 1, \"version\": 1}\n".into(),
+                "line 1: the header is not JSON: the key \"version\" is given twice",
             ),
         ];
         for (text, want) in cases {
