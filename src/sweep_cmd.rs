@@ -207,8 +207,9 @@ struct PropertyTally {
     /// (statements, documents, counterexample length, index) and the scenario: smallest
     /// first, so the same scenario wins whatever order the workers finish in.
     smallest: Option<(Key, Named)>,
-    /// Where --out wrote the smallest scenario and its trace.
-    files: Option<(String, String)>,
+    /// Where --out wrote the smallest scenario, and its trace or why it wrote none (a bound
+    /// stopped the search for it).
+    files: Option<(String, Result<String, String>)>,
     /// The root cause of the smallest violation, as `findings` names causes.
     cause: Option<Cause>,
 }
@@ -447,7 +448,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     sweep.cpu_seconds = webmcp_properties::bench::cpu_seconds();
     sweep.peak_rss_mib = webmcp_properties::bench::peak_rss_kib().map(|k| k as f64 / 1024.0);
     if let Some(dir) = &args.out {
-        write_smallest(&mut sweep, &plan, dir)?;
+        write_smallest(&mut sweep, &plan, dir, plan.deadline.map(|d| start + d))?;
     }
     let timings = !args.no_timings;
     let text = match args.format {
@@ -1073,13 +1074,18 @@ impl Sweep {
     }
 }
 
-/// Writes each violated property's smallest scenario and its counterexample into `dir`.
-fn write_smallest(sweep: &mut Sweep, plan: &Plan, dir: &Path) -> Result<(), UsageError> {
-    let options = CheckOptions {
-        threads: 1,
-        max_states: plan.options.max_states,
-        ..CheckOptions::default()
-    };
+/// Writes each violated property's smallest scenario and its counterexample into `dir`. With
+/// a deadline, the searches that find the counterexamples end by it, or [`CAUSE_GRACE`] after
+/// now if that is later, and minimising is left out once it has passed; a counterexample a
+/// bound kept the search from reaching is not written, and the report says why.
+fn write_smallest(
+    sweep: &mut Sweep,
+    plan: &Plan,
+    dir: &Path,
+    deadline: Option<Instant>,
+) -> Result<(), UsageError> {
+    let until = deadline.map(|d| d.max(Instant::now() + CAUSE_GRACE));
+    let past = || until.is_some_and(|u| Instant::now() >= u);
     for p in 0..sweep.tally.len() {
         let Some(gen) = sweep.smallest(p).and_then(|(_, n)| n.gen.clone()) else {
             continue;
@@ -1088,37 +1094,53 @@ fn write_smallest(sweep: &mut Sweep, plan: &Plan, dir: &Path) -> Result<(), Usag
         let text = serde_json::to_string_pretty(&scenario).expect("a scenario serializes") + "\n";
         let scenario_file = dir.join(format!("{}.json", scenario.name));
         webmcp_traces::export::write_atomically(&scenario_file, &text).map_err(UsageError)?;
-        let (model, mut result) = check_gen(plan.variant, &gen, &options);
+        let source = scenario_file.display().to_string();
+        // The sweep's own search (one thread, its bounds and reduction) finds it again.
+        let mut options = plan.options.clone();
+        if let Some(until) = until {
+            options.timeout = Some(until.saturating_duration_since(Instant::now()));
+        }
+        let (model, mut result) = if options.timeout.is_some_and(|t| t.is_zero()) {
+            let why = timeout_name(plan.deadline.unwrap_or_default());
+            sweep.tally[p].files = Some((source, Err(why)));
+            continue;
+        } else {
+            check_gen(plan.variant, &gen, &options)
+        };
         let name = properties()[p].name;
         result.properties.retain(|x| x.def.name == name);
-        let source = scenario_file.display().to_string();
+        let Some(prop) = result.properties.first_mut().filter(|x| x.path.is_some()) else {
+            let why = result
+                .why_incomplete()
+                .unwrap_or_else(|| "its search did not find it again".into());
+            sweep.tally[p].files = Some((source, Err(why)));
+            continue;
+        };
         // The breadth-first counterexample is a shortest one; delta debugging then picks,
-        // among the shortest, one without actions the violation does not need.
-        if let Some(prop) = result.properties.first_mut() {
-            if let Some(path) = &prop.path {
-                let actions: Vec<_> = path.iter().map(|t| t.action).collect();
-                let meta = webmcp_traces::trace::Meta {
-                    scenario: scenario.name.clone(),
-                    scenario_json: text.clone(),
-                    source: source.clone(),
-                    variant: plan.variant.name(),
-                    property: Some(name.to_string()),
-                    expect: Some(webmcp_traces::trace::Expect::Violated),
-                    tool: webmcp_traces::trace::TOOL.into(),
-                };
-                let min = webmcp_traces::minimize::minimize_counterexample(
-                    &model, prop.def, meta, &actions,
-                )
-                .map_err(UsageError)?;
-                prop.path = Some(webmcp_properties::driver::replay_path(&model, min.actions));
-            }
+        // among the shortest, one without actions the violation does not need (left out
+        // past the deadline: the shortest one is written as it is).
+        if let (false, Some(path)) = (past(), &prop.path) {
+            let actions: Vec<_> = path.iter().map(|t| t.action).collect();
+            let meta = webmcp_traces::trace::Meta {
+                scenario: scenario.name.clone(),
+                scenario_json: text.clone(),
+                source: source.clone(),
+                variant: plan.variant.name(),
+                property: Some(name.to_string()),
+                expect: Some(webmcp_traces::trace::Expect::Violated),
+                tool: webmcp_traces::trace::TOOL.into(),
+            };
+            let min =
+                webmcp_traces::minimize::minimize_counterexample(&model, prop.def, meta, &actions)
+                    .map_err(UsageError)?;
+            prop.path = Some(webmcp_properties::driver::replay_path(&model, min.actions));
         }
         let written = webmcp_traces::export::write_result(dir, &model, &source, &text, &result)
             .map_err(UsageError)?;
         let trace = written
             .first()
             .map(|f| f.display().to_string())
-            .unwrap_or_default();
+            .ok_or_else(|| "no trace file was written".to_string());
         sweep.tally[p].files = Some((source, trace));
     }
     Ok(())
@@ -1238,8 +1260,14 @@ fn human(s: &Sweep, timings: bool) -> String {
             if let Some(cause) = &t.cause {
                 out.push_str(&format!("             root cause: {}\n", cause.label()));
             }
-            if let Some((scenario, trace)) = &t.files {
-                out.push_str(&format!("             written: {scenario}, {trace}\n"));
+            match &t.files {
+                Some((scenario, Ok(trace))) => {
+                    out.push_str(&format!("             written: {scenario}, {trace}\n"))
+                }
+                Some((scenario, Err(why))) => out.push_str(&format!(
+                    "             written: {scenario}; its counterexample was not ({why})\n"
+                )),
+                None => {}
             }
         } else if def.kind == Kind::Sometimes {
             if t.witnessing > 0 {
@@ -1322,7 +1350,13 @@ fn json_report(s: &Sweep, timings: bool) -> String {
                 });
                 if let Some((scenario, trace)) = &t.files {
                     o["scenario_file"] = json!(scenario);
-                    o["trace_file"] = json!(trace);
+                    match trace {
+                        Ok(trace) => o["trace_file"] = json!(trace),
+                        Err(why) => {
+                            o["trace_file"] = serde_json::Value::Null;
+                            o["trace_not_written"] = json!(why);
+                        }
+                    }
                 }
                 o
             });

@@ -377,3 +377,43 @@ fn genuine_shard_sets_still_merge_with_their_usual_exit_code() {
     let (_, out) = sweep("tiny,stmts=1", &["--sample", "1"], "sampled");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// `sweep --out` under `--timeout` may write a smallest scenario without its counterexample
+/// (the search for it was stopped); the shard says why, and merge keeps the reason rather
+/// than refusing the shard or inventing a trace.
+#[test]
+fn a_counterexample_a_bound_kept_from_being_written_merges_with_its_reason() {
+    let dir = scratch("not-written");
+    let bound = "tiny,stmts=1";
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let extra = ["--variant", "seed", "--out", out];
+    let (code, mut one) = sweep_shard(bound, 1, 2, &extra);
+    assert_eq!(code, 1, "{one}");
+    let (_, two) = sweep_shard(bound, 2, 2, &extra);
+    let smallest = one["properties"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .map(|p| &mut p["smallest"])
+        .find(|s| s["trace_file"].is_string())
+        .expect("a smallest scenario with its trace");
+    smallest["trace_file"] = Value::Null;
+    smallest["trace_not_written"] = "stopped by --timeout 1 s after 9 states".into();
+    let files = [write(&dir, "one.json", &one), write(&dir, "two.json", &two)];
+    let merged = bin().arg("merge").args(&files).output().unwrap();
+    assert_eq!(merged.status.code(), Some(1), "{}", text(&merged.stderr));
+    let report: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let reasons: Vec<&Value> = report["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["smallest"]["trace_not_written"])
+        .filter(|r| !r.is_null())
+        .collect();
+    assert_eq!(
+        reasons,
+        [&Value::from("stopped by --timeout 1 s after 9 states")],
+        "{report}"
+    );
+}

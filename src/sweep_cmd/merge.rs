@@ -86,6 +86,7 @@ struct SmallestJson {
     summary: String,
     scenario_file: Option<String>,
     trace_file: Option<String>,
+    trace_not_written: Option<String>,
 }
 
 fn text(file: &str, s: String, field: &'static str) -> Result<String, MergeError> {
@@ -336,10 +337,14 @@ fn add_shard(whole: &mut Sweep, s: SweepShard, file: &str) -> Result<(), MergeEr
                 sm.index,
             );
             if t.smallest.as_ref().is_none_or(|(k, _)| key < *k) {
-                t.files = match (sm.scenario_file, sm.trace_file) {
-                    (Some(a), Some(b)) => Some((
+                t.files = match (sm.scenario_file, sm.trace_file, sm.trace_not_written) {
+                    (Some(a), Some(b), None) => Some((
                         text(file, a, "a scenario file")?,
-                        text(file, b, "a trace file")?,
+                        Ok(text(file, b, "a trace file")?),
+                    )),
+                    (Some(a), None, Some(why)) => Some((
+                        text(file, a, "a scenario file")?,
+                        Err(text(file, why, "why a trace was not written")?),
                     )),
                     _ => None,
                 };
