@@ -67,7 +67,9 @@ pub struct Args {
     /// Seconds a page may take before it counts as timed out (1 to 600).
     #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=600))]
     pub page_timeout: u64,
-    /// Write each browser form as a testharness.js test into DIR and exit (no browser).
+    /// Write each browser form as a testharness.js test into DIR and exit (no browser); exit 3
+    /// if the model's exploration of some scenario stopped at its bound (that test is not
+    /// written).
     #[arg(long, value_name = "DIR")]
     pub emit_wpt: Option<PathBuf>,
     /// The variant the emitted tests assert: proposed (the draft with every fix of
@@ -147,9 +149,7 @@ pub fn main(
         }
     }
     if let Some(dir) = &args.emit_wpt {
-        let written = crate::wpt::emit(dir, &forms, wpt_variant)
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
-        return Ok((0, format!("wrote {written} tests to {}\n", dir.display())));
+        return emit_wpt(dir, &forms, wpt_variant, crate::judge::STATE_LIMIT);
     }
     let (version, results) =
         if forms.is_empty() && args.wpt_dir.is_none() && args.write_docs.is_none() {
@@ -183,6 +183,28 @@ pub fn main(
         shard_of,
     );
     Ok((exit_code(&results, &analyses), text))
+}
+
+/// `--emit-wpt DIR`: exit 0 when every test is written, 3 when the model's bound kept some
+/// from being written (each named, with why).
+fn emit_wpt(
+    dir: &Path,
+    forms: &[crate::form::BrowserForm],
+    variant: webmcp_model::Variant,
+    limit: usize,
+) -> Result<(u8, String), String> {
+    let emitted = crate::wpt::emit(dir, forms, variant, limit)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut text = format!("wrote {} tests to {}\n", emitted.tests, dir.display());
+    for u in &emitted.unwritten {
+        text.push_str(&format!("not written: {u}\n"));
+    }
+    if emitted.unwritten.is_empty() {
+        Ok((0, text))
+    } else {
+        text.push_str("exit 3: incomplete; some tests were not written\n");
+        Ok((3, text))
+    }
 }
 
 /// Runs `forms` in the implementation `args` name, timed unless `--no-timings`.
@@ -391,5 +413,35 @@ pub fn exit_code(results: &[ScenarioResult], analyses: &Analyses) -> u8 {
         3
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::emit_wpt;
+
+    /// `--emit-wpt` exits 0 only when it wrote every test; a test its bound kept it from
+    /// writing is named, and the exit is 3 (it once wrote an impossible test and exited 0).
+    #[test]
+    fn emit_wpt_exits_3_when_a_test_is_not_written() {
+        let path = format!(
+            "{}/../scenarios/cross-origin-exposed.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let (forms, _) = crate::run::forms(&[("cross-origin-exposed", text.as_str())]).unwrap();
+        let dir = std::env::temp_dir().join(format!("webmcp-emit-cli-{}", std::process::id()));
+        let variant = webmcp_model::Variant::proposed();
+        let (code, out) = emit_wpt(&dir, &forms, variant, 10).unwrap();
+        assert_eq!(code, 3, "{out}");
+        assert!(
+            out.starts_with("wrote 0 tests to ")
+                && out.contains("not written: cross-origin-exposed: the model's exploration")
+                && out.ends_with("exit 3: incomplete; some tests were not written\n"),
+            "{out}"
+        );
+        let (code, out) = emit_wpt(&dir, &forms, variant, crate::judge::STATE_LIMIT).unwrap();
+        assert_eq!((code, out.lines().count()), (0, 1), "{out}");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

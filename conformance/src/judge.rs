@@ -8,7 +8,7 @@ use webmcp_model::{Variant, WebMcpModel, World};
 
 use crate::observation::{from_state, Observation};
 
-/// States explored at most per scenario and variant.
+/// States explored at most per scenario and variant (about 1.6 GB of memory at the limit).
 pub const STATE_LIMIT: usize = 2_000_000;
 
 #[derive(Clone, Debug)]
@@ -23,8 +23,13 @@ pub struct Allowed {
 /// Explores every reachable state of `world` under `variant` (breadth first)
 /// and projects each state where nothing more can happen.
 pub fn allowed(world: &World, variant: Variant) -> Allowed {
+    allowed_within(world, variant, STATE_LIMIT)
+}
+
+/// [`allowed`], exploring at most `limit` states.
+pub fn allowed_within(world: &World, variant: Variant, limit: usize) -> Allowed {
     let mut observations = BTreeSet::new();
-    let (states, complete) = explore_quiescent(world, variant, |s| {
+    let (states, complete) = explore_quiescent(world, variant, limit, |s| {
         observations.insert(from_state(world, variant, s));
     });
     Allowed {
@@ -49,12 +54,17 @@ pub struct Coverage {
 
 /// The [`Coverage`] of `world` under `variant`.
 pub fn required_coverage(world: &World, variant: Variant) -> Coverage {
+    required_coverage_within(world, variant, STATE_LIMIT)
+}
+
+/// [`required_coverage`], exploring at most `limit` states.
+pub fn required_coverage_within(world: &World, variant: Variant, limit: usize) -> Coverage {
     let mut quiet = world.clone();
     quiet.env.abort.clear();
     quiet.env.remove_iframe.clear();
     let mut statements: Option<BTreeSet<(String, usize)>> = None;
     let mut body_always_invoked = true;
-    let (_, complete) = explore_quiescent(&quiet, variant, |s| {
+    let (_, complete) = explore_quiescent(&quiet, variant, limit, |s| {
         let ran = statements_started(&quiet, s);
         statements = Some(match statements.take() {
             None => ran,
@@ -81,7 +91,9 @@ pub fn reaches_body(world: &World, variant: Variant) -> Result<(), String> {
         return Err("no statement executes a tool: registration and discovery only".into());
     }
     let mut invoked = false;
-    let (_, complete) = explore_quiescent(world, variant, |s| invoked |= !s.bodies.is_empty());
+    let (_, complete) = explore_quiescent(world, variant, STATE_LIMIT, |s| {
+        invoked |= !s.bodies.is_empty()
+    });
     match (invoked, complete) {
         (true, _) => Ok(()),
         (false, true) => Err(format!(
@@ -113,10 +125,11 @@ pub fn statements_started(world: &World, s: &State) -> BTreeSet<(String, usize)>
 
 /// Explores every reachable state of `world` under `variant` (breadth first) and calls
 /// `at_quiescence` on each state where no action is enabled. Returns the states explored
-/// and whether the exploration was complete ([`STATE_LIMIT`]).
+/// and whether the exploration was complete (at most `limit` states).
 fn explore_quiescent(
     world: &World,
     variant: Variant,
+    limit: usize,
     mut at_quiescence: impl FnMut(&State),
 ) -> (usize, bool) {
     let model = WebMcpModel::new(world.clone(), variant);
@@ -137,7 +150,7 @@ fn explore_quiescent(
         for &a in &actions {
             let next = model.apply(&s, a, &mut ());
             if !seen.contains(&next) {
-                if seen.len() >= STATE_LIMIT {
+                if seen.len() >= limit {
                     complete = false;
                     continue;
                 }

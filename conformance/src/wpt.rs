@@ -17,7 +17,7 @@ use webmcp_browser::Origin;
 use webmcp_model::{Variant, World};
 
 use crate::form::{BrowserForm, DocForm, INTERVENTION_FALLBACK_MS};
-use crate::judge::{allowed, required_coverage};
+use crate::judge::{allowed_within, required_coverage_within, STATE_LIMIT};
 use crate::observation::Observation;
 use crate::page::RUNTIME_JS;
 use crate::run::describe_statement;
@@ -314,9 +314,50 @@ fn long(form: &BrowserForm) -> bool {
 }
 
 /// The test file of one form, asserting `variant`.
-pub fn test_file(form: &BrowserForm, variant: Variant) -> String {
+pub fn test_file(form: &BrowserForm, variant: Variant) -> Result<String, Unwritten> {
+    test_file_within(form, variant, STATE_LIMIT)
+}
+
+/// A test that is not written: the model's exploration stopped at its bound, so what it
+/// would assert is not known (a test of the observations found so far would fail a browser
+/// that conforms).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unwritten {
+    pub scenario: String,
+    pub why: String,
+}
+
+impl std::fmt::Display for Unwritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.scenario, self.why)
+    }
+}
+
+/// [`test_file`], the model exploring at most `limit` states for each question it answers.
+pub fn test_file_within(
+    form: &BrowserForm,
+    variant: Variant,
+    limit: usize,
+) -> Result<String, Unwritten> {
     let world = World::compile(&form.judged).expect("derive compiled it");
-    let allowed = allowed(&world, variant);
+    let stopped = |what: &str| {
+        Unwritten {
+        scenario: form.scenario.clone(),
+        why: format!(
+            "the model's exploration of {what} stopped at {} states (the bound of conformance's judge), so the test is not written",
+            webmcp_properties::limits::thousands(limit as u64)
+        ),
+    }
+    };
+    let allowed = allowed_within(&world, variant, limit);
+    if !allowed.complete {
+        return Err(stopped("the observations it allows"));
+    }
+    // What the observation depends on (as the conformance verdict requires it).
+    let coverage = required_coverage_within(&world, variant, limit);
+    if !coverage.complete {
+        return Err(stopped("the runs without interventions"));
+    }
     let draft = format!("the draft ({})", variant.name());
     let top = &form.docs[0];
     let mut out = String::from("<!doctype html>\n<meta charset=\"utf-8\">\n");
@@ -359,13 +400,8 @@ pub fn test_file(form: &BrowserForm, variant: Variant) -> String {
     out.push_str("<script>\n");
     let _ = writeln!(
         out,
-        "// Every observation the model of {draft} allows ({} states explored{}).",
-        allowed.states,
-        if allowed.complete {
-            ""
-        } else {
-            ", not all of them"
-        }
+        "// Every observation the model of {draft} allows ({} states explored).",
+        allowed.states
     );
     out.push_str("const ALLOWED = [\n");
     for o in &allowed.observations {
@@ -383,8 +419,6 @@ pub fn test_file(form: &BrowserForm, variant: Variant) -> String {
         "const KEYS = {};",
         serde_json::to_string(&keys).expect("JSON values serialize")
     );
-    // What the observation depends on (as the conformance verdict requires it).
-    let coverage = required_coverage(&world, variant);
     let required: Vec<Value> = form
         .docs
         .iter()
@@ -435,7 +469,7 @@ pub fn test_file(form: &BrowserForm, variant: Variant) -> String {
         ))
     );
     out.push_str("</script>\n");
-    out
+    Ok(out)
 }
 
 /// An iframe's document (in `DIR/resources/`).
@@ -460,33 +494,63 @@ pub fn runtime_file() -> String {
     )
 }
 
-/// The files of the tests of `forms` (path relative to `DIR`, content).
-pub fn files(forms: &[BrowserForm], variant: Variant) -> BTreeMap<String, String> {
+/// The files of the tests of `forms` (path relative to `DIR`, content), and the tests not
+/// written because the model's exploration stopped at `limit` states.
+pub fn files(
+    forms: &[BrowserForm],
+    variant: Variant,
+    limit: usize,
+) -> (BTreeMap<String, String>, Vec<Unwritten>) {
     let mut out = BTreeMap::new();
+    let mut unwritten = Vec::new();
     out.insert(RUNTIME_FILE.to_string(), runtime_file());
     out.insert(HARNESS_FILE.to_string(), HARNESS_JS.to_string());
     for form in forms {
+        let test = match test_file_within(form, variant, limit) {
+            Ok(test) => test,
+            Err(u) => {
+                unwritten.push(u);
+                continue;
+            }
+        };
         let top = &form.docs[0];
         let name = file_name(form, top);
         out.insert(format!("{name}.headers"), headers(top));
-        out.insert(name, test_file(form, variant));
+        out.insert(name, test);
         for doc in &form.docs[1..] {
             let name = format!("resources/{}", file_name(form, doc));
             out.insert(format!("{name}.headers"), headers(doc));
             out.insert(name, resource_file(form, doc));
         }
     }
-    out
+    (out, unwritten)
+}
+
+/// What [`emit`] wrote.
+#[derive(Debug)]
+pub struct Emitted {
+    pub tests: usize,
+    pub unwritten: Vec<Unwritten>,
 }
 
 /// Writes every form's test into `dir` (its iframes and the shared files into
-/// `dir/resources`), asserting `variant`. Returns the number of tests.
-pub fn emit(dir: &Path, forms: &[BrowserForm], variant: Variant) -> std::io::Result<usize> {
+/// `dir/resources`), asserting `variant`, the model exploring at most `limit` states per
+/// question; a form whose exploration stopped gets no test.
+pub fn emit(
+    dir: &Path,
+    forms: &[BrowserForm],
+    variant: Variant,
+    limit: usize,
+) -> std::io::Result<Emitted> {
     std::fs::create_dir_all(dir.join("resources"))?;
-    for (path, text) in files(forms, variant) {
+    let (files, unwritten) = files(forms, variant, limit);
+    for (path, text) in files {
         std::fs::write(dir.join(path), text)?;
     }
-    Ok(forms.len())
+    Ok(Emitted {
+        tests: forms.len() - unwritten.len(),
+        unwritten,
+    })
 }
 
 pub mod chromium;
@@ -505,7 +569,7 @@ mod tests {
     #[test]
     fn a_test_loads_testharness_and_the_shared_resources() {
         let f = form("cross-origin-exposed");
-        let t = test_file(&f, Variant::proposed());
+        let t = test_file(&f, Variant::proposed()).unwrap();
         let harness = t.find("<script src=\"/resources/testharness.js\"></script>\n<script src=\"/resources/testharnessreport.js\"></script>\n<script src=\"resources/webmcp-harness.js\"></script>").unwrap();
         let runtime = t
             .find("<script src=\"resources/webmcp-runtime.js\"></script>")
@@ -535,7 +599,7 @@ mod tests {
     #[test]
     fn a_single_origin_test_needs_no_substitution() {
         let f = form("same-origin-iframe");
-        let files = files(std::slice::from_ref(&f), Variant::proposed());
+        let (files, _) = files(std::slice::from_ref(&f), Variant::proposed(), STATE_LIMIT);
         let t = &files["same-origin-iframe.https.html"];
         assert!(!t.contains("{{"), "{t}");
         assert!(t.contains("\"https://a.example\":self.origin"));
@@ -556,7 +620,7 @@ mod tests {
     #[test]
     fn object_input_double_negative_asserts_the_chosen_variant() {
         let f = form("object-input-double-negative");
-        let proposed = test_file(&f, Variant::proposed());
+        let proposed = test_file(&f, Variant::proposed()).unwrap();
         assert!(proposed.contains(
             "assert_equals(observed[\"top: call exec\"], \"fulfilled string \\\"done\\\"\", \"executeTool() promise for exec in top settles as the draft (proposed) allows\");"
         ), "{proposed}");
@@ -571,12 +635,13 @@ mod tests {
             "{proposed}"
         );
         assert!(proposed.contains("(the draft with the proposed fixes)"));
-        let current = test_file(&f, Variant::SEED);
+        let current = test_file(&f, Variant::SEED).unwrap();
         assert!(current.contains("assert_equals(observed[\"top: invoke t1\"], \"input={\\\"q\\\":1} signal=live/live when=later\""), "{current}");
         let seed = test_file(
             &f,
             Variant::SEED.at(webmcp_model::variant::Revision::Aug2026),
-        );
+        )
+        .unwrap();
         assert!(seed.contains(
             "assert_equals(observed[\"top: call exec\"], \"rejected UnknownError\", \"executeTool() promise for exec in top settles as the draft (seed@2026-08) allows\");"
         ), "{seed}");
@@ -591,7 +656,7 @@ mod tests {
     #[test]
     fn interventions_make_a_test_long_and_link_unload_cleanup() {
         let f = form("target-unloaded-mid-execution");
-        let t = test_file(&f, Variant::proposed());
+        let t = test_file(&f, Variant::proposed()).unwrap();
         assert!(t.contains("<meta name=\"timeout\" content=\"long\">"));
         assert!(t.contains("#pending-tool-executions\">"));
         assert!(t.contains("timeout_ms: 45000"));
@@ -646,7 +711,8 @@ mod tests {
         }
         assert!(forms.len() >= 20, "{}", forms.len());
         for variant in [Variant::proposed(), Variant::SEED] {
-            let files = files(&forms, variant);
+            let (files, unwritten) = files(&forms, variant, STATE_LIMIT);
+            assert!(unwritten.is_empty(), "{unwritten:?}");
             let errors = lint::lint(&files);
             assert!(
                 errors.is_empty(),
@@ -664,13 +730,9 @@ mod tests {
     #[test]
     fn emit_writes_tests_resources_and_shared_files() {
         let dir = std::env::temp_dir().join(format!("webmcp-wpt-{}", std::process::id()));
-        let n = emit(
-            &dir,
-            &[form("cross-origin-exposed"), form("register-and-discover")],
-            Variant::proposed(),
-        )
-        .unwrap();
-        assert_eq!(n, 2);
+        let forms = [form("cross-origin-exposed"), form("register-and-discover")];
+        let emitted = emit(&dir, &forms, Variant::proposed(), STATE_LIMIT).unwrap();
+        assert_eq!((emitted.tests, emitted.unwritten), (2, vec![]));
         assert!(dir.join("cross-origin-exposed.https.sub.html").exists());
         assert!(dir
             .join("resources/cross-origin-exposed--child.https.sub.html")
@@ -680,6 +742,40 @@ mod tests {
         assert!(runtime.starts_with("// Runs one document's statements"));
         assert!(runtime.contains("window.top.postMessage({ webmcpReport: value }, '*')"));
         assert!(dir.join(HARNESS_FILE).exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A test of the observations found before the model's bound would fail a browser that
+    /// conforms (it once held `const ALLOWED = [];`): it is not written, and says why.
+    #[test]
+    fn a_test_whose_exploration_stopped_is_not_written() {
+        let dir = std::env::temp_dir().join(format!("webmcp-wpt-bound-{}", std::process::id()));
+        let forms = [form("cross-origin-exposed"), form("register-and-discover")];
+        let all = |limit| {
+            let (files, unwritten) = files(&forms, Variant::proposed(), limit);
+            (
+                files.keys().filter(|k| k.ends_with(".html")).count(),
+                unwritten.len(),
+            )
+        };
+        // register-and-discover is the smaller: some bound writes it and not the other.
+        let limit = (1..10_000).find(|&n| all(n).1 == 1).unwrap();
+        let emitted = emit(&dir, &forms, Variant::proposed(), limit).unwrap();
+        assert_eq!(emitted.tests, 1);
+        assert_eq!(emitted.unwritten[0].scenario, "cross-origin-exposed");
+        assert!(
+            emitted.unwritten[0]
+                .why
+                .contains(&format!("stopped at {limit} states")),
+            "{}",
+            emitted.unwritten[0]
+        );
+        assert!(dir.join("register-and-discover.https.html").exists());
+        assert!(!dir.join("cross-origin-exposed.https.sub.html").exists());
+        assert!(!dir
+            .join("resources/cross-origin-exposed--child.https.sub.html")
+            .exists());
+        assert_eq!(all(1), (0, 2));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -58,7 +58,10 @@ pub fn run(
     variant: Variant,
     page_timeout: Duration,
 ) -> Result<Vec<WptOutcome>, String> {
-    let files = files(forms, variant);
+    let (files, unwritten) = files(forms, variant, crate::judge::STATE_LIMIT);
+    if let Some(u) = unwritten.first() {
+        return Err(u.to_string());
+    }
     let outcomes = run_pages(
         chromium,
         |origins| {
