@@ -174,3 +174,37 @@ fn a_scenario_file_is_read_as_untrusted_input() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The polyfill is read with a bound: `/dev/zero` took 13.8 GB before it was.
+#[test]
+fn a_polyfill_that_is_a_device_or_a_directory_is_refused_unread() {
+    for (args, why) in [
+        (
+            vec!["legacy-conformance", "--polyfill", "/dev/zero"],
+            "/dev/zero: larger than 16 MiB, the limit for a script file; not read",
+        ),
+        (
+            vec![
+                "conformance",
+                "--scenario",
+                "register-and-discover",
+                "--chromium",
+                "/bin/true",
+                "--impl",
+                "polyfill",
+                "--polyfill",
+                "/dev/zero",
+            ],
+            "/dev/zero: larger than 16 MiB, the limit for a script file; not read",
+        ),
+        (
+            vec!["legacy-conformance", "--polyfill", "/"],
+            "/: is a directory",
+        ),
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
+    }
+}

@@ -309,21 +309,42 @@ fn write_docs(
     ))
 }
 
+/// The largest script a page loads from a file (the polyfill's IIFE build, testharness.js):
+/// both are under 1 MiB; a device such as `/dev/zero` or a huge file is refused unread.
+pub const MAX_SCRIPT_BYTES: u64 = 16 << 20;
+
+/// A script file, at most [`MAX_SCRIPT_BYTES`] (only that many bytes and one more are read).
+fn read_script(path: &Path, install: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let why = |e: &dyn std::fmt::Display| format!("{}: {e} ({install})", path.display());
+    let file = std::fs::File::open(path).map_err(|e| why(&e))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(why(&"is a directory"));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SCRIPT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| why(&e))?;
+    if bytes.len() as u64 > MAX_SCRIPT_BYTES {
+        return Err(format!(
+            "{}: larger than {} MiB, the limit for a script file; not read",
+            path.display(),
+            MAX_SCRIPT_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
+}
+
 /// WPT's testharness.js, as `npm ci` in browser/js installs it.
 fn testharness() -> Result<String, String> {
     let path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
-    std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: {e} (run `npm ci` in browser/js)", path.display()))
+    let bytes = read_script(path, "run `npm ci` in browser/js")?;
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
 }
 
 /// The polyfill's IIFE build.
 pub fn read_polyfill(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| {
-        format!(
-            "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
-            path.display()
-        )
-    })
+    read_script(path, "run `npm ci` in browser/js, or pass --polyfill")
 }
 
 /// The browser a page of `imp` runs in, and the polyfill to load into it: Chromium with its

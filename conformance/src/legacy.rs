@@ -81,12 +81,7 @@ pub fn main(
     worlds: Vec<LegacyWorld>,
 ) -> Result<(u8, String), String> {
     let variant = LegacyVariant::parse(&args.variant).map_err(|e| e.to_string())?;
-    let polyfill = std::fs::read(&args.polyfill).map_err(|e| {
-        format!(
-            "{}: {e} (install it with `npm ci` in browser/js)",
-            args.polyfill.display()
-        )
-    })?;
+    let polyfill = crate::cli::read_polyfill(&args.polyfill)?;
     let chromium_path = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
     let chromium = Chromium::new(&chromium_path);
     let runnable: Vec<&LegacyWorld> = worlds.iter().filter(|w| w.browser.is_some()).collect();

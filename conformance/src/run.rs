@@ -222,12 +222,7 @@ pub fn run(
                 .polyfill
                 .as_ref()
                 .ok_or("the polyfill implementation needs its IIFE build")?;
-            Some(std::fs::read(path).map_err(|e| {
-                format!(
-                    "{}: {e} (run `npm ci` in browser/js, or pass --polyfill)",
-                    path.display()
-                )
-            })?)
+            Some(crate::cli::read_polyfill(path)?)
         }
     };
     let imp = config.imp;
