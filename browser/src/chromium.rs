@@ -93,12 +93,51 @@ impl Chromium {
 
     /// `chromium --version`, trimmed (e.g. "Chromium 148.0.7778.167 built on Debian ...").
     pub fn version(&self) -> std::io::Result<String> {
-        let out = Command::new(&self.path)
+        self.version_within(VERSION_TIMEOUT)
+    }
+
+    /// [`Chromium::version`], giving up after `timeout` (the process group is killed).
+    pub fn version_within(&self, timeout: std::time::Duration) -> std::io::Result<String> {
+        use std::io::Read;
+        let mut child = Command::new(&self.path)
             .arg("--version")
             .stdin(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .output()?;
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+            .process_group(0)
+            .spawn()?;
+        let stdout = child.stdout.take().expect("piped");
+        let reader = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = stdout.take(VERSION_BYTES).read_to_end(&mut text);
+            text
+        });
+        let start = std::time::Instant::now();
+        let pgid = child.id() as libc::pid_t;
+        loop {
+            if child.try_wait()?.is_some() {
+                // Whatever it left running could hold the pipe open, and the read with it.
+                // SAFETY: kill(2) on the process group the child led (process_group(0)).
+                unsafe {
+                    libc::kill(-pgid, libc::SIGKILL);
+                }
+                break;
+            }
+            if start.elapsed() > timeout {
+                kill_group(&mut child);
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "{} --version did not answer within {:?}",
+                        self.path.display(),
+                        timeout
+                    ),
+                ));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let text = reader.join().unwrap_or_default();
+        Ok(String::from_utf8_lossy(&text).trim().to_string())
     }
 
     /// The full argument list for a launch on `url` with `user_data_dir`.
@@ -183,16 +222,27 @@ fn tail_without_dbus(log: &str, lines: usize) -> String {
     kept[kept.len().saturating_sub(lines)..].join("\n")
 }
 
+/// How long `CHROMIUM --version` may take (Chromium answers in well under a second).
+const VERSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The most of its answer that is read.
+const VERSION_BYTES: u64 = 4096;
+
+/// Kills `child` and the process group it leads (spawned with `process_group(0)`), and
+/// reaps it.
+fn kill_group(child: &mut Child) {
+    let pgid = child.id() as libc::pid_t;
+    // SAFETY: kill(2) with a negative pid signals the process group we created
+    // at spawn (process_group(0) makes the child its leader).
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
-        let pgid = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) with a negative pid signals the process group we created
-        // at spawn (process_group(0) makes the child its leader).
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        kill_group(&mut self.child);
         let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
@@ -200,6 +250,38 @@ impl Drop for Running {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A "browser" that never answers `--version` is given up on, with its process group.
+    #[test]
+    fn a_version_probe_that_never_answers_is_bounded() {
+        let dir = std::env::temp_dir().join(format!("webmcp-version-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("silent.sh");
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+            std::fs::set_permissions(&path, mode).unwrap();
+            path
+        };
+        let silent = write("silent.sh", "#!/bin/sh\nsleep 1000 &\nwait\n");
+        // It answers, leaving a process behind that holds its standard output open.
+        let answers = write(
+            "answers.sh",
+            "#!/bin/sh\nsleep 1000 &\necho \"Chromium 1.2.3 $1\"\n",
+        );
+        let timeout = std::time::Duration::from_millis(300);
+        let e = Chromium::new(&silent).version_within(timeout).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::TimedOut, "{e}");
+        assert!(
+            e.to_string()
+                .ends_with("--version did not answer within 300ms"),
+            "{e}"
+        );
+        let answered = Chromium::new(&answers).version_within(timeout).unwrap();
+        assert_eq!(answered, "Chromium 1.2.3 --version");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
     fn args_hold_base_flags_profile_extras_and_url_last() {
