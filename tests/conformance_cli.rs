@@ -208,3 +208,65 @@ fn a_polyfill_that_is_a_device_or_a_directory_is_refused_unread() {
         assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
     }
 }
+
+/// A run ended by SIGTERM (`timeout`, a cancelled CI job) kills the browser it started: it
+/// leads a process group of its own, so it used to outlive us, adopted by init.
+#[test]
+fn a_terminated_run_leaves_no_browser_behind() {
+    let dir = std::env::temp_dir().join(format!("webmcp-sigterm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pidfile = dir.join("browser.pid");
+    let fake = dir.join("chromium.sh");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Chromium 0 (a stand-in)'; exit 0; fi\necho $$ > {}\nexec sleep 1000\n",
+            pidfile.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut run = bin()
+        .args([
+            "conformance",
+            "--scenario",
+            "register-and-discover",
+            "--chromium",
+        ])
+        .arg(&fake)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let wait_for = |what: &str, done: &mut dyn FnMut() -> bool| {
+        let start = std::time::Instant::now();
+        while !done() {
+            assert!(start.elapsed().as_secs() < 20, "{what} did not happen");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let mut pid = String::new();
+    wait_for("the browser's start", &mut || {
+        pid = std::fs::read_to_string(&pidfile).unwrap_or_default();
+        pid.ends_with('\n')
+    });
+    let pid = pid.trim().to_string();
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &run.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let status = run.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(15),
+        "{status:?}"
+    );
+    // Gone, or a zombie that init has yet to reap.
+    wait_for("the browser's end", &mut || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit(") ").next().unwrap_or("").starts_with('Z')
+        })
+    });
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -165,7 +165,10 @@ impl Chromium {
                 .spawn()
         };
         match spawn() {
-            Ok(child) => Ok(Running { child, profile }),
+            Ok(child) => {
+                killed_on_exit_signal(child.id() as libc::pid_t);
+                Ok(Running { child, profile })
+            }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&profile);
                 Err(e)
@@ -174,8 +177,91 @@ impl Chromium {
     }
 }
 
+/// The process groups of the browsers running now: 0 is a free slot. A signal that ends the
+/// process (SIGTERM from `timeout` or a cancelled CI job, SIGINT, SIGHUP) kills them first;
+/// otherwise they would outlive us, adopted by init, since each leads a group of its own.
+static RUNNING_GROUPS: [std::sync::atomic::AtomicI32; 64] =
+    [const { std::sync::atomic::AtomicI32::new(0) }; 64];
+
+/// Kills every browser's process group, then ends the process as the signal would have.
+/// Only async-signal-safe calls: atomic loads, kill(2), signal(2), raise(3).
+extern "C" fn on_exit_signal(signal: libc::c_int) {
+    for slot in &RUNNING_GROUPS {
+        let pgid = slot.load(Ordering::SeqCst);
+        if pgid > 0 {
+            // SAFETY: kill(2) on a process group this process created.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+    }
+    // SAFETY: restoring the default action and raising the signal again ends the process
+    // with the status the signal gives.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+/// Records `pgid` for [`on_exit_signal`] (installed on the first call). With every slot
+/// taken (64 browsers at once) the group is not recorded, and a signal would leave it.
+fn killed_on_exit_signal(pgid: libc::pid_t) {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            // SAFETY: installs a handler that makes only async-signal-safe calls.
+            unsafe {
+                libc::signal(signal, on_exit_signal as *const () as libc::sighandler_t);
+            }
+        }
+    });
+    for slot in &RUNNING_GROUPS {
+        if slot
+            .compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// Forgets `pgid` (its browser was killed and reaped).
+fn forget_group(pgid: libc::pid_t) {
+    for slot in &RUNNING_GROUPS {
+        let _ = slot.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
+/// Removes the profile directories of earlier runs whose process is gone (a signal such as
+/// SIGKILL ended it before it could).
+fn remove_stale_profiles() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("webmcp-chromium-"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill(2) with signal 0 only asks whether the process exists.
+        let gone = pid > 0
+            && unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 fn fresh_profile_dir() -> std::io::Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    static STALE: std::sync::Once = std::sync::Once::new();
+    STALE.call_once(remove_stale_profiles);
     let n = COUNTER.fetch_add(1, Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("webmcp-chromium-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -243,6 +329,7 @@ fn kill_group(child: &mut Child) {
 impl Drop for Running {
     fn drop(&mut self) {
         kill_group(&mut self.child);
+        forget_group(self.child.id() as libc::pid_t);
         let _ = std::fs::remove_dir_all(&self.profile);
     }
 }
