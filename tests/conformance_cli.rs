@@ -270,3 +270,56 @@ fn a_terminated_run_leaves_no_browser_behind() {
     });
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A file that cannot be written is refused before any browser starts (it was said only
+/// after the whole run): the stand-in browser records any start.
+#[test]
+fn an_unwritable_output_is_refused_before_the_browser_runs() {
+    let dir = std::env::temp_dir().join(format!("webmcp-unwritable-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("pages")).unwrap();
+    std::fs::write(dir.join("pages/index.html"), "<!doctype html>").unwrap();
+    let started = dir.join("started");
+    let fake = dir.join("chromium.sh");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Chromium 0'; exit 0; fi\ntouch {}\n",
+            started.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let chromium = fake.to_str().unwrap();
+    let pages = dir.join("pages");
+    let pages = pages.to_str().unwrap();
+    let tmp = std::env::temp_dir();
+    let tmp = tmp.to_str().unwrap();
+    let scenario = ["conformance", "--scenario", "register-and-discover"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        ([&scenario[..], &["--save", tmp]].concat(), "is a directory"),
+        (
+            [&scenario[..], &["--save", "/nonexistent/x.json"]].concat(),
+            "its directory /nonexistent does not exist",
+        ),
+        (
+            [&scenario[..], &["--write-docs", "/nonexistent/x.md"]].concat(),
+            "its directory /nonexistent does not exist",
+        ),
+        (
+            vec!["record", "--dir", pages, "--page", "index.html", "-o", tmp],
+            "is a directory",
+        ),
+    ];
+    for (args, why) in cases {
+        let out = bin()
+            .args(&args)
+            .args(["--chromium", chromium])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
+        assert!(!started.exists(), "{args:?} started the browser");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

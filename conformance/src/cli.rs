@@ -151,6 +151,10 @@ pub fn main(
     if let Some(dir) = &args.emit_wpt {
         return emit_wpt(dir, &forms, wpt_variant, crate::judge::STATE_LIMIT);
     }
+    // A file that cannot be written is said before the browser runs, not after.
+    for path in [&args.save, &args.write_docs].into_iter().flatten() {
+        writable(path)?;
+    }
     let (version, results) =
         if forms.is_empty() && args.wpt_dir.is_none() && args.write_docs.is_none() {
             // Nothing to run (an empty shard): no browser starts, and the report names none.
@@ -277,6 +281,9 @@ fn write_docs(
     forms: &[crate::form::BrowserForm],
     skipped: &BTreeMap<String, String>,
 ) -> Result<(u8, String), String> {
+    // What the second half needs, before the first half's minutes in the browser.
+    read_polyfill(&args.polyfill)?;
+    testharness()?;
     let mut runs = Vec::new();
     for imp in [Impl::Chromium, Impl::Polyfill] {
         let config = args.config(chromium, imp);
@@ -307,6 +314,26 @@ fn write_docs(
         exit_code(&all, &analyses),
         format!("wrote {}\n", path.display()),
     ))
+}
+
+/// Whether a file could be written at `path`, as far as can be told without writing it: it is
+/// not a directory, and its directory exists.
+pub fn writable(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("{}: is a directory, not a file", path.display()));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(format!(
+            "{}: its directory {} does not exist",
+            path.display(),
+            parent.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The largest script a page loads from a file (the polyfill's IIFE build, testharness.js):

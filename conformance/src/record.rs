@@ -129,6 +129,7 @@ pub fn record(args: &Args) -> Result<Recording, String> {
 /// incomplete (the pages did not go quiet within --page-timeout, reported nothing, or
 /// reported more than [`MAX_EVENTS`] events).
 pub fn main(args: &Args) -> Result<(u8, String), String> {
+    crate::cli::writable(&args.output)?;
     let Recording {
         collected, quiet, ..
     } = record(args)?;
