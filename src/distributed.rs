@@ -56,6 +56,16 @@ impl EngineArgs {
         self.engine == EngineArg::Timely
     }
 
+    /// Whether any option of a distributed run was given.
+    pub(crate) fn is_set(&self) -> bool {
+        self.is_timely()
+            || self.workers.is_some()
+            || self.processes.is_some()
+            || self.process.is_some()
+            || self.hostfile.is_some()
+            || self.connect_timeout.is_some()
+    }
+
     /// The cluster of `--engine timely` (`None` for the local engine), once the options
     /// are known to make sense together.
     pub(crate) fn cluster(

@@ -353,11 +353,21 @@ struct CheckArgs {
     /// bytes. Nothing else changes: states, counts, verdicts and paths are the same.
     #[arg(long, value_enum, default_value = "auto")]
     frontier: FrontierArg,
-    /// Write every counterexample and witness here as an ITF trace (.itf.json).
-    #[arg(long, value_name = "DIR", default_value = webmcp_traces::export::DEFAULT_TRACE_DIR)]
-    trace_dir: std::path::PathBuf,
+    /// Write every counterexample and witness here as an ITF trace (.itf.json) [default:
+    /// target/webmcp-traces].
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<std::path::PathBuf>,
     #[command(flatten)]
     distributed: distributed::EngineArgs,
+}
+
+impl CheckArgs {
+    /// Where traces go: --trace-dir, else [`webmcp_traces::export::DEFAULT_TRACE_DIR`].
+    fn trace_dir(&self) -> &std::path::Path {
+        self.trace_dir.as_deref().unwrap_or(std::path::Path::new(
+            webmcp_traces::export::DEFAULT_TRACE_DIR,
+        ))
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -905,7 +915,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         frontier: args.frontier.engine(),
     };
     let cluster = args.distributed.cluster(args, &variant, &sources)?;
-    webmcp_traces::export::prepare_trace_dir(&args.trace_dir)
+    webmcp_traces::export::prepare_trace_dir(args.trace_dir())
         .map_err(|e| UsageError(e.to_string()))?;
     Ok(CheckPlan {
         variant,
@@ -965,7 +975,7 @@ fn write_traces(
     let (source, text) = &plan.sources[i];
     let model = WebMcpModel::new(plan.worlds[i].clone(), plan.variant);
     Ok(
-        webmcp_traces::export::write_result(&args.trace_dir, &model, source, text, result)
+        webmcp_traces::export::write_result(args.trace_dir(), &model, source, text, result)
             .map_err(UsageError)?
             .len(),
     )
@@ -975,7 +985,7 @@ fn say_traces_written(args: &CheckArgs, n: usize) {
     if n > 0 && !args.quiet {
         eprintln!(
             "webmcp-check: {n} trace(s) written to {}",
-            args.trace_dir.display()
+            args.trace_dir().display()
         );
     }
 }
@@ -994,7 +1004,7 @@ fn render_check(
         Format::Human => format!(
             "{}{}",
             output::baseline_summary(judgement, with_baseline),
-            output::closing_summary(results, judgement, with_baseline, &args.trace_dir)
+            output::closing_summary(results, judgement, with_baseline, args.trace_dir())
         ),
         Format::Json => {
             let mut doc = output::json(
@@ -1042,9 +1052,13 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.baseline.is_some()
         || args.revision.is_some()
         || args.shard.is_some()
+        || args.seed.is_some()
+        || args.runs.is_some()
+        || args.trace_dir.is_some()
+        || args.distributed.is_set()
     {
         return Err(UsageError(
-            "--profile legacy supports --format human|json, --max-states, --max-depth, --timeout and --memory-limit only".into(),
+            "--profile legacy supports --format human|json, --max-states, --max-depth, --timeout and --memory-limit only (it writes no traces)".into(),
         ));
     }
     check_bounds(args)?;

@@ -190,6 +190,11 @@ fn bad_input_is_one_line_and_exit_2() {
             "chosen+nope",
         ],
         vec!["check", "--profile", "legacy", "--all", "--format", "junit"],
+        // Options the legacy search does not take were ignored (no trace was written).
+        vec!["check", "--profile", "legacy", "--all", "--trace-dir", "t"],
+        vec!["check", "--profile", "legacy", "--all", "--seed", "3"],
+        vec!["check", "--profile", "legacy", "--all", "--runs", "3"],
+        vec!["check", "--profile", "legacy", "--all", "--workers", "2"],
         vec!["check", "--profile", "legacy"],
         vec!["check", "--profile", "nope", "--all"],
         vec![
