@@ -11,6 +11,22 @@ use webmcp_properties::bench::{
 
 use crate::{catalog, UsageError};
 
+/// A family size for --max-size: 1 to 64.
+fn largest_size(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=64).contains(&n) => Ok(n),
+        _ => Err("a size from 1 to 64".into()),
+    }
+}
+
+/// A number of seconds above zero, finite.
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err("a number of seconds above 0 (e.g. 20 or 2.5)".into()),
+    }
+}
+
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// Print the scenario file of a family at a size (NAME:N, e.g. iframes:4) and exit, to
@@ -37,14 +53,15 @@ pub struct BenchArgs {
     /// the checker has it) instead of the standard scenarios.
     #[arg(long)]
     scaling: bool,
-    /// With --scaling: only these families (tabs, iframes, registrations, executions).
-    #[arg(long = "family", value_name = "NAME")]
+    /// With --scaling: only these families (tabs, iframes, registrations, executions,
+    /// caller-target).
+    #[arg(long = "family", value_name = "NAME", requires = "scaling")]
     families: Vec<String>,
     /// With --scaling: a size whose run takes longer than this many seconds is the last.
-    #[arg(long, default_value_t = 20.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 20.0, value_name = "SECONDS", requires = "scaling", value_parser = positive_seconds)]
     limit_seconds: f64,
-    /// With --scaling: the largest size tried.
-    #[arg(long, default_value_t = 8, value_name = "N")]
+    /// With --scaling: the largest size tried (at least 1).
+    #[arg(long, default_value_t = 8, value_name = "N", requires = "scaling", value_parser = largest_size)]
     max_size: usize,
     /// Stop any one run after this many seconds (default: 120; 900 with --targets).
     #[arg(long, value_name = "SECONDS")]

@@ -231,7 +231,7 @@ pub(crate) fn threads_arg(n: usize) -> Result<usize, UsageError> {
 #[derive(clap::Args)]
 struct CoverageArgs {
     /// Cover the whole standard suite (the default when no --scenario is given).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "scenarios")]
     all: bool,
     /// Restrict to these embedded scenarios (repeatable).
     #[arg(long = "scenario", value_name = "NAME")]
@@ -439,6 +439,26 @@ const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
 #[global_allocator]
 static ALLOCATOR: alloc::MiMalloc = alloc::MiMalloc;
 
+/// clap's error in one line: its first line, with the arguments it lists on indented lines
+/// after it ("the following required arguments were not provided: --scaling"), never the
+/// usage and the help hint.
+fn clap_error_line(rendered: &str) -> String {
+    let mut lines = rendered.lines();
+    let mut line = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
+    let listed: Vec<&str> = lines
+        .take_while(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    if !listed.is_empty() {
+        line = format!("{} {}", line, listed.join(", "));
+    }
+    line
+}
+
 fn main() -> ExitCode {
     alloc::keep_freed_memory();
     let cli = match Cli::try_parse() {
@@ -460,9 +480,7 @@ fn main() -> ExitCode {
                     },
                 );
             }
-            let rendered = e.render().to_string();
-            let line = rendered.lines().next().unwrap_or("invalid arguments");
-            eprintln!("webmcp-check: {}", line.trim_start_matches("error: "));
+            eprintln!("webmcp-check: {}", clap_error_line(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };

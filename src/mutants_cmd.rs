@@ -22,7 +22,7 @@ pub struct MutantsArgs {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Run only this mutant (as the report names it, e.g. drop-step@execute-tool#16.12).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "operator")]
     mutant: Option<String>,
     /// Run only mutants of this operator.
     #[arg(long, value_name = "OPERATOR")]
