@@ -29,7 +29,8 @@ Exit codes: 0 written, 2 bad usage or input (including an output that cannot be 
 
 pub const COVERAGE: &str = "\
 Exit codes: 0 every executable step is reached or unreachable by construction, 1 some step is
-reached by no scenario, 2 bad usage.";
+reached by no scenario, 2 bad usage, 3 incomplete: --memory-limit stopped some scenario's
+exploration (its counts are a lower bound; a step it did not reach may be reachable).";
 
 pub const REPLAY: &str = "\
 Exit codes: 0 the trace replays on the model (every state and its verdict), 1 the trace does not

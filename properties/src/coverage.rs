@@ -170,6 +170,16 @@ impl Coverage {
             .filter_map(|(name, c)| c.stopped_by.as_ref().map(|s| (name.as_str(), s)))
     }
 
+    /// Why a step no scenario reached is unreached: the suite lacks a scenario for it, or,
+    /// when a bound stopped some scenario, perhaps only the bound.
+    fn not_exercised_reason(&self) -> &'static str {
+        if self.stopped().next().is_some() {
+            "no scenario reached it before a bound stopped some of them: it may be reachable"
+        } else {
+            "no scenario reaches it: add a scenario"
+        }
+    }
+
     /// Sums per-scenario coverages.
     pub fn from_scenarios(
         scenarios: Vec<(String, ScenarioCoverage)>,
@@ -298,7 +308,8 @@ impl Coverage {
                     Unreached::NotExercised => {
                         let _ = writeln!(
                             out,
-                            "  {step}: not exercised by any scenario (add a scenario)"
+                            "  {step}: not exercised: {}",
+                            self.not_exercised_reason()
                         );
                     }
                 }
@@ -360,9 +371,7 @@ impl Coverage {
             for (step, why) in &unreached {
                 let (class, reason) = match why {
                     Unreached::ByConstruction(r) => ("unreachable by construction", *r),
-                    Unreached::NotExercised => {
-                        ("not exercised", "no scenario reaches it: add a scenario")
-                    }
+                    Unreached::NotExercised => ("not exercised", self.not_exercised_reason()),
                 };
                 let _ = writeln!(
                     out,
@@ -414,7 +423,7 @@ impl Coverage {
                 Unreached::NotExercised => json!({
                     "id": step.id(),
                     "classification": "not-exercised",
-                    "reason": "no scenario reaches it: add a scenario",
+                    "reason": self.not_exercised_reason(),
                 }),
             })
             .collect();
