@@ -343,7 +343,6 @@ mod tests {
     fn a_version_probe_that_never_answers_is_bounded() {
         let dir = std::env::temp_dir().join(format!("webmcp-version-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let script = dir.join("silent.sh");
         let write = |name: &str, text: &str| {
             let path = dir.join(name);
             std::fs::write(&path, text).unwrap();
