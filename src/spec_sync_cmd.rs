@@ -7,12 +7,13 @@
 //! properties, fixes, failures and scenarios that name it. A drifted step that something cites
 //! fails the run (exit 1): the model may no longer say what the draft says.
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
 use serde_json::{json, Value};
-use webmcp_spec_sync::{compare, parse_spec, read_store, write_store, Drift, Store};
+use webmcp_spec_sync::{compare, parse_spec, read_store, write_store, Drift, SourceStep, Store};
 
 use crate::UsageError;
 
@@ -31,8 +32,10 @@ pub const EXIT: &str = "\
 Exit codes:
   0  no step the model cites drifted (drift in steps nothing cites is reported, not failed;
      with --accept: the store was written)
-  1  a step the model cites was added before, removed, renumbered, changed or split
-  2  bad usage or input: an unreadable, non-UTF-8 or oversized file, a malformed source or store";
+  1  a step the model cites was added before, removed, renumbered, changed or split, or is
+     not in the store at all (unless --only-stored)
+  2  bad usage or input: an unreadable, non-UTF-8 or oversized file, a malformed source or
+     store, --label without --accept";
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -56,9 +59,14 @@ pub struct SpecSyncArgs {
     #[arg(long)]
     accept: bool,
     /// The label of the store's header line with --accept (default: the source's file name and
-    /// the fingerprint of its bytes).
+    /// the fingerprint of its bytes). One line; only with --accept.
     #[arg(long, value_name = "TEXT")]
     label: Option<String>,
+    /// Judge only the cited steps the store has a row for: for a store of part of the draft
+    /// (a test fixture). Without it, a cited step the store lacks fails the run; with it, the
+    /// verdict says how many were not judged.
+    #[arg(long)]
+    only_stored: bool,
     /// How to print the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -261,6 +269,60 @@ fn entries(drift: &Drift, lines: &dyn Fn(&str) -> Option<usize>) -> Vec<Entry> {
     out
 }
 
+/// Every step ID the model cites that the store has no row for, and that no entry already
+/// reports as added: the comparison cannot say whether it drifted. With the built-in store
+/// (every row of the step table) there is none; a store recorded from another source may lack
+/// hundreds, and judging only what it has would pass a run that checked nothing. Rows of an
+/// earlier text (`2026-08:…`) are left out, as the built-in store leaves them out.
+fn missing(store: &Store, source: &[SourceStep], drift: &Drift) -> Vec<Entry> {
+    let stored: BTreeSet<&str> = store.steps.iter().map(|s| s.id.as_str()).collect();
+    let added: BTreeSet<&str> = drift.added.iter().map(|a| a.id.as_str()).collect();
+    let in_source: HashMap<&str, &SourceStep> = source.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut seen = BTreeSet::new();
+    let cited = webmcp_model::steps::STEPS
+        .iter()
+        .map(|s| s.id)
+        .chain(STEP_CITATIONS.iter().map(|(id, _, _)| *id))
+        .chain(
+            webmcp_properties::properties()
+                .iter()
+                .flat_map(|p| p.about.iter().copied()),
+        )
+        .chain(
+            webmcp_model::variant::FIXES
+                .iter()
+                .flat_map(|f| f.steps.iter().copied()),
+        )
+        .chain(
+            webmcp_model::variant::REVISIONS
+                .iter()
+                .flat_map(|r| r.steps.iter().copied()),
+        )
+        .chain(
+            webmcp_model::failures::EXECUTE_FAILURES
+                .iter()
+                .map(|f| f.detected_at),
+        );
+    let mut out = Vec::new();
+    for id in cited {
+        if id.contains(':') || stored.contains(id) || added.contains(id) || !seen.insert(id) {
+            continue;
+        }
+        let now = in_source.get(id);
+        let entry = Entry::of(
+            "missing",
+            id,
+            now.map(|s| vec![s.id.clone()]).unwrap_or_default(),
+            now.map(|s| s.text.clone()),
+            now.map(|s| s.line),
+        );
+        if !entry.cited.is_empty() {
+            out.push(entry);
+        }
+    }
+    out
+}
+
 /// What a step said, in our paraphrase (the step table's summary): the store keeps no text of
 /// the draft.
 fn paraphrase(id: &str) -> Option<String> {
@@ -298,6 +360,31 @@ fn read_limited(path: &Path, max: u64, what: &str) -> Result<String, UsageError>
 }
 
 pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
+    // Arguments first, so that a bad one costs no work and prints no report. (clap's
+    // `requires` would do for the first, but its error names the missing flag on a second
+    // line, which the one-line rendering in main drops.)
+    if args.label.is_some() && !args.accept {
+        return Err(UsageError(
+            "--label names the store that --accept writes; without --accept nothing is written"
+                .into(),
+        ));
+    }
+    if args
+        .label
+        .as_deref()
+        .is_some_and(|l| l.contains(['\n', '\r']))
+    {
+        return Err(UsageError("--label must be one line".into()));
+    }
+    let target = args
+        .store
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(BUILT_IN_STORE_PATH));
+    let out = if args.accept {
+        crate::output_file(Some(&target))?
+    } else {
+        None
+    };
     let text = read_limited(&args.source, MAX_SOURCE_BYTES, "source")?;
     let parsed =
         parse_spec(&text).map_err(|e| UsageError(format!("{}: {e}", args.source.display())))?;
@@ -322,8 +409,20 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
     let store: Store =
         read_store(&store_text).map_err(|e| UsageError(format!("{store_name}: {e}")))?;
     let drift = compare(&store.steps, &parsed.steps);
-    let lines = |id: &str| parsed.steps.iter().find(|s| s.id == id).map(|s| s.line);
-    let entries = entries(&drift, &lines);
+    let line_of: HashMap<&str, usize> = parsed
+        .steps
+        .iter()
+        .map(|s| (s.id.as_str(), s.line))
+        .collect();
+    let lines = |id: &str| line_of.get(id).copied();
+    let mut entries = entries(&drift, &lines);
+    let missing = missing(&store, &parsed.steps, &drift);
+    let unjudged = if args.only_stored {
+        missing.len()
+    } else {
+        entries.extend(missing);
+        0
+    };
     let failing = entries.iter().filter(|e| fails(e)).count();
     let source_name = args.source.display().to_string();
     let report = Report {
@@ -334,6 +433,7 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
         drift: &drift,
         entries: &entries,
         failing,
+        unjudged,
     };
     let rendered = match args.format {
         Format::Human => report.human(),
@@ -343,10 +443,6 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
     };
     out!("{rendered}");
     if args.accept {
-        let target = args
-            .store
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(BUILT_IN_STORE_PATH));
         let label = args.label.clone().unwrap_or_else(|| {
             let name = args
                 .source
@@ -358,10 +454,6 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
                 webmcp_spec_sync::Fingerprint::of(&text)
             )
         });
-        if label.contains(['\n', '\r']) {
-            return Err(UsageError("--label must be one line".into()));
-        }
-        let out = crate::output_file(Some(&target))?;
         crate::write_output(out, &write_store(&label, &parsed.steps))?;
         eprintln!(
             "webmcp-check: wrote {} steps to {}; the model's step table \
@@ -391,19 +483,39 @@ struct Report<'a> {
     drift: &'a Drift,
     entries: &'a [Entry],
     failing: usize,
+    /// Cited steps the store lacks, left out by --only-stored.
+    unjudged: usize,
 }
 
 impl Report<'_> {
     fn counts(&self) -> String {
         let d = self.drift;
-        format!(
+        let mut counts = format!(
             "{} added, {} removed, {} renumbered, {} changed, {} split",
             d.added.len(),
             d.removed.len(),
             d.renumbered.len(),
             d.changed.len(),
             d.split.len()
-        )
+        );
+        if self.missing() > 0 {
+            counts += &format!(", {} cited but not in the store", self.missing());
+        }
+        counts
+    }
+
+    /// How many entries are cited steps the store lacks (see [`missing`]).
+    fn missing(&self) -> usize {
+        self.entries.iter().filter(|e| e.what == "missing").count()
+    }
+
+    /// One line per algorithm the comparison paired by ID only.
+    fn coarse(&self) -> Vec<String> {
+        self.drift
+            .coarse
+            .iter()
+            .map(|c| format!("coarse: {c}"))
+            .collect()
     }
 
     fn headline(&self) -> String {
@@ -418,17 +530,40 @@ impl Report<'_> {
     }
 
     fn verdict(&self) -> String {
-        if self.failing > 0 {
+        let missing = self.missing();
+        let drifted = self.failing - missing;
+        if drifted > 0 {
+            let also = if missing > 0 {
+                format!(" (and {missing} cited step(s) are not in the store)")
+            } else {
+                String::new()
+            };
             format!(
-                "exit 1: {} drifted step(s) are cited by the model; update \
+                "exit 1: {drifted} drifted step(s) are cited by the model{also}; update \
                  spec/webmcp-algorithms.md, the step table and what cites them, then record \
-                 the source with --accept",
-                self.failing
+                 the source with --accept"
             )
-        } else if self.drift.is_empty() {
-            "no drift: the model's step IDs still name the draft's steps".into()
+        } else if missing > 0 {
+            format!(
+                "exit 1: {missing} step(s) the model cites are not in the store, so whether they \
+                 drifted is unknown; compare with a store recorded from the text the model \
+                 follows (the built-in one is)"
+            )
         } else {
-            "no step the model cites drifted".into()
+            let pass = if self.drift.is_empty() {
+                "no drift: the model's step IDs still name the draft's steps"
+            } else {
+                "no step the model cites drifted"
+            };
+            if self.unjudged > 0 {
+                format!(
+                    "{pass}, of those the store has (--only-stored: {} cited step(s) not in \
+                     the store were not judged)",
+                    self.unjudged
+                )
+            } else {
+                pass.into()
+            }
         }
     }
 
@@ -448,6 +583,9 @@ impl Report<'_> {
         for slug in &self.drift.removed_algorithms {
             out += &format!("removed algorithm: {slug}\n");
         }
+        for line in self.coarse() {
+            out += &format!("{line}\n");
+        }
         for e in self.entries {
             let line = e.line.map(|l| format!(" (line {l})")).unwrap_or_default();
             out += &format!("{:<10} {}{line}\n", e.what, Self::ids(e));
@@ -459,6 +597,13 @@ impl Report<'_> {
                 );
             } else if e.what == "added" {
                 out += &format!("           text: {}\n", e.new_text.as_deref().unwrap_or(""));
+            } else if e.what == "missing" {
+                out += if e.new_ids.is_empty() {
+                    "           in neither the store nor the source\n"
+                } else {
+                    "           not in the store; the source has a step of that ID, paired with \
+                     another stored step\n"
+                };
             }
             out += &format!("           cited by: {}\n", e.cited.sentence());
         }
@@ -474,7 +619,12 @@ impl Report<'_> {
             "store_label": self.store.source,
             "steps": self.steps,
             "new_algorithms": self.drift.new_algorithms,
-            "removed_algorithms": self.drift.removed_algorithms,
+        "removed_algorithms": self.drift.removed_algorithms,
+            "coarse": self.drift.coarse.iter().map(|c| json!({
+                "algorithm": c.slug,
+                "stored": c.stored,
+                "source": c.source,
+            })).collect::<Vec<_>>(),
             "drift": self.entries.iter().map(|e| json!({
                 "kind": e.what,
                 "id": e.old_id,
@@ -486,6 +636,7 @@ impl Report<'_> {
                 "fails": fails(e),
             })).collect::<Vec<_>>(),
             "failing": self.failing,
+            "unjudged": self.unjudged,
             "exit": if self.failing > 0 { 1 } else { 0 },
         })
     }
@@ -504,6 +655,9 @@ impl Report<'_> {
         }
         for slug in &self.drift.removed_algorithms {
             out += &format!("- removed algorithm: `{slug}`\n");
+        }
+        for line in self.coarse() {
+            out += &format!("- {line}\n");
         }
         if !self.entries.is_empty() {
             out += "| drift | step | line | text now | cited by |\n|---|---|---:|---|---|\n";
@@ -529,6 +683,13 @@ impl Report<'_> {
     /// anchored at its line of the source.
     fn github(&self) -> String {
         let mut out = String::new();
+        for line in self.coarse() {
+            out += &format!(
+                "::warning file={}::{}\n",
+                escape_property(self.source),
+                escape_data(&line)
+            );
+        }
         for e in self.entries {
             let level = if fails(e) { "error" } else { "warning" };
             let at = match e.line {

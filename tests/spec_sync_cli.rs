@@ -66,7 +66,7 @@ fn an_accepted_source_shows_no_drift_and_the_store_holds_no_sentence_of_it() {
         !written.contains("promise"),
         "the store keeps word sketches, not text"
     );
-    let o = run(&["spec-sync", FIXTURE, "--store", &store]);
+    let o = run(&["spec-sync", FIXTURE, "--store", &store, "--only-stored"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
     let out = text(&o.stdout);
     assert!(
@@ -80,7 +80,15 @@ fn an_accepted_source_shows_no_drift_and_the_store_holds_no_sentence_of_it() {
 fn an_inserted_step_renumbers_the_cited_steps_after_it_and_fails() {
     let store = accepted_store("inserted.tsv");
     let path = write("inserted.bs", with_inserted_step());
-    let o = run(&["spec-sync", &path, "--store", &store, "--format", "json"]);
+    let o = run(&[
+        "spec-sync",
+        &path,
+        "--store",
+        &store,
+        "--only-stored",
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let drift = v["drift"].as_array().unwrap();
@@ -117,7 +125,15 @@ fn an_inserted_step_renumbers_the_cited_steps_after_it_and_fails() {
 fn github_and_markdown_formats_name_the_lines_and_the_failing_steps() {
     let store = accepted_store("formats.tsv");
     let path = write("inserted-gh.bs", with_inserted_step());
-    let o = run(&["spec-sync", &path, "--store", &store, "--format", "github"]);
+    let o = run(&[
+        "spec-sync",
+        &path,
+        "--store",
+        &store,
+        "--only-stored",
+        "--format",
+        "github",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     let out = text(&o.stdout);
     let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("::error ")).collect();
@@ -129,6 +145,7 @@ fn github_and_markdown_formats_name_the_lines_and_the_failing_steps() {
         &path,
         "--store",
         &store,
+        "--only-stored",
         "--format",
         "markdown",
     ]);
@@ -148,7 +165,15 @@ fn drift_in_a_step_nothing_cites_is_reported_but_does_not_fail() {
     let edited = fixture().replacen(from, "when the name is blank or empty;", 1);
     assert_ne!(edited, fixture());
     let path = write("note.bs", edited);
-    let o = run(&["spec-sync", &path, "--store", &store, "--format", "json"]);
+    let o = run(&[
+        "spec-sync",
+        &path,
+        "--store",
+        &store,
+        "--only-stored",
+        "--format",
+        "json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let drift = v["drift"].as_array().unwrap();
@@ -208,5 +233,178 @@ fn bad_input_gets_one_line_and_exit_2() {
         let err = text(&o.stderr);
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("webmcp-check: "), "{args:?}: {err}");
+    }
+}
+
+/// A source of one algorithm holding nothing but an issue (under a real slug).
+const ONLY_ISSUE: &str =
+    "<div algorithm>\nThe <dfn>declarative execute steps</dfn> are as follows:\n\nIssue: Specify these steps.\n\n</div>\n";
+
+#[test]
+fn a_store_that_lacks_what_the_model_cites_is_no_pass() {
+    // The store and the source both lack nearly every step the model cites: judging only what
+    // the store has would report "no drift" after checking nothing.
+    let source = write("only-issue.bs", ONLY_ISSUE);
+    let store = temp("header-only.tsv");
+    std::fs::write(&store, "# source: x\n").unwrap();
+    let store = store.to_str().unwrap().to_string();
+    for accepted in [false, true] {
+        let o = run(&["spec-sync", &source, "--store", &store, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let drift = v["drift"].as_array().unwrap();
+        let missing: Vec<_> = drift.iter().filter(|d| d["kind"] == "missing").collect();
+        assert!(missing.len() > 100, "{accepted}: {}", missing.len());
+        assert!(missing.iter().all(|d| d["fails"] == true));
+        let register = missing
+            .iter()
+            .find(|d| d["id"] == "register-tool#8")
+            .expect("a cited step of another algorithm");
+        assert_eq!(register["new_ids"].as_array().unwrap().len(), 0);
+        assert!(drift
+            .iter()
+            .all(|d| d["id"] != "declarative-execute-steps.issue" || d["kind"] != "missing"));
+        let o = run(&["spec-sync", &source, "--store", &store]);
+        let out = text(&o.stdout);
+        assert!(!out.contains("no drift") && !out.contains("no step the model cites drifted"));
+        assert!(out.contains("cited but not in the store"), "{out}");
+        assert!(out.contains("in neither the store nor the source"), "{out}");
+        assert!(out.trim_end().ends_with("(the built-in one is)"), "{out}");
+        // Asked to judge only what the store has, it passes, and says what it left out.
+        let o = run(&["spec-sync", &source, "--store", &store, "--only-stored"]);
+        let out = text(&o.stdout);
+        let verdict = out.trim_end().lines().last().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{out}");
+        assert!(
+            verdict.contains("--only-stored: ") && verdict.contains("not judged"),
+            "{verdict}"
+        );
+        if !accepted {
+            let o = run(&["spec-sync", &source, "--accept", "--store", &store]);
+            assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        }
+    }
+}
+
+#[test]
+fn a_cited_step_the_store_lacks_but_the_source_has_is_reported() {
+    // A store without register-tool#8 (a cited step), against the fixture that has it: the
+    // step is added, and that fails as it did; nothing else about it is invented.
+    let store = accepted_store("lacks-8.tsv");
+    let rows = std::fs::read_to_string(&store).unwrap();
+    let kept: String = rows
+        .lines()
+        .filter(|l| !l.starts_with("register-tool#8\t"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_ne!(kept, rows);
+    std::fs::write(&store, kept).unwrap();
+    let o = run(&[
+        "spec-sync",
+        FIXTURE,
+        "--store",
+        &store,
+        "--only-stored",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["failing"], 1, "{v}");
+    let about_8: Vec<_> = v["drift"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["id"] == "register-tool#8")
+        .collect();
+    assert_eq!(about_8.len(), 1, "{v}");
+    assert_eq!(about_8[0]["kind"], "added");
+    assert_eq!(about_8[0]["fails"], true);
+}
+
+#[test]
+fn label_is_refused_before_any_work_when_it_cannot_apply() {
+    let store = temp("label.tsv");
+    let _ = std::fs::remove_file(&store);
+    let store = store.to_str().unwrap();
+    for args in [
+        vec![
+            "spec-sync",
+            FIXTURE,
+            "--accept",
+            "--store",
+            store,
+            "--label",
+            "a\nb",
+        ],
+        vec![
+            "spec-sync",
+            FIXTURE,
+            "--store",
+            store,
+            "--label",
+            "commit 0023abd",
+        ],
+        vec!["spec-sync", FIXTURE, "--label", "x"],
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}: {}", text(&o.stdout));
+        let err = text(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("--label"), "{err}");
+        assert!(!std::path::Path::new(store).exists());
+    }
+    let o = run(&[
+        "spec-sync",
+        FIXTURE,
+        "--accept",
+        "--store",
+        store,
+        "--label",
+        "commit 0023abd",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(std::fs::read_to_string(store)
+        .unwrap()
+        .starts_with("# source: commit 0023abd\n"));
+}
+
+#[test]
+fn a_store_with_crlf_line_endings_reads_as_the_same_store() {
+    let store = accepted_store("crlf.tsv");
+    let lf = std::fs::read_to_string(&store).unwrap();
+    std::fs::write(&store, lf.replace('\n', "\r\n")).unwrap();
+    let o = run(&["spec-sync", FIXTURE, "--store", &store, "--only-stored"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("no drift"));
+}
+
+#[test]
+fn a_store_row_whose_id_is_not_a_step_id_is_refused() {
+    let store = accepted_store("bad-id.tsv");
+    let rows = std::fs::read_to_string(&store).unwrap();
+    let first = rows
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split('\t')
+        .next()
+        .unwrap()
+        .to_string();
+    for bad in ["foo bar", "tool-exposed-to-origin#99999999999999999999999"] {
+        std::fs::write(
+            &store,
+            rows.replacen(&format!("{first}\t"), &format!("{bad}\t"), 1),
+        )
+        .unwrap();
+        let o = run(&["spec-sync", FIXTURE, "--store", &store]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o.stdout));
+        let err = text(&o.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("Line 2 of the store") && err.contains(bad),
+            "{err}"
+        );
     }
 }

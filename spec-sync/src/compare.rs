@@ -18,10 +18,18 @@
 //! 5. **changed**, by ID: whatever is left with the same ID on both sides;
 //! 6. **added** / **removed**: whatever is left.
 //!
+//! Passes 3 and 4 compare every leftover stored step of an algorithm with every leftover
+//! source step of it: cheap for a real revision (a few edited steps), quadratic for a store and
+//! a source that share nothing. So they spend at most [`MAX_WORK`] word comparisons in all,
+//! cheapest algorithm first, and each stored step offers pass 4 at most [`MAX_CANDIDATES`]
+//! pairs. An algorithm over the budget skips both passes and is listed in
+//! [`Drift::coarse`]: its steps are still all reported, by ID (changed) or as added and
+//! removed, so what fails the run does not change, only how a step's drift is named.
+//!
 //! Every list in the result is in a fixed order (source order for what the source has, store
 //! order for what only the store has), so the report is stable.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use crate::normalize::{sketch, words};
@@ -36,6 +44,14 @@ pub const SPLIT_COVERAGE: f64 = 0.8;
 pub const SPLIT_PRECISION: f64 = 0.6;
 /// The most new steps one stored step is looked for in.
 pub const SPLIT_MAX_PARTS: usize = 8;
+/// The most word comparisons passes 3 and 4 make in one comparison, estimated per algorithm
+/// from its leftover steps and their words (`Group::work`). Rewriting every step of one of the
+/// draft's algorithms (under a hundred steps of tens of words) costs about a million; two
+/// unrelated 1000-step algorithms cost more than this (at about 30 ns a comparison).
+pub const MAX_WORK: u64 = 1 << 25;
+/// The most similar source steps one stored step offers pass 4, best first. The draft's
+/// algorithms have under a hundred steps, and an edit leaves few of them unpaired.
+pub const MAX_CANDIDATES: usize = 32;
 
 /// A source step that no stored step accounts for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,6 +94,16 @@ pub struct Split {
     pub new: Vec<(String, String)>,
 }
 
+/// An algorithm whose leftover steps skipped the split and similarity passes: comparing them
+/// would have gone over [`MAX_WORK`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coarse {
+    pub slug: String,
+    /// How many of its stored and source steps were left after passes 1 and 2.
+    pub stored: usize,
+    pub source: usize,
+}
+
 /// Everything that differs between the store and the source.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Drift {
@@ -90,6 +116,9 @@ pub struct Drift {
     pub new_algorithms: Vec<String>,
     /// Slugs of algorithms that have steps in the store and none in the source.
     pub removed_algorithms: Vec<String>,
+    /// Algorithms paired by ID only (see [`Coarse`]), by slug. Never the only drift: a
+    /// coarse algorithm has leftover steps, and they are reported.
+    pub coarse: Vec<Coarse>,
 }
 
 impl Drift {
@@ -141,7 +170,22 @@ impl fmt::Display for Drift {
             let ids: Vec<&str> = s.new.iter().map(|(id, _)| id.as_str()).collect();
             writeln!(f, "split {} -> {}", s.old_id, ids.join(", "))?;
         }
+        for c in &self.coarse {
+            writeln!(f, "{c}")?;
+        }
         Ok(())
+    }
+}
+
+impl fmt::Display for Coarse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} stored and {} source steps were left to compare, more than the split and \
+             similarity passes compare ({MAX_WORK} word comparisons), so they were paired by ID \
+             only",
+            self.slug, self.stored, self.source
+        )
     }
 }
 
@@ -154,11 +198,14 @@ pub fn slug_of(id: &str) -> &str {
 
 /// Compares a stored table with the steps of a source. See the module documentation.
 pub fn compare(stored: &[StoredStep], source: &[SourceStep]) -> Drift {
+    compare_within(stored, source, MAX_WORK)
+}
+
+/// [`compare`] with `max_work` in place of [`MAX_WORK`] (tests use a small one).
+pub fn compare_within(stored: &[StoredStep], source: &[SourceStep], max_work: u64) -> Drift {
     let mut s_pair: Vec<Option<usize>> = vec![None; stored.len()];
     let mut n_pair: Vec<Option<usize>> = vec![None; source.len()];
     let mut drift = Drift::default();
-    // The store keeps word sketches, so the source's texts are compared as sketches too.
-    let sketches: Vec<String> = source.iter().map(|n| sketch(&n.text)).collect();
 
     // 1. Unchanged.
     let by_id: BTreeMap<&str, usize> = source
@@ -175,11 +222,18 @@ pub fn compare(stored: &[StoredStep], source: &[SourceStep]) -> Drift {
         }
     }
 
-    // 2. Renumbered.
-    let mut by_fp: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    // 2. Renumbered. Queues in source order, by fingerprint and by fingerprint and algorithm;
+    // a cursor skips what was taken, so a fingerprint shared by many steps costs linear time.
+    let mut by_fp: HashMap<u64, Queue> = HashMap::new();
+    let mut by_fp_slug: HashMap<(u64, &str), Queue> = HashMap::new();
     for (j, n) in source.iter().enumerate() {
         if n_pair[j].is_none() {
-            by_fp.entry(n.fingerprint.0).or_default().push(j);
+            by_fp.entry(n.fingerprint.0).or_default().items.push(j);
+            by_fp_slug
+                .entry((n.fingerprint.0, slug_of(&n.id)))
+                .or_default()
+                .items
+                .push(j);
         }
     }
     let mut renumbered = Vec::new();
@@ -187,16 +241,11 @@ pub fn compare(stored: &[StoredStep], source: &[SourceStep]) -> Drift {
         if s_pair[i].is_some() {
             continue;
         }
-        let Some(candidates) = by_fp.get(&s.fingerprint.0) else {
-            continue;
-        };
-        let free = |j: &&usize| n_pair[**j].is_none();
-        let pick = candidates
-            .iter()
-            .filter(free)
-            .find(|&&j| slug_of(&source[j].id) == slug_of(&s.id))
-            .or_else(|| candidates.iter().find(free))
-            .copied();
+        let fp = s.fingerprint.0;
+        let pick = by_fp_slug
+            .get_mut(&(fp, slug_of(&s.id)))
+            .and_then(|q| q.first_free(&n_pair))
+            .or_else(|| by_fp.get_mut(&fp).and_then(|q| q.first_free(&n_pair)));
         if let Some(j) = pick {
             s_pair[i] = Some(j);
             n_pair[j] = Some(i);
@@ -213,64 +262,47 @@ pub fn compare(stored: &[StoredStep], source: &[SourceStep]) -> Drift {
     renumbered.sort_by_key(|(j, _)| *j);
     drift.renumbered = renumbered.into_iter().map(|(_, r)| r).collect();
 
-    // 3. Split.
+    // 3 and 4 pair only steps of one algorithm, so each algorithm's leftovers are compared on
+    // their own, in words interned once (the store keeps sketches, so the source's texts are
+    // compared as sketches too).
+    let mut interner = Interner::default();
+    let mut groups: BTreeMap<&str, Group> = BTreeMap::new();
     for (i, s) in stored.iter().enumerate() {
-        if s_pair[i].is_some() {
-            continue;
-        }
-        let free: Vec<usize> = (0..source.len())
-            .filter(|&j| n_pair[j].is_none() && slug_of(&source[j].id) == slug_of(&s.id))
-            .collect();
-        let sketches: Vec<&str> = free.iter().map(|&j| sketches[j].as_str()).collect();
-        if let Some(run) = split_of(&s.sketch, &sketches) {
-            let parts: Vec<usize> = run.map(|k| free[k]).collect();
-            for &j in &parts {
-                n_pair[j] = Some(i);
-            }
-            s_pair[i] = parts.first().copied();
-            drift.split.push(Split {
-                old_id: s.id.clone(),
-                new: parts
-                    .iter()
-                    .map(|&j| (source[j].id.clone(), source[j].text.clone()))
-                    .collect(),
-            });
+        if s_pair[i].is_none() {
+            let g = groups.entry(slug_of(&s.id)).or_default();
+            g.stored.push((i, interner.tokens(&s.sketch)));
         }
     }
-
-    // 4. Changed, by similarity.
+    for (j, n) in source.iter().enumerate() {
+        if n_pair[j].is_none() {
+            let g = groups.entry(slug_of(&n.id)).or_default();
+            g.source.push((j, interner.tokens(&sketch(&n.text))));
+        }
+    }
+    // Cheapest algorithm first, so that one huge algorithm cannot starve the small ones.
+    let mut order: Vec<(u64, &str)> = groups.iter().map(|(slug, g)| (g.work(), *slug)).collect();
+    order.sort();
+    let mut budget = max_work;
     let mut changed = Vec::new();
-    let mut candidates = Vec::new();
-    for (i, s) in stored.iter().enumerate() {
-        if s_pair[i].is_some() {
+    let mut split = Vec::new();
+    for (work, slug) in order {
+        let g = &groups[slug];
+        if work > budget {
+            drift.coarse.push(Coarse {
+                slug: slug.to_string(),
+                stored: g.stored.len(),
+                source: g.source.len(),
+            });
             continue;
         }
-        let sw: BTreeSet<String> = words(&s.sketch).into_iter().collect();
-        for (j, n) in source.iter().enumerate() {
-            if n_pair[j].is_some() || slug_of(&n.id) != slug_of(&s.id) {
-                continue;
-            }
-            let nw: BTreeSet<String> = words(&sketches[j]).into_iter().collect();
-            let union = sw.union(&nw).count();
-            let score = if union == 0 {
-                1.0
-            } else {
-                sw.intersection(&nw).count() as f64 / union as f64
-            };
-            if score >= SIMILAR {
-                // Higher score first, then the same ID, then store and source order.
-                candidates.push((std::cmp::Reverse((score * 1e6) as u64), s.id != n.id, i, j));
-            }
-        }
+        budget -= work;
+        split_pass(stored, source, g, &mut s_pair, &mut n_pair, &mut split);
+        similar_pass(stored, source, g, &mut s_pair, &mut n_pair, &mut changed);
     }
-    candidates.sort();
-    for (_, _, i, j) in candidates {
-        if s_pair[i].is_none() && n_pair[j].is_none() {
-            s_pair[i] = Some(j);
-            n_pair[j] = Some(i);
-            changed.push((j, changed_of(&stored[i], &source[j])));
-        }
-    }
+    // Store order, as one pass over the whole store would give.
+    split.sort_by_key(|(i, _)| *i);
+    drift.split = split.into_iter().map(|(_, sp)| sp).collect();
+    drift.coarse.sort_by(|a, b| a.slug.cmp(&b.slug));
 
     // 5. Changed, by ID.
     for (i, s) in stored.iter().enumerate() {
@@ -326,6 +358,172 @@ pub fn compare(stored: &[StoredStep], source: &[SourceStep]) -> Drift {
     drift
 }
 
+/// Source steps of one fingerprint (and algorithm), in source order, and the first that may
+/// still be free: steps are only ever taken, so the cursor only moves forward.
+#[derive(Default)]
+struct Queue {
+    items: Vec<usize>,
+    next: usize,
+}
+
+impl Queue {
+    fn first_free(&mut self, n_pair: &[Option<usize>]) -> Option<usize> {
+        while self.next < self.items.len() && n_pair[self.items[self.next]].is_some() {
+            self.next += 1;
+        }
+        self.items.get(self.next).copied()
+    }
+}
+
+/// Words as small integers: equal words, equal numbers.
+#[derive(Default)]
+struct Interner(HashMap<String, u32>);
+
+impl Interner {
+    fn tokens(&mut self, text: &str) -> Vec<u32> {
+        words(text)
+            .into_iter()
+            .map(|w| {
+                let next = self.0.len() as u32;
+                *self.0.entry(w).or_insert(next)
+            })
+            .collect()
+    }
+}
+
+/// The steps of one algorithm that passes 1 and 2 left unpaired, with their words in order.
+#[derive(Default)]
+struct Group {
+    stored: Vec<(usize, Vec<u32>)>,
+    source: Vec<(usize, Vec<u32>)>,
+}
+
+impl Group {
+    /// What passes 3 and 4 cost here, in word comparisons: each stored step looks at runs of
+    /// up to [`SPLIT_MAX_PARTS`] source steps from every start, and at every source step.
+    fn work(&self) -> u64 {
+        let count = |side: &[(usize, Vec<u32>)]| -> (u64, u64) {
+            let words: usize = side.iter().map(|(_, w)| w.len()).sum();
+            (side.len() as u64, words as u64)
+        };
+        let (s, s_words) = count(&self.stored);
+        let (n, n_words) = count(&self.source);
+        let per_stored = (SPLIT_MAX_PARTS as u64 + 1)
+            .saturating_mul(n_words)
+            .saturating_add(n);
+        s.saturating_mul(per_stored)
+            .saturating_add(n.saturating_mul(s_words))
+    }
+}
+
+/// Pass 3 over one algorithm's leftovers, in store order.
+fn split_pass(
+    stored: &[StoredStep],
+    source: &[SourceStep],
+    g: &Group,
+    s_pair: &mut [Option<usize>],
+    n_pair: &mut [Option<usize>],
+    out: &mut Vec<(usize, Split)>,
+) {
+    for (i, old) in &g.stored {
+        let free: Vec<(usize, &[u32])> = g
+            .source
+            .iter()
+            .filter(|(j, _)| n_pair[*j].is_none())
+            .map(|(j, w)| (*j, w.as_slice()))
+            .collect();
+        let texts: Vec<&[u32]> = free.iter().map(|(_, w)| *w).collect();
+        if let Some(run) = split_of_words(old, &texts) {
+            let parts: Vec<usize> = run.map(|k| free[k].0).collect();
+            for &j in &parts {
+                n_pair[j] = Some(*i);
+            }
+            s_pair[*i] = parts.first().copied();
+            let new = parts
+                .iter()
+                .map(|&j| (source[j].id.clone(), source[j].text.clone()))
+                .collect();
+            let old_id = stored[*i].id.clone();
+            out.push((*i, Split { old_id, new }));
+        }
+    }
+}
+
+/// Pass 4 over one algorithm's leftovers: best pairs first, each stored step offering at most
+/// its [`MAX_CANDIDATES`] best.
+fn similar_pass(
+    stored: &[StoredStep],
+    source: &[SourceStep],
+    g: &Group,
+    s_pair: &mut [Option<usize>],
+    n_pair: &mut [Option<usize>],
+    changed: &mut Vec<(usize, Changed)>,
+) {
+    let set = |w: &[u32]| -> Vec<u32> {
+        let mut w = w.to_vec();
+        w.sort_unstable();
+        w.dedup();
+        w
+    };
+    let free: Vec<(usize, Vec<u32>)> = g
+        .source
+        .iter()
+        .filter(|(j, _)| n_pair[*j].is_none())
+        .map(|(j, w)| (*j, set(w)))
+        .collect();
+    let mut candidates = Vec::new();
+    let mut mine = Vec::new();
+    for (i, w) in &g.stored {
+        if s_pair[*i].is_some() {
+            continue;
+        }
+        let sw = set(w);
+        let s = &stored[*i];
+        mine.clear();
+        for (j, nw) in &free {
+            let common = intersection(&sw, nw);
+            let union = sw.len() + nw.len() - common;
+            let score = if union == 0 {
+                1.0
+            } else {
+                common as f64 / union as f64
+            };
+            if score >= SIMILAR {
+                // Higher score first, then the same ID, then store and source order.
+                let key = std::cmp::Reverse((score * 1e6) as u64);
+                mine.push((key, s.id != source[*j].id, *i, *j));
+            }
+        }
+        mine.sort_unstable();
+        candidates.extend(mine.iter().take(MAX_CANDIDATES).copied());
+    }
+    candidates.sort_unstable();
+    for (_, _, i, j) in candidates {
+        if s_pair[i].is_none() && n_pair[j].is_none() {
+            s_pair[i] = Some(j);
+            n_pair[j] = Some(i);
+            changed.push((j, changed_of(&stored[i], &source[j])));
+        }
+    }
+}
+
+/// The size of the intersection of two sorted sets.
+fn intersection(a: &[u32], b: &[u32]) -> usize {
+    let (mut x, mut y, mut n) = (0, 0, 0);
+    while x < a.len() && y < b.len() {
+        match a[x].cmp(&b[y]) {
+            std::cmp::Ordering::Less => x += 1,
+            std::cmp::Ordering::Greater => y += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                x += 1;
+                y += 1;
+            }
+        }
+    }
+    n
+}
+
 fn changed_of(s: &StoredStep, n: &SourceStep) -> Changed {
     Changed {
         old_id: s.id.clone(),
@@ -347,46 +545,54 @@ fn changed_of(s: &StoredStep, n: &SourceStep) -> Changed {
 ///
 /// The best run wins: highest coverage + precision, then fewest parts, then earliest.
 pub fn split_of(old: &str, new: &[&str]) -> Option<std::ops::Range<usize>> {
-    let old_words = words(old);
-    if old_words.is_empty() {
+    let mut interner = Interner::default();
+    let old = interner.tokens(old);
+    let new: Vec<Vec<u32>> = new.iter().map(|t| interner.tokens(t)).collect();
+    let new: Vec<&[u32]> = new.iter().map(Vec::as_slice).collect();
+    split_of_words(&old, &new)
+}
+
+/// [`split_of`] over interned words. The run's coverage of the stored words is kept up to date
+/// as the run grows, so one start costs the words of its parts, not of the stored step.
+fn split_of_words(old: &[u32], new: &[&[u32]]) -> Option<std::ops::Range<usize>> {
+    if old.is_empty() {
         return None;
     }
-    let mut old_bag: BTreeMap<&str, usize> = BTreeMap::new();
-    for w in &old_words {
-        *old_bag.entry(w.as_str()).or_default() += 1;
+    let mut old_bag: HashMap<u32, usize> = HashMap::new();
+    for w in old {
+        *old_bag.entry(*w).or_default() += 1;
     }
-    let new_words: Vec<Vec<String>> = new.iter().map(|t| words(t)).collect();
+    let mut used: HashMap<u32, usize> = HashMap::new();
     let mut best: Option<(u64, usize, usize)> = None; // (score, parts, start)
     for start in 0..new.len() {
-        let mut run_words: Vec<&str> = Vec::new();
+        used.clear();
+        let (mut covered, mut run_len) = (0usize, 0usize);
         for end in start + 1..=(start + SPLIT_MAX_PARTS).min(new.len()) {
-            let part = &new_words[end - 1];
-            let in_old = part
-                .iter()
-                .filter(|w| old_bag.contains_key(w.as_str()))
-                .count();
+            let part = new[end - 1];
+            let in_old = part.iter().filter(|w| old_bag.contains_key(w)).count();
             if part.is_empty() || in_old * 2 < part.len() {
                 break;
             }
-            run_words.extend(part.iter().map(String::as_str));
+            for w in part {
+                run_len += 1;
+                if let Some(&most) = old_bag.get(w) {
+                    let u = used.entry(*w).or_default();
+                    if *u < most {
+                        *u += 1;
+                        covered += 1;
+                    }
+                }
+            }
             if end - start < 2 {
                 continue;
             }
-            let score = if run_words == old_words.iter().map(String::as_str).collect::<Vec<_>>() {
+            let exact = run_len == old.len()
+                && new[start..end].iter().flat_map(|p| p.iter()).eq(old.iter());
+            let score = if exact {
                 2.0
             } else {
-                let mut bag = old_bag.clone();
-                let mut covered = 0usize;
-                for w in &run_words {
-                    if let Some(c) = bag.get_mut(w) {
-                        if *c > 0 {
-                            *c -= 1;
-                            covered += 1;
-                        }
-                    }
-                }
-                let coverage = covered as f64 / old_words.len() as f64;
-                let precision = covered as f64 / run_words.len() as f64;
+                let coverage = covered as f64 / old.len() as f64;
+                let precision = covered as f64 / run_len as f64;
                 if coverage < SPLIT_COVERAGE || precision < SPLIT_PRECISION {
                     continue;
                 }

@@ -40,5 +40,7 @@ pub mod store;
 
 pub use compare::{compare, Added, Changed, Drift, Removed, Renumbered, Split};
 pub use normalize::{normalize, Fingerprint};
-pub use parse::{parse, parse_spec, Algorithm, Kind, ParseError, ParsedSpec, SourceStep};
+pub use parse::{
+    is_step_id, parse, parse_spec, Algorithm, Kind, ParseError, ParsedSpec, SourceStep,
+};
 pub use store::{read_store, write_store, Store, StoreError, StoredStep};

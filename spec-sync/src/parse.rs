@@ -574,6 +574,86 @@ enum Scope {
     Item,
 }
 
+/// Whether `id` has the shape of the IDs [`parse`] gives: the grammar a stored row's ID must
+/// follow.
+///
+/// ```text
+/// id      = slug ["#" number] segment*     (at least one of the two after the slug)
+/// slug    = runs of [a-z0-9] joined by single "-", at most 60 characters (slugs::fallback_slug)
+/// segment = "." number | ".fulfilled" | ".rejected"
+///         | "." ("note" | "issue" | "example") ["-" number]
+///         | "[" key "]" | "~" number
+/// number  = 1 to 9 digits, the first not 0 (no list holds a billion steps)
+/// key     = any text without a tab or line break (an item's normalized term)
+/// ```
+///
+/// A key may itself hold `]` (its term is free text), so a `]` closes it wherever the rest
+/// parses; that is decided right to left, in linear time.
+pub fn is_step_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    if b.iter().any(|c| matches!(c, b'\t' | b'\n' | b'\r')) {
+        return false;
+    }
+    let slug = b
+        .iter()
+        .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || **c == b'-')
+        .count();
+    let s = &b[..slug];
+    if s.is_empty()
+        || s.len() > 60
+        || s[0] == b'-'
+        || s[slug - 1] == b'-'
+        || s.windows(2).any(|w| w == b"--")
+    {
+        return false;
+    }
+    let mut at = slug;
+    if b.get(at) == Some(&b'#') {
+        match number(&b[at + 1..]) {
+            Some(n) => at += 1 + n,
+            None => return false,
+        }
+    } else if at == b.len() {
+        return false;
+    }
+    // ok[k]: b[k..] is a run of segments. close: some "]" after k is followed by such a run.
+    let mut ok = vec![false; b.len() + 1];
+    ok[b.len()] = true;
+    let mut close = false;
+    for k in (at..b.len()).rev() {
+        ok[k] = match b[k] {
+            b'.' => {
+                let rest = &b[k + 1..];
+                let after_number = number(rest).is_some_and(|n| ok[k + 1 + n]);
+                let branch = [&b"fulfilled"[..], b"rejected"]
+                    .iter()
+                    .any(|w| rest.starts_with(w) && ok[k + 1 + w.len()]);
+                let attachment = [&b"note"[..], b"issue", b"example"].iter().any(|w| {
+                    let end = k + 1 + w.len();
+                    rest.starts_with(w)
+                        && (ok[end]
+                            || b.get(end) == Some(&b'-')
+                                && number(&b[end + 1..]).is_some_and(|n| ok[end + 1 + n]))
+                });
+                after_number || branch || attachment
+            }
+            b'~' => number(&b[k + 1..]).is_some_and(|n| ok[k + 1 + n]),
+            b'[' => close,
+            _ => false,
+        };
+        if b[k] == b']' && ok[k + 1] {
+            close = true;
+        }
+    }
+    ok[at]
+}
+
+/// The length of the number at the start of `b`: 1 to 9 digits, the first not 0.
+fn number(b: &[u8]) -> Option<usize> {
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    ((1..=9).contains(&digits) && b[0] != b'0').then_some(digits)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum AttachKind {
     Note,
@@ -998,6 +1078,50 @@ fn list_items(list: &str) -> Vec<(usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_ids() {
+        for ok in [
+            "register-tool#18[input schema]",
+            "execute-tool#16.10.1",
+            "execute-tool#3.fulfilled.2",
+            "declarative-execute-steps.issue",
+            "register-tool#11.note.1",
+            "register-tool#12.issue-2",
+            "register-tool#18[annotations].example",
+            "x#1[a]b]",
+            "x#1[]",
+            "x[k].1",
+            "x#1~2.note",
+            "algorithm-at-line-7#1",
+        ] {
+            assert!(is_step_id(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "foo bar",
+            "tool-exposed-to-origin#99999999999999999999999",
+            "x#0",
+            "x#01",
+            "x",
+            "x#",
+            "x#1.",
+            "x#1.notes",
+            "x#1[a",
+            "x#1]",
+            "X#1",
+            "-x#1",
+            "x-#1",
+            "x--y#1",
+            "x#1[a\tb]",
+            "x#1#2",
+            "x#1.note-",
+        ] {
+            assert!(!is_step_id(bad), "{bad}");
+        }
+        assert!(is_step_id(&format!("{}#1", "a".repeat(60))));
+        assert!(!is_step_id(&format!("{}#1", "a".repeat(61))));
+    }
 
     #[test]
     fn markers() {

@@ -14,7 +14,10 @@
 //!   hash per word), separated by single tabs. The store holds no sentence of the draft: the
 //!   project ships no copy of the spec, and what a step used to say is read from our own
 //!   paraphrase (`spec/webmcp-algorithms.md`, the step table).
-//! - The file ends with a line feed; there are no blank lines.
+//! - The file ends with a line feed; there are no blank lines. A line may end with CR LF (a
+//!   checkout with Windows line endings): the CR is dropped.
+//! - Every ID is a step ID ([`is_step_id`]), so a hand-edited row cannot name a step the parser
+//!   would never give.
 //!
 //! Reading is strict, because a table that is silently misread would make the comparison lie:
 //! every malformed row, unknown kind, bad fingerprint or sketch, and duplicate ID is an error
@@ -24,7 +27,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::normalize::{is_sketch, sketch, Fingerprint};
-use crate::parse::{Kind, SourceStep};
+use crate::parse::{is_step_id, Kind, SourceStep};
 
 /// One row of the stored table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +72,8 @@ pub enum StoreError {
     Malformed { line: usize, fields: usize },
     /// A row's ID is empty.
     EmptyId { line: usize },
+    /// A row's ID is not a step ID ([`is_step_id`]). `id` is the field as written, shortened.
+    BadId { line: usize, id: String },
     /// A row's kind is not one of the kinds.
     UnknownKind { line: usize, kind: String },
     /// A row's fingerprint is not 16 lowercase hex digits.
@@ -95,6 +100,11 @@ impl fmt::Display for StoreError {
                 write!(f, "Line {line} of the store has {fields} tab-separated fields where a row has 4.")
             }
             StoreError::EmptyId { line } => write!(f, "Line {line} of the store has an empty step ID."),
+            StoreError::BadId { line, id } => write!(
+                f,
+                "Line {line} of the store has \"{id}\" where a step ID such as register-tool#18.1 or \
+                 execute-tool#3[name] belongs."
+            ),
             StoreError::UnknownKind { line, kind } => {
                 write!(f, "Line {line} of the store has the unknown kind \"{kind}\".")
             }
@@ -153,7 +163,8 @@ pub fn read_store(text: &str) -> Result<Store, StoreError> {
             StoreError::NoFinalNewline
         });
     };
-    let mut lines = body.split('\n');
+    // A CR before each line feed is a checkout's line endings, not part of the row.
+    let mut lines = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     let header = lines.next().unwrap_or("");
     let Some(label) = header.strip_prefix(HEADER) else {
         return Err(StoreError::MissingHeader);
@@ -173,14 +184,20 @@ pub fn read_store(text: &str) -> Result<Store, StoreError> {
         if id.is_empty() {
             return Err(StoreError::EmptyId { line });
         }
+        if !is_step_id(&id) {
+            return Err(StoreError::BadId {
+                line,
+                id: shorten(fields[0]),
+            });
+        }
         let kind = Kind::from_name(fields[1]).ok_or_else(|| StoreError::UnknownKind {
             line,
-            kind: fields[1].to_string(),
+            kind: shorten(fields[1]),
         })?;
         let fingerprint =
             Fingerprint::from_hex(fields[2]).ok_or_else(|| StoreError::BadFingerprint {
                 line,
-                value: fields[2].to_string(),
+                value: shorten(fields[2]),
             })?;
         let words = fields[3];
         if !is_sketch(words) {
@@ -206,6 +223,15 @@ pub fn read_store(text: &str) -> Result<Store, StoreError> {
         source: label.to_string(),
         steps,
     })
+}
+
+/// A field as an error shows it: at most 60 characters, so a garbled megabyte-long row still
+/// gives a readable line.
+fn shorten(field: &str) -> String {
+    match field.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &field[..at]),
+        None => field.to_string(),
+    }
 }
 
 fn escape(s: &str) -> String {
@@ -280,6 +306,18 @@ mod tests {
     }
 
     #[test]
+    fn crlf_line_endings_read_as_lf() {
+        let steps = [step("a#1", "A b", 1), step("a#2", "C", 2)];
+        let lf = write_store("label", &steps);
+        let crlf = lf.replace('\n', "\r\n");
+        assert_eq!(read_store(&crlf), read_store(&lf));
+        assert_eq!(read_store(&crlf).unwrap().source, "label");
+        // A CR anywhere else is still refused.
+        let inner = lf.replace("a#2", "a#2\r");
+        assert_eq!(read_store(&inner), Err(StoreError::BadEscape { line: 3 }));
+    }
+
+    #[test]
     fn strictness() {
         let good = write_store("x", &[step("a#1", "A", 1)]);
         assert_eq!(read_store("nothing\n"), Err(StoreError::MissingHeader));
@@ -314,8 +352,29 @@ mod tests {
             read_store(&kind),
             Err(StoreError::UnknownKind { line: 2, .. })
         ));
+        for bad in [
+            "foo bar",
+            "a#99999999999999999999999",
+            "a#01",
+            "a",
+            "a#1]",
+            "A#1",
+        ] {
+            let row = good.replace("a#1\t", &format!("{bad}\t"));
+            assert_eq!(
+                read_store(&row),
+                Err(StoreError::BadId {
+                    line: 2,
+                    id: bad.into()
+                }),
+                "{bad}"
+            );
+        }
         let esc = good.replace("a#1\t", "a\\q#1\t");
         assert_eq!(read_store(&esc), Err(StoreError::BadEscape { line: 2 }));
+        let long = good.replace("a#1\t", &format!("{}\t", "x y".repeat(1000)));
+        let err = read_store(&long).unwrap_err().to_string();
+        assert!(err.len() < 200 && err.contains("…\""), "{err}");
         assert!(StoreError::Malformed { line: 7, fields: 2 }
             .to_string()
             .contains("Line 7"));
