@@ -209,6 +209,19 @@ fn a_polyfill_that_is_a_device_or_a_directory_is_refused_unread() {
     }
 }
 
+/// A shell script in `dir` that answers `--version` as Chromium would and, launched on a
+/// page, runs `on_launch`.
+fn stand_in_chromium(dir: &std::path::Path, on_launch: &str) -> std::path::PathBuf {
+    let path = dir.join("chromium.sh");
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Chromium 0 (a stand-in)'; exit 0; fi\n{on_launch}\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path
+}
+
 /// A run ended by SIGTERM (`timeout`, a cancelled CI job) kills the browser it started: it
 /// leads a process group of its own, so it used to outlive us, adopted by init.
 #[test]
@@ -216,16 +229,10 @@ fn a_terminated_run_leaves_no_browser_behind() {
     let dir = std::env::temp_dir().join(format!("webmcp-sigterm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pidfile = dir.join("browser.pid");
-    let fake = dir.join("chromium.sh");
-    std::fs::write(
-        &fake,
-        format!(
-            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Chromium 0 (a stand-in)'; exit 0; fi\necho $$ > {}\nexec sleep 1000\n",
-            pidfile.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let fake = stand_in_chromium(
+        &dir,
+        &format!("echo $$ > {}\nexec sleep 1000", pidfile.display()),
+    );
     let mut run = bin()
         .args([
             "conformance",
@@ -279,16 +286,7 @@ fn an_unwritable_output_is_refused_before_the_browser_runs() {
     std::fs::create_dir_all(dir.join("pages")).unwrap();
     std::fs::write(dir.join("pages/index.html"), "<!doctype html>").unwrap();
     let started = dir.join("started");
-    let fake = dir.join("chromium.sh");
-    std::fs::write(
-        &fake,
-        format!(
-            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Chromium 0'; exit 0; fi\ntouch {}\n",
-            started.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let fake = stand_in_chromium(&dir, &format!("touch {}", started.display()));
     let chromium = fake.to_str().unwrap();
     let pages = dir.join("pages");
     let pages = pages.to_str().unwrap();
