@@ -146,6 +146,9 @@ fn the_api_follows_paths_and_refuses_bad_requests_with_a_message() {
     let path = cx["path"].as_str().unwrap();
     let v = json(&get(e.port, &format!("/api/view?path={path}")));
     assert_eq!(v["depth"], 3);
+    // The same path percent-encoded, as a client may send it (it was a 400).
+    let encoded = webmcp_explorer::server::percent_encode(path).replace('.', "%2E");
+    assert_eq!(json(&get(e.port, &format!("/api/view?path={encoded}"))), v);
     assert!(names(&v["violated"]).contains(&"exists:notify-tool-change#2".to_string()));
     // The spec text of the steps just executed, and the state changed by them.
     let spec = v["lastSteps"].as_array().unwrap();
@@ -171,6 +174,10 @@ fn the_api_follows_paths_and_refuses_bad_requests_with_a_message() {
         "{}",
         stale.body
     );
+    for bad in ["0.x", "%3", "%+1", "%FF"] {
+        let malformed = get(e.port, &format!("/api/view?path={bad}"));
+        assert_eq!(malformed.status, 400, "{bad}");
+    }
     let malformed = get(e.port, "/api/view?path=0.x");
     assert_eq!(malformed.status, 400);
     assert!(json(&malformed)["error"]

@@ -325,11 +325,14 @@ pub fn handle(
         };
     }
     let (route, query) = target.split_once('?').unwrap_or((target, ""));
+    // A client may percent-encode the path (`%2E` for a dot); an escape that is not one
+    // is left as it is, and the path's parser names it.
     let path_param = || {
-        query
+        let raw = query
             .split('&')
             .find_map(|kv| kv.strip_prefix("path="))
-            .unwrap_or("")
+            .unwrap_or("");
+        percent_decode(raw).unwrap_or_else(|| raw.to_string())
     };
     match route {
         "/" | "/index.html" => Response {
@@ -348,11 +351,11 @@ pub fn handle(
             headers: Vec::new(),
         },
         "/api/scenario" => Response::json(200, &explorer.scenario_json()),
-        "/api/view" => match parse_path(path_param()).and_then(|p| explorer.view(&p)) {
+        "/api/view" => match parse_path(&path_param()).and_then(|p| explorer.view(&p)) {
             Ok(v) => Response::json(200, &v),
             Err(e) => Response::error(e.status(), e.to_string()),
         },
-        "/api/trace" => match parse_path(path_param()).and_then(|p| explorer.trace(&p).map(|t| (p, t))) {
+        "/api/trace" => match parse_path(&path_param()).and_then(|p| explorer.trace(&p).map(|t| (p, t))) {
             Ok((p, text)) => Response {
                 status: 200,
                 content_type: "application/json; charset=utf-8",
@@ -377,6 +380,28 @@ fn truncate(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
+/// Decodes `%XX` escapes (RFC 3986 §2.1); `None` for a malformed escape or text that is not
+/// UTF-8 once decoded.
+pub fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Percent-encodes everything but unreserved characters (RFC 3986 §2.3).
 pub fn percent_encode(s: &str) -> String {
     let mut out = String::new();
@@ -393,6 +418,21 @@ pub fn percent_encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_decoding_undoes_encoding_and_refuses_a_broken_escape() {
+        for s in ["", "0.1.2", "a b/ç?&=%", "\u{1F600}.9", "%41"] {
+            assert_eq!(
+                percent_decode(&percent_encode(s)).as_deref(),
+                Some(s),
+                "{s}"
+            );
+        }
+        assert_eq!(percent_decode("0%2E1").as_deref(), Some("0.1"));
+        for broken in ["%", "%4", "%+1", "%G0", "%FF", "%C3%28"] {
+            assert_eq!(percent_decode(broken), None, "{broken}");
+        }
+    }
     use std::time::Instant;
 
     /// Serves `handler` on a free loopback port within `limits`, for the rest of the test
