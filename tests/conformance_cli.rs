@@ -321,3 +321,33 @@ fn an_unwritable_output_is_refused_before_the_browser_runs() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A browser that ends without asking for its page is not waited for: each launch gives up
+/// two seconds after it ended (`/bin/true` as Chromium took 2 minutes over three launches).
+#[test]
+fn a_browser_that_ends_without_the_page_is_not_waited_for() {
+    let dir = std::env::temp_dir().join(format!("webmcp-ended-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fake = stand_in_chromium(&dir, "exit 0");
+    let start = std::time::Instant::now();
+    let out = bin()
+        .args([
+            "conformance",
+            "--scenario",
+            "register-and-discover",
+            "--chromium",
+        ])
+        .arg(&fake)
+        .output()
+        .unwrap();
+    // A hang guard well under the old wait, not a claim about speed.
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the server received no request for the page")
+            && stderr(&out).contains("Chromium had exited (exit status: 0)"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -190,12 +190,26 @@ pub fn run_pages_until(
             let last_chance = silent_logs.len() + 1 == LAUNCHES;
             let patience = if last_chance { timeout * 2 } else { timeout };
             let requests_before = server.requests(&visit.run);
-            let browser = chromium.launch(&visit.url(&origins))?;
+            let mut browser = chromium.launch(&visit.url(&origins))?;
+            let launched = Instant::now();
+            // A browser that has ended without asking for the page will not report: waiting
+            // the whole patience for it (up to two minutes over the launches) says nothing
+            // more. A page it did ask for is waited for as usual.
+            let mut exited_at = None;
+            let mut give_up = || {
+                if server.requests(&visit.run) > requests_before || browser.exit_status().is_none()
+                {
+                    return false;
+                }
+                exited_at.get_or_insert_with(Instant::now).elapsed() >= EXITED_GRACE
+            };
             let done = match completion {
-                Completion::Done => server.wait_done(&visit.run, patience),
-                Completion::Quiet(quiet) => server.wait_quiet(&visit.run, quiet, patience),
+                Completion::Done => server.wait_done(&visit.run, patience, &mut give_up),
+                Completion::Quiet(quiet) => {
+                    server.wait_quiet(&visit.run, quiet, patience, &mut give_up)
+                }
                 Completion::DoneThenQuiet(quiet) => {
-                    server.wait_done_then_quiet(&visit.run, quiet, patience)
+                    server.wait_done_then_quiet(&visit.run, quiet, patience, &mut give_up)
                 }
             };
             let reports = server.reports(&visit.run);
@@ -205,7 +219,7 @@ pub fn run_pages_until(
             }
             silent_logs.push(silent_browser(
                 browser,
-                patience,
+                launched.elapsed(),
                 server.requests(&visit.run) - requests_before,
             ));
             if silent_logs.len() == LAUNCHES {
@@ -238,6 +252,10 @@ pub fn say_why_silent(outcome: &PageOutcome) {
         );
     }
 }
+
+/// How long a browser that has ended without asking for its page is still waited for (a
+/// launcher that hands the page to a browser it leaves running would ask within it).
+const EXITED_GRACE: Duration = Duration::from_secs(2);
 
 /// How many browsers a page that reports nothing at all is given; the last is waited for twice
 /// the page timeout.

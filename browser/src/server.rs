@@ -127,6 +127,9 @@ pub struct Server {
     threads: Vec<JoinHandle<()>>,
 }
 
+/// How often the waits below ask their `give_up` (at most; the quiet waits ask every 20 ms).
+pub const GIVE_UP_POLL: Duration = Duration::from_millis(100);
+
 impl Server {
     /// Binds two free loopback ports and starts serving `site`.
     pub fn start(site: Site) -> std::io::Result<Server> {
@@ -171,18 +174,25 @@ impl Server {
         *self.shared.site.lock().unwrap() = site;
     }
 
-    /// Waits until `/__done?run=RUN` has been posted, or `timeout` passes.
-    /// Returns the done value, or None on timeout.
-    pub fn wait_done(&self, run: &str, timeout: Duration) -> Option<Value> {
+    /// Waits until `/__done?run=RUN` has been posted, or `timeout` passes, or `give_up`
+    /// (asked every [`GIVE_UP_POLL`]) says to stop. Returns the done value, or None.
+    pub fn wait_done(
+        &self,
+        run: &str,
+        timeout: Duration,
+        give_up: &mut dyn FnMut() -> bool,
+    ) -> Option<Value> {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(v) = self.shared.runs.lock().unwrap().done.get(run) {
                 return Some(v.clone());
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.done_rx.recv_timeout(left) {
-                Ok(_) => continue,
-                Err(RecvTimeoutError::Timeout) => return None,
+            if left.is_zero() || give_up() {
+                return None;
+            }
+            match self.done_rx.recv_timeout(left.min(GIVE_UP_POLL)) {
+                Ok(_) | Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => return None,
             }
         }
@@ -191,7 +201,13 @@ impl Server {
     /// Waits until `run` has posted at least one report and then nothing for
     /// `quiet` (or has posted done). Returns the done value (`null` when it
     /// went quiet without one), or None when `timeout` passes first.
-    pub fn wait_quiet(&self, run: &str, quiet: Duration, timeout: Duration) -> Option<Value> {
+    pub fn wait_quiet(
+        &self,
+        run: &str,
+        quiet: Duration,
+        timeout: Duration,
+        give_up: &mut dyn FnMut() -> bool,
+    ) -> Option<Value> {
         let deadline = Instant::now() + timeout;
         let mut seen = 0usize;
         let mut last_change = Instant::now();
@@ -211,7 +227,7 @@ impl Server {
             if seen > 0 && now.duration_since(last_change) >= quiet {
                 return Some(Value::Null);
             }
-            if now >= deadline {
+            if now >= deadline || give_up() {
                 return None;
             }
             std::thread::sleep(Duration::from_millis(20).min(deadline - now));
@@ -225,6 +241,7 @@ impl Server {
         run: &str,
         quiet: Duration,
         timeout: Duration,
+        give_up: &mut dyn FnMut() -> bool,
     ) -> Option<Value> {
         let deadline = Instant::now() + timeout;
         let mut seen = usize::MAX;
@@ -245,7 +262,7 @@ impl Server {
                     return Some(v);
                 }
             }
-            if now >= deadline {
+            if now >= deadline || give_up() {
                 return None;
             }
             std::thread::sleep(Duration::from_millis(20).min(deadline - now));
@@ -489,27 +506,60 @@ mod tests {
             assert!(http(&server, origin, &raw).starts_with("HTTP/1.1 204"));
         }
         assert_eq!(
-            server.wait_quiet("r1", Duration::from_millis(30), Duration::from_secs(5)),
+            server.wait_quiet(
+                "r1",
+                Duration::from_millis(30),
+                Duration::from_secs(5),
+                &mut || false
+            ),
             Some(Value::Null)
         );
         assert_eq!(
-            server.wait_quiet("none", Duration::from_millis(10), Duration::from_millis(50)),
+            server.wait_quiet(
+                "none",
+                Duration::from_millis(10),
+                Duration::from_millis(50),
+                &mut || false
+            ),
             None
         );
         let bad = "POST /__report?run=r1 HTTP/1.1\r\nContent-Length: 3\r\n\r\nxyz";
         assert!(http(&server, Origin::Primary, bad).starts_with("HTTP/1.1 400"));
-        assert_eq!(server.wait_done("r1", Duration::from_millis(10)), None);
+        assert_eq!(
+            server.wait_done("r1", Duration::from_millis(10), &mut || false),
+            None
+        );
+        // Told to give up, each wait ends at the next time it asks, long before its timeout.
+        let mut asked = 0;
+        let mut third_time = || {
+            asked += 1;
+            asked == 3
+        };
+        let hour = Duration::from_secs(3600);
+        assert_eq!(server.wait_done("none", hour, &mut third_time), None);
+        assert_eq!(asked, 3);
+        let ms = Duration::from_millis(1);
+        assert_eq!(server.wait_quiet("none", ms, hour, &mut || true), None);
+        assert_eq!(
+            server.wait_done_then_quiet("none", ms, hour, &mut || true),
+            None
+        );
         let done = "POST /__done?run=r1 HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
         http(&server, Origin::Primary, done);
         assert_eq!(
-            server.wait_done("r1", Duration::from_secs(5)),
+            server.wait_done("r1", Duration::from_secs(5), &mut || false),
             Some(serde_json::json!({}))
         );
         // Every request of the run counts, the malformed one too; no other run's.
         assert_eq!(server.requests("r1"), 4);
         assert_eq!(server.requests("none"), 0);
         assert_eq!(
-            server.wait_quiet("r1", Duration::from_millis(30), Duration::from_secs(5)),
+            server.wait_quiet(
+                "r1",
+                Duration::from_millis(30),
+                Duration::from_secs(5),
+                &mut || false
+            ),
             Some(serde_json::json!({}))
         );
         let reports = server.reports("r1");
