@@ -272,11 +272,17 @@ fn by_cause(s: &Sweep) -> Vec<(String, Vec<&'static str>)> {
 /// small checks of the smallest violating scenarios).
 const CAUSE_GRACE: Duration = Duration::from_secs(1);
 
+/// The sweep's deadline, or [`CAUSE_GRACE`] after now if that is later: the small checks
+/// after the sweep get at least that long.
+fn with_grace(deadline: Option<Instant>) -> Option<Instant> {
+    deadline.map(|d| d.max(Instant::now() + CAUSE_GRACE))
+}
+
 /// Finds the [`Cause`] of every smallest violation (a few small checks per property). With
 /// a deadline they end by it, or [`CAUSE_GRACE`] after now if that is later; a cause whose
 /// checks a bound stopped is left unknown, never guessed.
 fn find_causes(sweep: &mut Sweep, options: &CheckOptions, deadline: Option<Instant>) {
-    let until = deadline.map(|d| d.max(Instant::now() + CAUSE_GRACE));
+    let until = with_grace(deadline);
     let proposed = Variant::proposed();
     for p in 0..sweep.tally.len() {
         let Some(gen) = sweep.tally[p]
@@ -1084,7 +1090,7 @@ fn write_smallest(
     dir: &Path,
     deadline: Option<Instant>,
 ) -> Result<(), UsageError> {
-    let until = deadline.map(|d| d.max(Instant::now() + CAUSE_GRACE));
+    let until = with_grace(deadline);
     let past = || until.is_some_and(|u| Instant::now() >= u);
     for p in 0..sweep.tally.len() {
         let Some(gen) = sweep.smallest(p).and_then(|(_, n)| n.gen.clone()) else {
@@ -1095,32 +1101,31 @@ fn write_smallest(
         let scenario_file = dir.join(format!("{}.json", scenario.name));
         webmcp_traces::export::write_atomically(&scenario_file, &text).map_err(UsageError)?;
         let source = scenario_file.display().to_string();
-        // The sweep's own search (one thread, its bounds and reduction) finds it again.
-        let mut options = plan.options.clone();
-        if let Some(until) = until {
-            options.timeout = Some(until.saturating_duration_since(Instant::now()));
-        }
-        let (model, mut result) = if options.timeout.is_some_and(|t| t.is_zero()) {
+        if past() {
             let why = timeout_name(plan.deadline.unwrap_or_default());
             sweep.tally[p].files = Some((source, Err(why)));
             continue;
-        } else {
-            check_gen(plan.variant, &gen, &options)
-        };
+        }
+        // The sweep's own search (one thread, its bounds and reduction) finds it again.
+        let mut options = plan.options.clone();
+        options.timeout = until.map(|u| u.saturating_duration_since(Instant::now()));
+        let (model, mut result) = check_gen(plan.variant, &gen, &options);
         let name = properties()[p].name;
         result.properties.retain(|x| x.def.name == name);
-        let Some(prop) = result.properties.first_mut().filter(|x| x.path.is_some()) else {
+        let found = result.properties.first_mut().and_then(|prop| {
+            let actions: Vec<_> = prop.path.as_ref()?.iter().map(|t| t.action).collect();
+            Some((prop, actions))
+        });
+        let Some((prop, actions)) = found else {
             let why = result
                 .why_incomplete()
                 .unwrap_or_else(|| "its search did not find it again".into());
             sweep.tally[p].files = Some((source, Err(why)));
             continue;
         };
-        // The breadth-first counterexample is a shortest one; delta debugging then picks,
-        // among the shortest, one without actions the violation does not need (left out
-        // past the deadline: the shortest one is written as it is).
-        if let (false, Some(path)) = (past(), &prop.path) {
-            let actions: Vec<_> = path.iter().map(|t| t.action).collect();
+        // Delta debugging picks, among counterexamples as long as the search's, one without
+        // actions the violation does not need; past the deadline the search's is written.
+        if !past() {
             let meta = webmcp_traces::trace::Meta {
                 scenario: scenario.name.clone(),
                 scenario_json: text.clone(),

@@ -200,7 +200,7 @@ impl Server {
 
     /// Waits until `run` has posted at least one report and then nothing for
     /// `quiet` (or has posted done). Returns the done value (`null` when it
-    /// went quiet without one), or None when `timeout` passes first.
+    /// went quiet without one), or None when `timeout` passes or `give_up` says to stop first.
     pub fn wait_quiet(
         &self,
         run: &str,
@@ -235,7 +235,7 @@ impl Server {
     }
 
     /// Waits for `run`'s done value, then until no report has arrived for `quiet`; None
-    /// when `timeout` passes first.
+    /// when `timeout` passes or `give_up` says to stop first.
     pub fn wait_done_then_quiet(
         &self,
         run: &str,
