@@ -342,24 +342,15 @@ pub const MAX_SCRIPT_BYTES: u64 = 16 << 20;
 
 /// A script file, at most [`MAX_SCRIPT_BYTES`] (only that many bytes and one more are read).
 fn read_script(path: &Path, install: &str) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let why = |e: &dyn std::fmt::Display| format!("{}: {e} ({install})", path.display());
-    let file = std::fs::File::open(path).map_err(|e| why(&e))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(why(&"is a directory"));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_SCRIPT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| why(&e))?;
-    if bytes.len() as u64 > MAX_SCRIPT_BYTES {
-        return Err(format!(
+    use webmcp_traces::limits::{read_limited, ReadError};
+    read_limited(path, MAX_SCRIPT_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => format!("{}: {e} ({install})", path.display()),
+        ReadError::TooLarge => format!(
             "{}: larger than {} MiB, the limit for a script file; not read",
             path.display(),
             MAX_SCRIPT_BYTES >> 20
-        ));
-    }
-    Ok(bytes)
+        ),
+    })
 }
 
 /// WPT's testharness.js, as `npm ci` in browser/js installs it.
