@@ -46,6 +46,7 @@ use crate::state::{parts, AbortStep, PendingExecution, ScriptStatus, State, Task
 use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, ThreadKey};
 use crate::world::{CallId, DocId, Op, World};
 
+mod body_alone;
 mod task_alone;
 
 /// Sets of tabs (their trees) and documents (their tool maps), one bit each.
@@ -559,6 +560,25 @@ pub struct Visibility {
     /// holds at every state where that promise is pending. A registration's resolution runs
     /// alone only then ([`WebMcpModel::task_alone`]).
     pub registration_resolved_keeps_outcomes: fn(&World, CallId) -> bool,
+    /// Whether settling a pending `executeTool` promise (fulfilling it with the tool's
+    /// result, or rejecting it with an "UnknownError"), and counting the attempt, keeps, at
+    /// any state where it is pending, every outcome there, except that of a sometimes
+    /// property that holds at every state where that promise is pending. An execution's
+    /// settlement runs alone only then ([`WebMcpModel::task_alone`]).
+    pub execution_settled_keeps_outcomes: bool,
+    /// Whether settling a running tool body without a script, of a pending execution, whose
+    /// signal is not aborted and whose completion steps' thread no property reads ([`Visibility::thread`]) (its
+    /// reaction, `imperative-execute-steps#10`: the body settled, its entry gone from the
+    /// local map, its completion steps started in parallel), with any outcome, keeps, at
+    /// any state where it runs so, every outcome there, except that of a sometimes property
+    /// that holds at every state where it runs so and the documents' lifecycles and unloads
+    /// are as there. A body's settlement goes alone only then ([`WebMcpModel::body_alone`]).
+    pub body_settled_keeps_outcomes: bool,
+    /// Whether starting the tool of a pending execution, for which no body runs yet (the
+    /// tool execute steps: its uuid added to the target's local map, a body without a script
+    /// running, `toolactivated` recorded), keeps every outcome at any state where it has not
+    /// started. The tool execute steps go alone only then ([`WebMcpModel::task_alone`]).
+    pub tool_started_keeps_outcomes: bool,
 }
 
 impl Visibility {
@@ -569,6 +589,9 @@ impl Visibility {
         pending_entry: |_, _, _| true,
         toolchange_fired_keeps_outcomes: false,
         registration_resolved_keeps_outcomes: |_, _| false,
+        execution_settled_keeps_outcomes: false,
+        body_settled_keeps_outcomes: false,
+        tool_started_keeps_outcomes: false,
     };
     /// No property reads a queued task or a thread (for the tests of persistence alone).
     pub const NOTHING: Visibility = Visibility {
@@ -577,6 +600,9 @@ impl Visibility {
         pending_entry: |_, _, _| false,
         toolchange_fired_keeps_outcomes: true,
         registration_resolved_keeps_outcomes: |_, _| true,
+        execution_settled_keeps_outcomes: true,
+        body_settled_keeps_outcomes: true,
+        tool_started_keeps_outcomes: true,
     };
 }
 
@@ -686,8 +712,9 @@ struct Queuing {
 
 impl WebMcpModel {
     /// The persistent set [`webmcp_checker::Model::persistent_set`] names: a safe step alone
-    /// if there is one, else a task alone ([`WebMcpModel::task_alone`]),
-    /// else a set of queuing steps ([`WebMcpModel::queuing_steps`]).
+    /// if there is one, else a task alone ([`WebMcpModel::task_alone`]), else a body's
+    /// settlement alone ([`WebMcpModel::body_alone`]), else a set of queuing steps
+    /// ([`WebMcpModel::queuing_steps`]).
     pub fn persistent_steps(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
         if let Some(step) = self.safe_step(s) {
             set.push(step);
@@ -695,6 +722,10 @@ impl WebMcpModel {
         }
         if let Some(task) = self.task_alone(s) {
             set.push(task);
+            return true;
+        }
+        if let Some(settlements) = self.body_alone(s) {
+            set.extend(settlements);
             return true;
         }
         let steps = self.queuing_steps(s, None);

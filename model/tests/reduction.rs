@@ -202,7 +202,10 @@ fn a_set_of_queuing_steps_commutes_with_every_path_that_takes_none_of_them() {
             let name = format!("{} under {}", world.name, variant.name());
             let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
             for s in &states {
-                if m.safe_step(s).is_some() || m.task_alone(s).is_some() {
+                if m.safe_step(s).is_some()
+                    || m.task_alone(s).is_some()
+                    || m.body_alone(s).is_some()
+                {
                     continue;
                 }
                 let mut set = Vec::new();
@@ -309,10 +312,11 @@ fn a_model_not_told_what_properties_read_takes_no_queuing_step() {
     assert!(sets > 1_000, "{sets} states with a persistent set");
 }
 
-/// The scenarios a `toolchange` task alone is checked on: the standard ones, and same-origin
-/// iframes that each register a tool (the family `bench` measures, at sizes 1 and 2) with and
-/// without a script that awaits a `toolchange` event.
-fn toolchange_worlds() -> Vec<World> {
+/// The scenarios a task alone is checked on: the standard ones, same-origin iframes that each
+/// register a tool (the family `bench` measures, at sizes 1 and 2) with and without a script
+/// that awaits a `toolchange` event, and one document executing its tool once or twice (the
+/// executions family) with and without awaiting the last execution.
+fn task_alone_worlds() -> Vec<World> {
     let iframes = |n: usize, await_first: bool| {
         let frames: Vec<_> = (1..=n)
             .map(|i| serde_json::json!({"doc": format!("child{i}"), "nav": format!("frame{i}"), "url": format!("https://a.example/{i}")}))
@@ -334,25 +338,53 @@ fn toolchange_worlds() -> Vec<World> {
         .replace("\"inline\"", &format!("\"iframes-{n}{}\"", if await_first { "-awaiting" } else { "" }));
         World::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
     };
+    // One document that executes its tool `n` times without awaiting (the executions
+    // family), and the same awaiting the last execution (its script is not done until then).
+    let executions = |n: usize, await_last: bool| {
+        let mut script = vec![
+            serde_json::json!({"registerTool": {"name": "t1", "description": "a test tool"}}),
+            serde_json::json!({"as": "list", "getTools": {}}),
+            serde_json::json!({"await": "list"}),
+        ];
+        for i in 1..=n {
+            script.push(serde_json::json!({"as": format!("exec{i}"), "executeTool": {"from": "list", "name": "t1"}, "input": {"$js": "reaches-body"}}));
+        }
+        if await_last {
+            script.push(serde_json::json!({"await": format!("exec{n}")}));
+        }
+        let text = common::scenario_with_env(
+            serde_json::json!([{"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}]),
+            serde_json::json!({ "top": script }),
+            serde_json::json!({"toolOutcomes": ["fulfil", "reject"]}),
+        )
+        .replace("\"inline\"", &format!("\"executions-{n}{}\"", if await_last { "-awaiting" } else { "" }));
+        World::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
     let mut worlds = standard_worlds();
     worlds.extend([iframes(1, false), iframes(2, false), iframes(2, true)]);
+    worlds.extend([
+        executions(1, false),
+        executions(2, false),
+        executions(2, true),
+    ]);
     worlds
 }
 
 /// A task alone (`WebMcpModel::task_alone`, `docs/model.md` §7), persistence exactly: from
-/// every state where the model runs a `toolchange` task or a registration's resolution
-/// first, every state reachable without running it still enables it, and there it commutes
+/// every state where the model runs a `toolchange` task, a registration's resolution or an
+/// execution's settlement first, every state reachable without running it still enables it, and there it commutes
 /// with every other enabled action (both orders enabled, the same state). The task changes
 /// nothing but its queue, where it is removed, and its document's `toolchange` counter or
-/// its registration's promise. Under [`Visibility::NOTHING`], so that the tasks a catalogue
+/// its call's promise. Under [`Visibility::NOTHING`], so that the tasks a catalogue
 /// would keep out are checked too; under every variant and the earlier texts.
 #[test]
 fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
-    let (mut regions, mut resolutions, mut scenarios) = (0usize, 0usize, HashSet::new());
+    let (mut regions, mut resolutions, mut settlements, mut starts, mut scenarios) =
+        (0usize, 0usize, 0usize, 0usize, HashSet::new());
     // Every variant of the current text, and the earlier texts (PR #247's notifies
     // synchronously on unregistration).
     let earlier = [Revision::Aug2026, Revision::Pr247].map(|r| webmcp_model::Variant::SEED.at(r));
-    for world in toolchange_worlds() {
+    for world in task_alone_worlds() {
         for variant in every_variant().into_iter().chain(earlier) {
             let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
             let Some(states) = reachable(&m, MAX_STATES) else {
@@ -390,6 +422,22 @@ fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
                         assert!(t.promises[call.index()].is_settled(), "{name}: {a:?}");
                         s_rest.promises[call.index()] = t_rest.promises[call.index()].clone();
                     }
+                    TaskKind::RunToolExecuteSteps { call, target, .. } => {
+                        starts += 1;
+                        let body = t.bodies.get(call).expect("a body starts");
+                        assert!(!body.settled && body.target == *target, "{name}: {a:?}");
+                        t_rest.bodies.remove(call);
+                        t_rest.docs[target.index()].local.remove(call);
+                        t_rest
+                            .ghost
+                            .remove(&webmcp_model::state::Ghost::ToolActivated(*call));
+                    }
+                    TaskKind::ResolveExecute { call, .. }
+                    | TaskKind::RejectExecute { call, .. } => {
+                        settlements += 1;
+                        assert!(t.promises[call.index()].is_settled(), "{name}: {a:?}");
+                        s_rest.promises[call.index()] = t_rest.promises[call.index()].clone();
+                    }
                     other => panic!("{name}: {other:?} taken alone"),
                 }
                 assert_eq!(
@@ -405,13 +453,81 @@ fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
             }
         }
     }
-    // Not vacuous: the rule applies on many states, of the family it is for and of others,
-    // to both kinds of task.
+    // Not vacuous: the rule applies on many states, of the families it is for and of others,
+    // to every kind of task.
     assert!(regions > 1_000, "{regions} states with a task alone");
     assert!(resolutions > 100, "{resolutions} resolutions alone");
+    assert!(
+        settlements > 100,
+        "{settlements} executions' settlements alone"
+    );
+    assert!(starts > 100, "{starts} tool execute steps alone");
     assert!(scenarios.len() > 5, "only in {scenarios:?}");
     eprintln!(
-        "{regions} states with a task alone ({resolutions} resolutions), in {} scenarios",
+        "{regions} states with a task alone ({resolutions} resolutions, {settlements} executions' settlements, {starts} tools started), in {} scenarios",
+        scenarios.len()
+    );
+}
+
+/// A body's settlement alone (`WebMcpModel::body_alone`, `docs/model.md` §7), persistence
+/// exactly: from every state where the model settles one running tool body first (with
+/// every outcome the environment may give), every state reachable without settling it still
+/// enables each of those actions, and there each commutes with every other enabled action.
+/// Each changes nothing but the body (settled), its entry of the local map (gone) and the
+/// thread of its completion steps (started). Under [`Visibility::NOTHING`], every variant and
+/// the earlier texts.
+#[test]
+fn a_bodys_settlement_alone_commutes_with_every_path_that_does_not_settle_it() {
+    let (mut regions, mut scenarios) = (0usize, HashSet::new());
+    let earlier = [Revision::Aug2026, Revision::Pr247].map(|r| webmcp_model::Variant::SEED.at(r));
+    for world in task_alone_worlds() {
+        for variant in every_variant().into_iter().chain(earlier) {
+            let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
+            let Some(states) = reachable(&m, MAX_STATES) else {
+                continue;
+            };
+            let name = format!("{} under {}", world.name, variant.name());
+            let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
+            for s in &states {
+                if m.safe_step(s).is_some() || m.task_alone(s).is_some() {
+                    continue;
+                }
+                let Some(set) = m.body_alone(s) else {
+                    continue;
+                };
+                regions += 1;
+                scenarios.insert(world.name.clone());
+                assert_eq!(set.len(), world.env.outcomes.len(), "{name}: {set:?}");
+                for (a, t) in &set {
+                    assert_eq!(*t, m.apply(s, *a, &mut ()), "{name}: {a:?}");
+                    let Action::SettleTool(uuid, _) = *a else {
+                        panic!("{name}: a body's settlement that is not one: {a:?}");
+                    };
+                    let target = s.bodies.get(&uuid).expect("running").target;
+                    assert!(t.bodies.get(&uuid).expect("kept").settled, "{name}: {a:?}");
+                    let (mut s_rest, mut t_rest) = (s.clone(), t.clone());
+                    s_rest.bodies.remove(&uuid);
+                    t_rest.bodies.remove(&uuid);
+                    s_rest.docs[target.index()].local.remove(&uuid);
+                    t_rest.threads.remove(&ThreadKey::Completion(uuid));
+                    assert_eq!(
+                        s_rest, t_rest,
+                        "{name}: {a:?} changed more than its body's own"
+                    );
+                }
+                let ample: Vec<Action> = set.iter().map(|(a, _)| *a).collect();
+                assert_commutes_with_every_path_avoiding(&m, &ample, s, &mut checked, &name);
+            }
+        }
+    }
+    // Not vacuous: the rule applies on many states, in several scenarios.
+    assert!(
+        regions > 1_000,
+        "{regions} states with a body's settlement alone"
+    );
+    assert!(scenarios.len() > 3, "only in {scenarios:?}");
+    eprintln!(
+        "{regions} states with a body's settlement alone, in {} scenarios",
         scenarios.len()
     );
 }

@@ -111,6 +111,7 @@ fn no_property_sees_a_queuing_step_on_any_path_that_takes_none() {
         let mut set = Vec::new();
         let taken = m.safe_step(s).is_none()
             && m.task_alone(s).is_none()
+            && m.body_alone(s).is_none()
             && m.persistent_steps(s, &mut set);
         taken.then(|| set.into_iter().map(|(a, _)| a).collect())
     };
@@ -303,4 +304,255 @@ fn a_task_alone_keeps_every_outcome_on_any_path_that_does_not_run_it() {
     // Not vacuous: the catalogue leaves many tasks to the reduction.
     assert!(sets > 1_000, "{sets} tasks taken alone");
     eprintln!("{sets} tasks taken alone, {checked} runs checked along their regions");
+}
+
+/// Checks a claim of the catalogue's [`webmcp_properties::catalogue::VISIBILITY`] that a change
+/// keeps outcomes: at every state of the standard scenarios (up to 30,000 each), each state
+/// `change` makes of it (with a key naming what changed) keeps every outcome the state
+/// shows, except that of a sometimes property that holds at every reachable state of the
+/// class (`class`, for the same key) of the state the change was made at. Returns how many
+/// changes were checked and how many exemptions were needed.
+fn check_claim<K: Copy + Eq + std::hash::Hash + std::fmt::Debug, C: Eq + std::hash::Hash>(
+    claim: &str,
+    change: impl Fn(&WebMcpModel, &State) -> Vec<(K, State)>,
+    class: impl Fn(&State, K) -> C,
+) -> (usize, usize) {
+    let predicates = judged_predicates();
+    let (mut checked, mut exemptions) = (0usize, 0usize);
+    for world in standard_worlds() {
+        let m = WebMcpModel::new(world.clone(), Variant::SEED);
+        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+        let mut visited = std::collections::HashSet::new();
+        // Sometimes predicates a change turned off: which, the change's key, the class of
+        // the state where.
+        let mut lost = std::collections::HashSet::new();
+        while let Some(s) = queue.pop_front() {
+            if visited.len() >= 30_000 || !visited.insert(s.clone()) {
+                continue;
+            }
+            for (key, after) in change(&m, &s) {
+                checked += 1;
+                for (k, (name, holds, sometimes)) in predicates.iter().enumerate() {
+                    let (before, now) = (holds(&m, &s), holds(&m, &after));
+                    if *sometimes && before && !now {
+                        lost.insert((k, key, class(&s, key)));
+                    } else if !*sometimes && !before && now {
+                        panic!(
+                            "{}: {claim}: {name} no longer fails after {key:?}, at {s:?}",
+                            world.name
+                        );
+                    }
+                }
+            }
+            let mut actions = Vec::new();
+            m.enabled_actions(&s, &mut actions);
+            queue.extend(actions.into_iter().map(|a| m.apply(&s, a, &mut ())));
+        }
+        for (k, key, at) in lost {
+            let (name, holds, _) = predicates[k];
+            exemptions += 1;
+            assert!(
+                visited
+                    .iter()
+                    .filter(|v| class(v, key) == at)
+                    .all(|v| holds(&m, v)),
+                "{}: {claim}: {key:?} turns {name} off, which does not hold at every state like it",
+                world.name
+            );
+        }
+    }
+    (checked, exemptions)
+}
+
+/// The catalogue's claim `execution_settled_keeps_outcomes`: settling any pending
+/// `executeTool` promise as a settlement task does (fulfilled with the tool's result at
+/// `execute-tool#16.10.3`, or rejected with an "UnknownError" at each step that queues such
+/// a rejection; the attempt counted) keeps every outcome, except that of a sometimes
+/// property that holds at every reachable state where that promise is pending.
+#[test]
+fn settling_a_pending_execution_keeps_every_outcome() {
+    use webmcp_model::state::{Reason, Status, Value};
+    use webmcp_model::steps::step;
+    use webmcp_model::world::CallKind;
+    const { assert!(webmcp_properties::catalogue::VISIBILITY.execution_settled_keeps_outcomes) };
+    let rejected_at = [
+        "execute-tool#16.1",
+        "execute-tool#16.4",
+        "execute-tool#16.7",
+        "execute-tool#16.9",
+        "execute-tool#16.10.4",
+        "unload-cleanup#2.3.4",
+    ];
+    let change = |m: &WebMcpModel, s: &State| {
+        let w = &m.world;
+        let mut afters = Vec::new();
+        for (i, call) in w.calls.iter().enumerate() {
+            if call.kind != CallKind::Execute || s.promises[i].status != Status::Pending {
+                continue;
+            }
+            let fulfilled = (Ok(Value::Text(w.tool_result)), "execute-tool#16.10.3");
+            let rejected = rejected_at.map(|at| (Err(Reason::UnknownError), at));
+            for (outcome, at) in std::iter::once(fulfilled).chain(rejected) {
+                let mut after = s.clone();
+                let p = &mut after.promises[i];
+                p.attempts = (p.attempts + 1).min(3);
+                match outcome {
+                    Ok(v) => {
+                        p.tried_fulfil = true;
+                        p.status = Status::Fulfilled(v);
+                    }
+                    Err(r) => {
+                        p.tried_reject = true;
+                        p.status = Status::Rejected(r);
+                    }
+                }
+                p.settled_at = Some(step(at));
+                afters.push((i, after));
+            }
+        }
+        afters
+    };
+    let pending = |v: &State, i: usize| v.promises[i].status == Status::Pending;
+    let (checked, exempt) = check_claim("an execution settled", change, pending);
+    // Not vacuous: many pending executions, and the one exempt witness ("an executeTool
+    // promise is pending") is met.
+    assert!(checked > 10_000, "{checked} settlements checked");
+    assert!(exempt > 0, "no sometimes property was exempt");
+    eprintln!("{checked} settlements checked, {exempt} exemptions");
+}
+
+/// The catalogue's claim `body_settled_keeps_outcomes`: settling any running tool body
+/// without a script, of a pending execution, whose signal is not aborted and whose
+/// completion thread no property
+/// reads (`VISIBILITY.thread`), with every outcome the environment may give (the model's own
+/// `SettleTool`), keeps every outcome, except that of a sometimes
+/// property that holds at every reachable state where the body runs so and the documents'
+/// lifecycles and unloads are as where it settled.
+#[test]
+fn settling_a_running_body_keeps_every_outcome() {
+    use webmcp_model::machine::Action;
+    const { assert!(webmcp_properties::catalogue::VISIBILITY.body_settled_keeps_outcomes) };
+    let runs = |w: &webmcp_model::World, s: &State, uuid: webmcp_model::world::CallId| {
+        s.bodies.get(&uuid).is_some_and(|b| {
+            w.register_op(b.registered_by).body.is_none()
+                && s.promises[uuid.index()].status == webmcp_model::state::Status::Pending
+                && !b.settled
+                && !b.signal_aborted
+                && s.is_fully_active(b.target)
+        })
+    };
+    let change = |m: &WebMcpModel, s: &State| {
+        let mut afters = Vec::new();
+        let thread_read = webmcp_properties::catalogue::VISIBILITY.thread;
+        for &uuid in s.bodies.keys() {
+            let completion = webmcp_model::threads::ThreadKey::Completion(uuid);
+            if !runs(&m.world, s, uuid) || thread_read(&m.world, s, completion) {
+                continue;
+            }
+            for &o in &m.world.env.outcomes {
+                afters.push((uuid, m.apply(s, Action::SettleTool(uuid, o), &mut ())));
+            }
+        }
+        afters
+    };
+    let like = |v: &State, uuid| {
+        let running = v
+            .bodies
+            .get(&uuid)
+            .is_some_and(|b| !b.settled && !b.signal_aborted);
+        let lifecycles: Vec<_> = v.docs.iter().map(|d| (d.lifecycle, d.cleanups)).collect();
+        (running, lifecycles)
+    };
+    let (checked, exempt) = check_claim("a body settled", change, like);
+    assert!(checked > 1_000, "{checked} settlements checked");
+    eprintln!("{checked} bodies settled, {exempt} exemptions");
+}
+
+/// The catalogue's claim `tool_started_keeps_outcomes`: starting the tool of any pending
+/// execution that runs no body yet, on any fully active document, as the tool execute steps
+/// do (the uuid added to the local map, a running body without a script, `toolactivated`
+/// recorded), keeps every outcome.
+#[test]
+fn starting_a_tool_keeps_every_outcome() {
+    use webmcp_model::state::{Body, Ghost, Status};
+    use webmcp_model::world::{CallId, CallKind};
+    const { assert!(webmcp_properties::catalogue::VISIBILITY.tool_started_keeps_outcomes) };
+    let change = |m: &WebMcpModel, s: &State| {
+        let w = &m.world;
+        let unscripted = (0..w.calls.len()).map(CallId::nth).find(|&c| {
+            w.calls[c.index()].kind == CallKind::Register && w.register_op(c).body.is_none()
+        });
+        let Some(registered_by) = unscripted else {
+            return Vec::new();
+        };
+        let mut afters = Vec::new();
+        for (i, call) in w.calls.iter().enumerate() {
+            let uuid = CallId::nth(i);
+            if call.kind != CallKind::Execute
+                || s.promises[i].status != Status::Pending
+                || s.bodies.contains_key(&uuid)
+            {
+                continue;
+            }
+            for target in (0..s.docs.len()).map(webmcp_model::world::DocId::nth) {
+                if !s.is_fully_active(target) || s.docs[target.index()].local.contains(&uuid) {
+                    continue;
+                }
+                let mut after = s.clone();
+                after.docs[target.index()].local.insert(uuid);
+                after.bodies.insert(
+                    uuid,
+                    Body {
+                        target,
+                        registered_by,
+                        settled: false,
+                        signal_aborted: false,
+                        saw_abort_while_running: false,
+                        result: None,
+                        pc: 0,
+                        awaiting_abort: false,
+                        awaiting_call: None,
+                    },
+                );
+                after.record(Ghost::ToolActivated(uuid));
+                afters.push((uuid, after));
+            }
+        }
+        afters
+    };
+    let (checked, exempt) = check_claim("a tool started", change, |_, _| ());
+    assert!(checked > 10_000, "{checked} starts checked");
+    assert_eq!(exempt, 0, "starting a tool turned a witness off");
+    eprintln!("{checked} tools started");
+}
+
+/// The argument for a body's settlement alone (`docs/model.md` §7): under the catalogue's
+/// [`webmcp_properties::catalogue::VISIBILITY`], settling the body with each outcome keeps
+/// every outcome, at the state where the set is taken and at every state reached from it
+/// without settling it (up to 2,000 states from each), except that of a sometimes property
+/// shown where it is taken.
+#[test]
+fn a_bodys_settlement_alone_keeps_every_outcome_on_any_path_that_does_not_settle_it() {
+    let predicates = judged_predicates();
+    let mut checked = 0usize;
+    let pick = |m: &WebMcpModel, s: &State| {
+        m.body_alone(s)
+            .map(|set| set.into_iter().map(|(a, _)| a).collect())
+    };
+    let sets = for_each_region(pick, |m, name, s, here, ample| {
+        let unshown: Vec<_> = predicates
+            .iter()
+            .filter(|(_, holds, sometimes)| !(*sometimes && holds(m, s)))
+            .copied()
+            .collect();
+        for &a in ample {
+            let after = m.apply(here, a, &mut ());
+            checked += 1;
+            if let Err(property) = outcomes_kept(m, &unshown, here, &after) {
+                panic!("{name}: {property} loses its outcome by {a:?} at {here:?}");
+            }
+        }
+    });
+    assert!(sets > 100, "{sets} bodies' settlements taken alone");
+    eprintln!("{sets} bodies' settlements taken alone, {checked} runs checked along their regions");
 }

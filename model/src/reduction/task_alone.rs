@@ -1,7 +1,8 @@
 //! A task alone: running the oldest runnable task of an event loop first, where that task
-//! fires `toolchange` for a registration (`notify-tool-change#3.3`) or resolves a
-//! registration (`register-tool#20.2`) and nothing else can still tell when it ran
-//! (`docs/model.md` §7, *A task alone*).
+//! fires `toolchange` for a registration (`notify-tool-change#3.3`), resolves a
+//! registration (`register-tool#20.2`) or settles an execution's promise
+//! (`execute-tool#16.10.3`–`#16.10.4`, and every other step that queues a rejection), and
+//! nothing else can still tell when it ran (`docs/model.md` §7, *A task alone*).
 //!
 //! Where several notifications append to one queue, no thread step is persistent alone: their
 //! appends are ordered, and the order shows. But the task at the head of that queue reads
@@ -54,9 +55,19 @@ impl WebMcpModel {
             {
                 call
             }
+            TaskKind::ResolveExecute { call, .. } | TaskKind::RejectExecute { call, .. }
+                if self.visibility.execution_settled_keeps_outcomes =>
+            {
+                call
+            }
+            TaskKind::RunToolExecuteSteps { call, .. }
+                if self.visibility.tool_started_keeps_outcomes =>
+            {
+                call
+            }
             _ => return None,
         };
-        if (self.visibility.queued_task)(&task.kind) || registered_in_a_body(w, call) {
+        if (self.visibility.queued_task)(&task.kind) || made_in_a_body(w, call) {
             return None;
         }
         // The trees it reads (its document's lifecycle, `allowed to use`; which tasks before
@@ -73,7 +84,11 @@ impl WebMcpModel {
         }
         let quiet = match task.kind {
             TaskKind::FireToolchange { .. } => !may_queue_at_ancestor(w, s, call, task),
-            _ => resolution_unseen(w, s, &future, call),
+            TaskKind::ResolveRegister { .. } => resolution_unseen(w, s, &future, call),
+            TaskKind::RunToolExecuteSteps { target, .. } => {
+                start_unseen(s, &future, call, target, (agent, i), w)
+            }
+            _ => settlement_unseen(w, s, &future, call, agent, i),
         };
         if !quiet {
             return None;
@@ -83,15 +98,38 @@ impl WebMcpModel {
     }
 }
 
-/// Whether registration `call` is made by a tool body, which may run it again with each
-/// execution of its tool (or names no `registerTool` statement at all).
-fn registered_in_a_body(w: &World, call: CallId) -> bool {
+/// Whether `call` is made by a tool body, which may make it again with each execution of
+/// its tool (or names no `registerTool` or `executeTool` statement of a script at all).
+fn made_in_a_body(w: &World, call: CallId) -> bool {
     let c = &w.calls[call.index()];
     c.body_statement.is_some()
         || !matches!(
             w.docs[c.script.index()].script[c.statement],
-            Op::Register(_)
+            Op::Register(_) | Op::Execute(_)
         )
+}
+
+/// Whether the script that made `call` is done: only it may `await` the call's promise.
+fn script_done(w: &World, s: &State, call: CallId) -> bool {
+    let script = &s.docs[w.calls[call.index()].script.index()];
+    script.lifecycle == Lifecycle::Destroyed
+        || matches!(
+            script.script.status,
+            ScriptStatus::Finished | ScriptStatus::Threw
+        )
+}
+
+/// Whether no tool body awaits `call`'s promise (and so resumes when it settles).
+fn no_body_awaits(s: &State, call: CallId) -> bool {
+    !s.bodies
+        .iter()
+        .any(|(_, b)| !b.settled && b.awaiting_call == Some(call))
+}
+
+/// Whether the signal of `call` (a registerTool's or an executeTool's), whose abort steps
+/// reject its promise, can still be aborted.
+fn abortable(s: &State, future: &Future, signal: Option<crate::world::CtrlId>) -> bool {
+    signal.is_some_and(|k| !s.controllers[k.index()].aborted && future.aborts & bit(k.index()) != 0)
 }
 
 /// Whether nothing but this task can still settle registration `call`'s promise or read it:
@@ -101,32 +139,99 @@ fn registered_in_a_body(w: &World, call: CallId) -> bool {
 /// queued (what `check_toolchange_before_resolution` reads), as the successor shows: no
 /// ghost fact is recorded, and only the notification queues them.
 fn resolution_unseen(w: &World, s: &State, future: &Future, call: CallId) -> bool {
-    let c = &w.calls[call.index()];
-    let abortable = w
-        .register_op(call)
-        .signal
-        .is_some_and(|k| !s.controllers[k.index()].aborted && future.aborts & bit(k.index()) != 0);
-    let script = &s.docs[c.script.index()];
-    let done = script.lifecycle == Lifecycle::Destroyed
-        || matches!(
-            script.script.status,
-            ScriptStatus::Finished | ScriptStatus::Threw
-        );
     s.promises[call.index()].status == Status::Pending
-        && !abortable
-        && done
-        && !s
-            .bodies
+        && !abortable(s, future, w.register_op(call).signal)
+        && script_done(w, s, call)
+        && no_body_awaits(s, call)
+}
+
+/// Whether nothing but task `i` of `agent`'s queue can still settle execution `call`'s
+/// promise or read it: the promise is pending; nothing else of the execution can still act
+/// ([`execution_quiet`]), and its tool body, if it has one, has settled (its completion
+/// steps would follow); the script that made the call is done and no tool body awaits it.
+fn settlement_unseen(
+    w: &World,
+    s: &State,
+    future: &Future,
+    call: CallId,
+    agent: AgentId,
+    i: usize,
+) -> bool {
+    s.promises[call.index()].status == Status::Pending
+        && execution_quiet(w, s, future, call, Some((agent, i)))
+        && s.bodies.get(&call).is_none_or(|b| b.settled)
+        && script_done(w, s, call)
+        && no_body_awaits(s, call)
+}
+
+/// Whether nothing but task `i` of `agent`'s queue, which runs the tool execute steps of
+/// execution `call` on `target`, can still start its tool or read what starting it writes:
+/// the execution's promise is pending (`imperative-execute-steps#9` reads it) and nothing
+/// else of the execution can still act ([`execution_quiet`]), so no body of it runs yet and
+/// its entry in the pending map, which the `skip-cancelled-execution` fix reads, stays as it
+/// is; the target's tool map, which `tool-execute-steps#3` reads, cannot change.
+fn start_unseen(
+    s: &State,
+    future: &Future,
+    call: CallId,
+    target: DocId,
+    except: (AgentId, usize),
+    w: &World,
+) -> bool {
+    s.promises[call.index()].status == Status::Pending
+        && !s.bodies.contains_key(&call)
+        && execution_quiet(w, s, future, call, Some(except))
+        && future.writes.tools & bit(target.index()) == 0
+}
+
+/// Whether nothing of execution `call` but its tool body and the task `except` (a loop and
+/// an index in its queue) can still act, in any future of `s`: its signal can no longer be
+/// aborted (`execute-tool#15.4.1` would reject its promise and cancel it); no other task of
+/// the execution is queued on any loop (running the tool execute steps, a settlement, a
+/// cancellation's `#6`); no thread of the execution runs (its `execute-tool` thread, a
+/// cancellation, completion steps); no unloading cleanup runs, and none can start, since no
+/// tree can change (`unload-cleanup#2.3` rejects and cancels pending executions).
+pub(super) fn execution_quiet(
+    w: &World,
+    s: &State,
+    future: &Future,
+    call: CallId,
+    except: Option<(AgentId, usize)>,
+) -> bool {
+    use crate::threads::ThreadKey;
+    let other_task = s.queues.iter().enumerate().any(|(a, queue)| {
+        queue
             .iter()
-            .any(|(_, b)| !b.settled && b.awaiting_call == Some(call))
+            .enumerate()
+            .any(|(j, t)| Some((AgentId::nth(a), j)) != except && t.kind.execution() == Some(call))
+    });
+    let thread_of_call = s.threads.iter().any(|(key, t)| match *key {
+        ThreadKey::Execute(c)
+        | ThreadKey::CancelOnAbort(c)
+        | ThreadKey::Completion(c)
+        | ThreadKey::CleanupCompletion(c, _) => c == call,
+        ThreadKey::Cleanup(..) => true,
+        _ => matches!(t, Thread::Cancel(p) if p.uuid == call),
+    });
+    !abortable(s, future, w.execute_op(call).signal)
+        && !other_task
+        && !thread_of_call
+        && future.writes.trees == 0
 }
 
 /// Whether the microtask checkpoint after a task on `agent` finds nothing to run, in every
 /// future where that loop runs no task of its queue: every script of the loop's documents is
 /// done, or its document destroyed, or it has not started and never suspends (so no
 /// checkpoint ever resumes it); and no tool body on the loop can still resume, since bodies
-/// start only in the tool execute steps, a task of the loop's queue.
-fn checkpoint_stays_empty(w: &World, s: &State, f: &super::Footprints, agent: AgentId) -> bool {
+/// start only in the tool execute steps, a task of the loop's queue. A body without a script
+/// (the environment settles it, `Action::SettleTool`) never awaits, so no checkpoint resumes
+/// it.
+pub(super) fn checkpoint_stays_empty(
+    w: &World,
+    s: &State,
+    f: &super::Footprints,
+    agent: AgentId,
+) -> bool {
     let loop_bit = bit(agent.index());
     let scripts_quiet = DocId::all(w.docs.len())
         .filter(|d| f.agent_of_doc[d.index()] == loop_bit)
@@ -142,10 +247,11 @@ fn checkpoint_stays_empty(w: &World, s: &State, f: &super::Footprints, agent: Ag
                 }
         });
     scripts_quiet
-        && !s
-            .bodies
-            .iter()
-            .any(|(_, b)| !b.settled && w.agent_of(b.target) == agent)
+        && !s.bodies.iter().any(|(_, b)| {
+            !b.settled
+                && w.agent_of(b.target) == agent
+                && w.register_op(b.registered_by).body.is_some()
+        })
 }
 
 /// Whether something other than running this loop's tasks can still queue a `toolchange`
@@ -215,8 +321,13 @@ fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task)
             }
             moved == *after
         });
+    if let TaskKind::RunToolExecuteSteps { call, target, .. } = task.kind {
+        return only_tool_started(s, next, agent, i, call, target);
+    }
     let settled = match task.kind {
-        TaskKind::ResolveRegister { call } => Some(call.index()),
+        TaskKind::ResolveRegister { call }
+        | TaskKind::ResolveExecute { call, .. }
+        | TaskKind::RejectExecute { call, .. } => Some(call.index()),
         _ => None,
     };
     let promises_same = s
@@ -229,4 +340,59 @@ fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task)
         && docs_same
         && promises_same
         && s.same_outside(next, parts::QUEUES | parts::DOCS | parts::PROMISES)
+}
+
+/// Whether `next` is `s` with task `i` of `agent`'s queue (the tool execute steps of `call`
+/// on `target`) removed, `call` added to the target's local map, a body without a script
+/// running for it, and at most `toolactivated` recorded for it: no other ghost fact, no task
+/// queued, no promise settled, no thread started, no script or other body resumed.
+fn only_tool_started(
+    s: &State,
+    next: &State,
+    agent: AgentId,
+    i: usize,
+    call: CallId,
+    target: DocId,
+) -> bool {
+    let queues_same =
+        s.queues
+            .iter()
+            .zip(next.queues.iter())
+            .enumerate()
+            .all(|(a, (before, after))| {
+                if a != agent.index() {
+                    return before == after;
+                }
+                let rest = before.iter().enumerate().filter(|(j, _)| *j != i);
+                rest.map(|(_, t)| t).eq(after.iter())
+            });
+    let docs_same = s
+        .docs
+        .iter()
+        .zip(next.docs.iter())
+        .enumerate()
+        .all(|(d, (before, after))| {
+            if d != target.index() {
+                return before == after;
+            }
+            let mut moved = before.clone();
+            moved.local.insert(call);
+            moved == *after
+        });
+    let body_started = next.bodies.len() == s.bodies.len() + 1
+        && next.bodies.get(&call).is_some_and(|b| {
+            !b.settled && !b.signal_aborted && b.awaiting_call.is_none() && b.target == target
+        })
+        && s.bodies.iter().all(|(k, b)| next.bodies.get(k) == Some(b));
+    let mut ghost = s.ghost.clone();
+    ghost.insert(crate::state::Ghost::ToolActivated(call));
+    let ghost_same = next.ghost == s.ghost || next.ghost == ghost;
+    queues_same
+        && docs_same
+        && body_started
+        && ghost_same
+        && s.same_outside(
+            next,
+            parts::QUEUES | parts::DOCS | parts::BODIES | parts::GHOST,
+        )
 }

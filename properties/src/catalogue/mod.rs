@@ -61,6 +61,27 @@ pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduct
     // more only turns them on) or is pending (true wherever this one is), at termination,
     // and by `registration-abort-unregisters`, which reads only registrations with a signal.
     registration_resolved_keeps_outcomes: |w, call| w.register_op(call).signal.is_none(),
+    // An executeTool promise is read by properties that ask whether some promise settled,
+    // with what, how often (settling a pending one never takes a failure back nor a witness
+    // away: statuses, attempts and tried-flags only grow), or whether it is pending ("an
+    // executeTool promise is pending", true wherever this one is), and at termination.
+    execution_settled_keeps_outcomes: true,
+    // A body is read by properties that ask whether one exists (its settling keeps it),
+    // whether it fulfilled with a value (only turns on), saw its signal aborted (unchanged),
+    // or runs where its document or its caller is unloaded (true wherever it runs so, with
+    // the same lifecycles and unloads); the local map by one that asks that each entry is a
+    // running body (the entry goes with the body) and a witness that it has one (true
+    // wherever this body runs, its entry in the map); the new completion thread only where
+    // a document is destroyed (`VISIBILITY.thread`, asked before it is taken).
+    body_settled_keeps_outcomes: true,
+    // Starting a tool adds a running body (properties over bodies ask whether one exists
+    // with some mark, or that every one is well formed: a new, unmarked, running body only
+    // turns the first on and meets the second), an entry of the local map for it (that every
+    // entry is a running body: it is one; that the map has one: only turns on) and the
+    // `toolactivated` fact (properties over ghost facts ask that none of some kind exists,
+    // that every one of some kind is answered, or that one exists: one more only keeps a
+    // failure and a witness).
+    tool_started_keeps_outcomes: true,
 };
 
 /// How a property is judged: the engine's expectations (always, at termination, sometimes).
