@@ -315,7 +315,8 @@ fn a_model_not_told_what_properties_read_takes_no_queuing_step() {
 /// The scenarios a task alone is checked on: the standard ones, same-origin iframes that each
 /// register a tool (the family `bench` measures, at sizes 1 and 2) with and without a script
 /// that awaits a `toolchange` event, and one document executing its tool once or twice (the
-/// executions family) with and without awaiting the last execution.
+/// executions family) with and without awaiting the last execution, and once with its tool
+/// registered with a signal the environment may abort.
 fn task_alone_worlds() -> Vec<World> {
     let iframes = |n: usize, await_first: bool| {
         let frames: Vec<_> = (1..=n)
@@ -360,12 +361,31 @@ fn task_alone_worlds() -> Vec<World> {
         .replace("\"inline\"", &format!("\"executions-{n}{}\"", if await_last { "-awaiting" } else { "" }));
         World::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
     };
+    // The execution's tool unregistered by an abort (the environment's, at any moment) while
+    // it may run: under PR #247's text the unregistration runs the execution's completion
+    // steps.
+    let unregistered = {
+        let script = serde_json::json!([
+            {"registerTool": {"name": "t1", "description": "a test tool"}, "signal": "ac"},
+            {"as": "list", "getTools": {}},
+            {"await": "list"},
+            {"as": "exec1", "executeTool": {"from": "list", "name": "t1"}, "input": {"$js": "reaches-body"}}
+        ]);
+        let text = common::scenario_with_env(
+            serde_json::json!([{"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}]),
+            serde_json::json!({ "top": script }),
+            serde_json::json!({"toolOutcomes": ["fulfil", "reject"], "abort": ["ac"]}),
+        )
+        .replace("\"inline\"", "\"execution-then-unregistration\"");
+        World::from_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
     let mut worlds = standard_worlds();
     worlds.extend([iframes(1, false), iframes(2, false), iframes(2, true)]);
     worlds.extend([
         executions(1, false),
         executions(2, false),
         executions(2, true),
+        unregistered,
     ]);
     worlds
 }

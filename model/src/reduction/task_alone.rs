@@ -190,7 +190,10 @@ fn start_unseen(
 /// the execution is queued on any loop (running the tool execute steps, a settlement, a
 /// cancellation's `#6`); no thread of the execution runs (its `execute-tool` thread, a
 /// cancellation, completion steps); no unloading cleanup runs, and none can start, since no
-/// tree can change (`unload-cleanup#2.3` rejects and cancels pending executions).
+/// tree can change (`unload-cleanup#2.3` rejects and cancels pending executions); and the
+/// tool map of the target of its pending entry, if it has one, cannot change (under PR
+/// #247's text an unregistration runs the completion steps of the tool's pending
+/// executions).
 pub(super) fn execution_quiet(
     w: &World,
     s: &State,
@@ -213,10 +216,17 @@ pub(super) fn execution_quiet(
         ThreadKey::Cleanup(..) => true,
         _ => matches!(t, Thread::Cancel(p) if p.uuid == call),
     });
+    let entry_stays = s
+        .pending
+        .iter()
+        .flatten()
+        .filter(|(uuid, _)| *uuid == call)
+        .all(|(_, e)| future.writes.tools & bit(e.target.index()) == 0);
     !abortable(s, future, w.execute_op(call).signal)
         && !other_task
         && !thread_of_call
         && future.writes.trees == 0
+        && entry_stays
 }
 
 /// Whether the microtask checkpoint after a task on `agent` finds nothing to run, in every
