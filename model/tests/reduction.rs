@@ -401,78 +401,64 @@ fn task_alone_worlds() -> Vec<World> {
 fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
     let (mut regions, mut resolutions, mut settlements, mut starts, mut scenarios) =
         (0usize, 0usize, 0usize, 0usize, HashSet::new());
-    // Every variant of the current text, and the earlier texts (PR #247's notifies
-    // synchronously on unregistration).
-    let earlier = [Revision::Aug2026, Revision::Pr247].map(|r| webmcp_model::Variant::SEED.at(r));
-    for world in task_alone_worlds() {
-        for variant in every_variant().into_iter().chain(earlier) {
-            let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
-            let Some(states) = reachable(&m, MAX_STATES) else {
-                continue;
-            };
-            let name = format!("{} under {}", world.name, variant.name());
-            let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
-            for s in &states {
-                let Some((a, t)) = m.task_alone(s) else {
-                    continue;
-                };
-                regions += 1;
-                scenarios.insert(world.name.clone());
-                assert_eq!(t, m.apply(s, a, &mut ()), "{name}: {a:?}");
-                let Action::RunTask(agent) = a else {
-                    panic!("{name}: a task alone that is not a task: {a:?}");
-                };
-                let kind = &s.queues[agent.index()]
-                    .iter()
-                    .find(|task| s.is_fully_active(task.doc))
-                    .expect("a runnable task")
-                    .kind;
-                let mut s_rest = s.clone();
-                let mut t_rest = t.clone();
-                s_rest.queues = Default::default();
-                t_rest.queues = Default::default();
-                match kind {
-                    TaskKind::FireToolchange { .. } => {
-                        for (d, doc) in t_rest.docs.clone().iter().enumerate() {
-                            s_rest.docs[d].toolchanges = doc.toolchanges;
-                        }
-                    }
-                    TaskKind::ResolveRegister { call } => {
-                        resolutions += 1;
-                        assert!(t.promises[call.index()].is_settled(), "{name}: {a:?}");
-                        s_rest.promises[call.index()] = t_rest.promises[call.index()].clone();
-                    }
-                    TaskKind::RunToolExecuteSteps { call, target, .. } => {
-                        starts += 1;
-                        let body = t.bodies.get(call).expect("a body starts");
-                        assert!(!body.settled && body.target == *target, "{name}: {a:?}");
-                        t_rest.bodies.remove(call);
-                        t_rest.docs[target.index()].local.remove(call);
-                        t_rest
-                            .ghost
-                            .remove(&webmcp_model::state::Ghost::ToolActivated(*call));
-                    }
-                    TaskKind::ResolveExecute { call, .. }
-                    | TaskKind::RejectExecute { call, .. } => {
-                        settlements += 1;
-                        assert!(t.promises[call.index()].is_settled(), "{name}: {a:?}");
-                        s_rest.promises[call.index()] = t_rest.promises[call.index()].clone();
-                    }
-                    other => panic!("{name}: {other:?} taken alone"),
+    for_each_state_of_task_alone_worlds(|m, world, name, s, checked| {
+        let Some((a, t)) = m.task_alone(s) else {
+            return;
+        };
+        regions += 1;
+        scenarios.insert(world.name.clone());
+        assert_eq!(t, m.apply(s, a, &mut ()), "{name}: {a:?}");
+        let Action::RunTask(agent) = a else {
+            panic!("{name}: a task alone that is not a task: {a:?}");
+        };
+        let kind = &s.queues[agent.index()]
+            .iter()
+            .find(|task| s.is_fully_active(task.doc))
+            .expect("a runnable task")
+            .kind;
+        let mut s_rest = s.clone();
+        let mut t_rest = t.clone();
+        s_rest.queues = Default::default();
+        t_rest.queues = Default::default();
+        match kind {
+            TaskKind::FireToolchange { .. } => {
+                for (d, doc) in t_rest.docs.clone().iter().enumerate() {
+                    s_rest.docs[d].toolchanges = doc.toolchanges;
                 }
-                assert_eq!(
-                    s_rest, t_rest,
-                    "{name}: {a:?} changed more than its task's own"
-                );
-                assert_eq!(
-                    s.queues[agent.index()].len(),
-                    t.queues[agent.index()].len() + 1,
-                    "{name}: {a:?}"
-                );
-                assert_commutes_with_every_path_avoiding(&m, &[a], s, &mut checked, &name);
             }
+            TaskKind::ResolveRegister { call } => {
+                resolutions += 1;
+                assert!(t.promises[call.index()].is_settled(), "{name}: {a:?}");
+                s_rest.promises[call.index()] = t_rest.promises[call.index()].clone();
+            }
+            TaskKind::RunToolExecuteSteps { call, target, .. } => {
+                starts += 1;
+                let body = t.bodies.get(call).expect("a body starts");
+                assert!(!body.settled && body.target == *target, "{name}: {a:?}");
+                t_rest.bodies.remove(call);
+                t_rest.docs[target.index()].local.remove(call);
+                t_rest
+                    .ghost
+                    .remove(&webmcp_model::state::Ghost::ToolActivated(*call));
+            }
+            TaskKind::ResolveExecute { call, .. } | TaskKind::RejectExecute { call, .. } => {
+                settlements += 1;
+                assert!(t.promises[call.index()].is_settled(), "{name}: {a:?}");
+                s_rest.promises[call.index()] = t_rest.promises[call.index()].clone();
+            }
+            other => panic!("{name}: {other:?} taken alone"),
         }
-    }
+        assert_eq!(
+            s_rest, t_rest,
+            "{name}: {a:?} changed more than its task's own"
+        );
+        assert_eq!(
+            s.queues[agent.index()].len(),
+            t.queues[agent.index()].len() + 1,
+            "{name}: {a:?}"
+        );
+        assert_commutes_with_every_path_avoiding(m, &[a], s, checked, name);
+    });
     // Not vacuous: the rule applies on many states, of the families it is for and of others,
     // to every kind of task.
     assert!(regions > 1_000, "{regions} states with a task alone");
@@ -499,47 +485,36 @@ fn a_task_alone_commutes_with_every_path_that_does_not_run_it() {
 #[test]
 fn a_bodys_settlement_alone_commutes_with_every_path_that_does_not_settle_it() {
     let (mut regions, mut scenarios) = (0usize, HashSet::new());
-    let earlier = [Revision::Aug2026, Revision::Pr247].map(|r| webmcp_model::Variant::SEED.at(r));
-    for world in task_alone_worlds() {
-        for variant in every_variant().into_iter().chain(earlier) {
-            let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
-            let Some(states) = reachable(&m, MAX_STATES) else {
-                continue;
-            };
-            let name = format!("{} under {}", world.name, variant.name());
-            let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
-            for s in &states {
-                if m.safe_step(s).is_some() || m.task_alone(s).is_some() {
-                    continue;
-                }
-                let Some(set) = m.body_alone(s) else {
-                    continue;
-                };
-                regions += 1;
-                scenarios.insert(world.name.clone());
-                assert_eq!(set.len(), world.env.outcomes.len(), "{name}: {set:?}");
-                for (a, t) in &set {
-                    assert_eq!(*t, m.apply(s, *a, &mut ()), "{name}: {a:?}");
-                    let Action::SettleTool(uuid, _) = *a else {
-                        panic!("{name}: a body's settlement that is not one: {a:?}");
-                    };
-                    let target = s.bodies.get(&uuid).expect("running").target;
-                    assert!(t.bodies.get(&uuid).expect("kept").settled, "{name}: {a:?}");
-                    let (mut s_rest, mut t_rest) = (s.clone(), t.clone());
-                    s_rest.bodies.remove(&uuid);
-                    t_rest.bodies.remove(&uuid);
-                    s_rest.docs[target.index()].local.remove(&uuid);
-                    t_rest.threads.remove(&ThreadKey::Completion(uuid));
-                    assert_eq!(
-                        s_rest, t_rest,
-                        "{name}: {a:?} changed more than its body's own"
-                    );
-                }
-                let ample: Vec<Action> = set.iter().map(|(a, _)| *a).collect();
-                assert_commutes_with_every_path_avoiding(&m, &ample, s, &mut checked, &name);
-            }
+    for_each_state_of_task_alone_worlds(|m, world, name, s, checked| {
+        if m.safe_step(s).is_some() || m.task_alone(s).is_some() {
+            return;
         }
-    }
+        let Some(set) = m.body_alone(s) else {
+            return;
+        };
+        regions += 1;
+        scenarios.insert(world.name.clone());
+        assert_eq!(set.len(), world.env.outcomes.len(), "{name}: {set:?}");
+        for (a, t) in &set {
+            assert_eq!(*t, m.apply(s, *a, &mut ()), "{name}: {a:?}");
+            let Action::SettleTool(uuid, _) = *a else {
+                panic!("{name}: a body's settlement that is not one: {a:?}");
+            };
+            let target = s.bodies.get(&uuid).expect("running").target;
+            assert!(t.bodies.get(&uuid).expect("kept").settled, "{name}: {a:?}");
+            let (mut s_rest, mut t_rest) = (s.clone(), t.clone());
+            s_rest.bodies.remove(&uuid);
+            t_rest.bodies.remove(&uuid);
+            s_rest.docs[target.index()].local.remove(&uuid);
+            t_rest.threads.remove(&ThreadKey::Completion(uuid));
+            assert_eq!(
+                s_rest, t_rest,
+                "{name}: {a:?} changed more than its body's own"
+            );
+        }
+        let ample: Vec<Action> = set.iter().map(|(a, _)| *a).collect();
+        assert_commutes_with_every_path_avoiding(m, &ample, s, checked, name);
+    });
     // Not vacuous: the rule applies on many states, in several scenarios.
     assert!(
         regions > 1_000,
@@ -550,4 +525,28 @@ fn a_bodys_settlement_alone_commutes_with_every_path_that_does_not_settle_it() {
         "{regions} states with a body's settlement alone, in {} scenarios",
         scenarios.len()
     );
+}
+
+/// Calls `visit` at every reachable state of each of [`task_alone_worlds`] (those of up to
+/// [`MAX_STATES`] states) under every variant of the current text and the earlier texts
+/// (PR #247's notifies synchronously on unregistration and completes the tool's pending
+/// executions), with [`Visibility::NOTHING`], the world, a name for it and the variant, and
+/// the states already checked for a set (shared by the states of one world and variant).
+fn for_each_state_of_task_alone_worlds(
+    mut visit: impl FnMut(&WebMcpModel, &World, &str, &State, &mut HashSet<(State, Vec<Action>)>),
+) {
+    let earlier = [Revision::Aug2026, Revision::Pr247].map(|r| webmcp_model::Variant::SEED.at(r));
+    for world in task_alone_worlds() {
+        for variant in every_variant().into_iter().chain(earlier) {
+            let m = WebMcpModel::new(world.clone(), variant).with_visibility(Visibility::NOTHING);
+            let Some(states) = reachable(&m, MAX_STATES) else {
+                continue;
+            };
+            let name = format!("{} under {}", world.name, variant.name());
+            let mut checked: HashSet<(State, Vec<Action>)> = HashSet::new();
+            for s in &states {
+                visit(&m, &world, &name, s, &mut checked);
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@
 //! execution's completion steps in parallel; nothing another execution does reads any of
 //! that. Settling the bodies in one order, each with every outcome, removes the other orders.
 
-use super::task_alone::{checkpoint_stays_empty, execution_quiet};
+use super::task_alone::{checkpoint_stays_empty, execution_quiet, only_doc_changed};
 use super::{future_of, Future};
 use crate::machine::{Action, WebMcpModel};
 use crate::state::{parts, State};
@@ -82,19 +82,9 @@ fn only_body_settled(s: &State, next: &State, uuid: CallId) -> bool {
         && s.bodies
             .iter()
             .all(|(k, b)| *k == uuid || next.bodies.get(k) == Some(b));
-    let docs_same = s
-        .docs
-        .iter()
-        .zip(next.docs.iter())
-        .enumerate()
-        .all(|(d, (before, after))| {
-            if d != target.index() {
-                return before == after;
-            }
-            let mut moved = before.clone();
-            moved.local.remove(&uuid);
-            moved == *after
-        });
+    let docs_same = only_doc_changed(s, next, target, |moved, _| {
+        moved.local.remove(&uuid);
+    });
     let threads_same = next
         .threads
         .iter()

@@ -13,7 +13,7 @@
 
 use super::{bit, future_of, Future};
 use crate::machine::{is_ancestor, Action, WebMcpModel};
-use crate::state::{parts, Lifecycle, ScriptStatus, State, Status, Task, TaskKind};
+use crate::state::{parts, DocState, Lifecycle, ScriptStatus, State, Status, Task, TaskKind};
 use crate::threads::{NotifyPc, Thread};
 use crate::world::{AgentId, CallId, DocId, Op, World};
 
@@ -296,44 +296,57 @@ fn may_queue_at_ancestor(w: &World, s: &State, cause: CallId, task: &Task) -> bo
         })
 }
 
-/// Whether `next` is `s` with task `i` of `agent`'s queue removed and, for a `toolchange`
-/// task, its document's counter moved, for a resolution, its promise settled, and nothing
-/// else: no ghost fact recorded, no script or body resumed.
-fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task) -> bool {
-    let queues_same =
-        s.queues
-            .iter()
-            .zip(next.queues.iter())
-            .enumerate()
-            .all(|(a, (before, after))| {
-                if a != agent.index() {
-                    return before == after;
-                }
-                let rest = before
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, t)| t);
-                rest.eq(after.iter())
-            });
-    let docs_same = s
-        .docs
+/// Whether `next`'s queues are `s`'s with task `i` of `agent`'s queue removed.
+fn only_task_removed(s: &State, next: &State, agent: AgentId, i: usize) -> bool {
+    s.queues
+        .iter()
+        .zip(next.queues.iter())
+        .enumerate()
+        .all(|(a, (before, after))| {
+            if a != agent.index() {
+                return before == after;
+            }
+            let rest = before.iter().enumerate().filter(|(j, _)| *j != i);
+            rest.map(|(_, t)| t).eq(after.iter())
+        })
+}
+
+/// Whether `next`'s documents are `s`'s with document `doc` changed by `edit` (given the
+/// document before and after) and no other.
+pub(super) fn only_doc_changed(
+    s: &State,
+    next: &State,
+    doc: DocId,
+    edit: impl Fn(&mut DocState, &DocState),
+) -> bool {
+    s.docs
         .iter()
         .zip(next.docs.iter())
         .enumerate()
         .all(|(d, (before, after))| {
-            if d != task.doc.index() {
+            if d != doc.index() {
                 return before == after;
             }
             let mut moved = before.clone();
-            if matches!(task.kind, TaskKind::FireToolchange { .. }) {
-                moved.toolchanges = after.toolchanges;
-            }
+            edit(&mut moved, after);
             moved == *after
-        });
+        })
+}
+
+/// Whether `next` is `s` with task `i` of `agent`'s queue removed and, for a `toolchange`
+/// task, its document's counter moved, for a resolution or a settlement, its promise
+/// settled, for the tool execute steps, what [`only_tool_started`] allows, and nothing else:
+/// no ghost fact recorded, no script or body resumed.
+fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task) -> bool {
     if let TaskKind::RunToolExecuteSteps { call, target, .. } = task.kind {
-        return only_tool_started(s, next, agent, i, call, target);
+        return only_task_removed(s, next, agent, i) && only_tool_started(s, next, call, target);
     }
+    let firing = matches!(task.kind, TaskKind::FireToolchange { .. });
+    let docs_same = only_doc_changed(s, next, task.doc, |moved, after| {
+        if firing {
+            moved.toolchanges = after.toolchanges;
+        }
+    });
     let settled = match task.kind {
         TaskKind::ResolveRegister { call }
         | TaskKind::ResolveExecute { call, .. }
@@ -346,49 +359,19 @@ fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task)
         .zip(next.promises.iter())
         .enumerate()
         .all(|(p, (before, after))| Some(p) == settled || before == after);
-    queues_same
+    only_task_removed(s, next, agent, i)
         && docs_same
         && promises_same
         && s.same_outside(next, parts::QUEUES | parts::DOCS | parts::PROMISES)
 }
 
-/// Whether `next` is `s` with task `i` of `agent`'s queue (the tool execute steps of `call`
-/// on `target`) removed, `call` added to the target's local map, a body without a script
-/// running for it, and at most `toolactivated` recorded for it: no other ghost fact, no task
-/// queued, no promise settled, no thread started, no script or other body resumed.
-fn only_tool_started(
-    s: &State,
-    next: &State,
-    agent: AgentId,
-    i: usize,
-    call: CallId,
-    target: DocId,
-) -> bool {
-    let queues_same =
-        s.queues
-            .iter()
-            .zip(next.queues.iter())
-            .enumerate()
-            .all(|(a, (before, after))| {
-                if a != agent.index() {
-                    return before == after;
-                }
-                let rest = before.iter().enumerate().filter(|(j, _)| *j != i);
-                rest.map(|(_, t)| t).eq(after.iter())
-            });
-    let docs_same = s
-        .docs
-        .iter()
-        .zip(next.docs.iter())
-        .enumerate()
-        .all(|(d, (before, after))| {
-            if d != target.index() {
-                return before == after;
-            }
-            let mut moved = before.clone();
-            moved.local.insert(call);
-            moved == *after
-        });
+/// Whether `next` is `s` (but for its queues) with `call` added to `target`'s local map, a
+/// body without a script running for it, and at most `toolactivated` recorded for it: no
+/// other ghost fact, no promise settled, no thread started, no script or other body resumed.
+fn only_tool_started(s: &State, next: &State, call: CallId, target: DocId) -> bool {
+    let docs_same = only_doc_changed(s, next, target, |moved, _| {
+        moved.local.insert(call);
+    });
     let body_started = next.bodies.len() == s.bodies.len() + 1
         && next.bodies.get(&call).is_some_and(|b| {
             !b.settled && !b.signal_aborted && b.awaiting_call.is_none() && b.target == target
@@ -397,8 +380,7 @@ fn only_tool_started(
     let mut ghost = s.ghost.clone();
     ghost.insert(crate::state::Ghost::ToolActivated(call));
     let ghost_same = next.ghost == s.ghost || next.ghost == ghost;
-    queues_same
-        && docs_same
+    docs_same
         && body_started
         && ghost_same
         && s.same_outside(
