@@ -32,8 +32,11 @@
 //! and none of those steps has declared reads, so none is ever safe.
 //!
 //! Where no step is safe alone, [`WebMcpModel::persistent_steps`] first looks for an event
-//! loop whose oldest runnable task fires `toolchange` or resolves a registration and may run
-//! alone ([`WebMcpModel::task_alone`], `reduction/task_alone.rs`), then for a set of steps
+//! loop whose oldest runnable task fires `toolchange`, resolves a registration, settles an
+//! execution's promise or runs the tool execute steps and may run alone
+//! ([`WebMcpModel::task_alone`], `reduction/task_alone.rs`), then for a running tool body
+//! whose settlements by the environment may go alone ([`WebMcpModel::body_alone`],
+//! `reduction/body_alone.rs`), then for a set of steps
 //! that queue tasks (notifications, `register-tool#20.2`, the completion steps' queuing) and
 //! may go first together: each changes only its thread and the tails of queues, reads what
 //! nothing else can still write, and queues only on event loops nothing outside the set can

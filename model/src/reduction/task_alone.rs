@@ -19,8 +19,9 @@ use crate::world::{AgentId, CallId, DocId, Op, World};
 
 impl WebMcpModel {
     /// `RunTask` of an event loop whose oldest runnable task fires `toolchange` for a
-    /// registration or resolves one, when that task may run alone (the module docs), with the
-    /// state it leads to; `None` when no loop has one.
+    /// registration, resolves one, settles an execution's promise or runs the tool execute
+    /// steps, when that task may run alone (the module docs), with the state it leads to;
+    /// `None` when no loop has one.
     pub fn task_alone(&self, s: &State) -> Option<(Action, State)> {
         // A planted bug may run tasks where the argument assumes none run (a queued task run
         // inline).
@@ -94,7 +95,7 @@ impl WebMcpModel {
             return None;
         }
         let next = self.apply(s, Action::RunTask(agent), &mut ());
-        only_task_run(s, &next, agent, i, task).then_some(next)
+        only_task_run(w, s, &next, agent, i, task).then_some(next)
     }
 }
 
@@ -337,9 +338,16 @@ pub(super) fn only_doc_changed(
 /// task, its document's counter moved, for a resolution or a settlement, its promise
 /// settled, for the tool execute steps, what [`only_tool_started`] allows, and nothing else:
 /// no ghost fact recorded, no script or body resumed.
-fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task) -> bool {
+fn only_task_run(
+    w: &World,
+    s: &State,
+    next: &State,
+    agent: AgentId,
+    i: usize,
+    task: &Task,
+) -> bool {
     if let TaskKind::RunToolExecuteSteps { call, target, .. } = task.kind {
-        return only_task_removed(s, next, agent, i) && only_tool_started(s, next, call, target);
+        return only_task_removed(s, next, agent, i) && only_tool_started(w, s, next, call, target);
     }
     let firing = matches!(task.kind, TaskKind::FireToolchange { .. });
     let docs_same = only_doc_changed(s, next, task.doc, |moved, after| {
@@ -368,13 +376,17 @@ fn only_task_run(s: &State, next: &State, agent: AgentId, i: usize, task: &Task)
 /// Whether `next` is `s` (but for its queues) with `call` added to `target`'s local map, a
 /// body without a script running for it, and at most `toolactivated` recorded for it: no
 /// other ghost fact, no promise settled, no thread started, no script or other body resumed.
-fn only_tool_started(s: &State, next: &State, call: CallId, target: DocId) -> bool {
+fn only_tool_started(w: &World, s: &State, next: &State, call: CallId, target: DocId) -> bool {
     let docs_same = only_doc_changed(s, next, target, |moved, _| {
         moved.local.insert(call);
     });
     let body_started = next.bodies.len() == s.bodies.len() + 1
         && next.bodies.get(&call).is_some_and(|b| {
-            !b.settled && !b.signal_aborted && b.awaiting_call.is_none() && b.target == target
+            !b.settled
+                && !b.signal_aborted
+                && b.awaiting_call.is_none()
+                && b.target == target
+                && w.register_op(b.registered_by).body.is_none()
         })
         && s.bodies.iter().all(|(k, b)| next.bodies.get(k) == Some(b));
     let mut ghost = s.ghost.clone();
