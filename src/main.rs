@@ -347,6 +347,14 @@ struct CheckArgs {
     /// interleaving. Verdicts do not change; paths may get longer under `por`.
     #[arg(long, value_enum, default_value = "none")]
     reduction: ReductionArg,
+    /// Forget dead facts: judge a state where it is generated, then keep it without the
+    /// facts recorded for the properties that nothing after it can tell are there (most
+    /// record that a property failed), so that states differing only in them are one
+    /// (docs/model.md §7, "Dead facts"). Breadth-first only. Verdicts and path lengths do
+    /// not change; fewer states are stored and generated, and the deepest stored state may
+    /// be shallower.
+    #[arg(long)]
+    forget_facts: bool,
     /// How breadth-first search keeps the states it has yet to expand: `values`
     /// (fastest), `bytes` (about half the memory of a large search, about a third more time),
     /// or `auto`: values until the process's memory passes a quarter of --memory-limit, then
@@ -809,6 +817,7 @@ fn plan_options(plan: &CheckPlan, args: &CheckArgs) -> std::collections::BTreeMa
             "reduction",
             format!("{:?}", plan.options.reduction).to_lowercase(),
         ),
+        ("forget-facts", args.forget_facts.to_string()),
         ("timings", (!args.no_timings).to_string()),
         ("baseline", plan.baseline.is_some().to_string()),
     ]
@@ -904,6 +913,16 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
                 .into(),
         ));
     }
+    if args.forget_facts
+        && (args.mode != ModeArg::Bfs
+            || args.reduction == ReductionArg::Sleep
+            || args.distributed.is_timely())
+    {
+        return Err(UsageError(
+            "--forget-facts judges states where the breadth-first search generates them: it needs --mode bfs, without --reduction sleep or --engine timely"
+                .into(),
+        ));
+    }
     if args.reduction == ReductionArg::Por && sim {
         return Err(UsageError(
             "--reduction por prunes an exhaustive search: it needs --mode bfs or dfs, not random walks"
@@ -931,6 +950,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         symmetry: args.symmetry,
         reduction: args.reduction.engine(),
         frontier: args.frontier.engine(),
+        forget_facts: args.forget_facts,
     };
     let cluster = args.distributed.cluster(args, &variant, &sources)?;
     webmcp_traces::export::prepare_trace_dir(args.trace_dir())
@@ -1066,6 +1086,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.threads != 1
         || args.symmetry
         || args.reduction != ReductionArg::None
+        || args.forget_facts
         || args.frontier != FrontierArg::Auto
         || args.baseline.is_some()
         || args.revision.is_some()

@@ -26,7 +26,7 @@ use crate::frontier::{Frontier, Tag};
 use crate::limits::{Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
-use crate::path::Parents;
+use crate::path::{Found, Parents};
 use crate::property::{Property, Undecided};
 use crate::result::Exploration;
 
@@ -74,8 +74,13 @@ pub(crate) fn explore<M: Model>(
     };
     let mut parents: Parents<M::State, M::Action> = Parents::new();
     // Per property (by index): the first state that shows its outcome.
-    let mut found: Vec<Option<u64>> = vec![None; props.len()];
+    let mut found: Vec<Option<Found<M::Action>>> = vec![None; props.len()];
     let mut undecided = Undecided::new(props, |_| false);
+    // Dead parts forgotten (breadth-first, without sleep sets): a successor judged where it
+    // is generated shows a property at its depth, which is final once no shallower state
+    // is left to judge (`Tentative`).
+    let forget = options.forget && order == Order::Fifo && options.reduction != Reduction::Sleep;
+    let mut tentative = Tentative::new(props.len());
     // An observer of terminal states wants them all.
     let stop_when_decided = on_terminal.is_none();
     let mut queue = Frontier::new(order, model.codec(), options.frontier);
@@ -105,6 +110,8 @@ pub(crate) fn explore<M: Model>(
             break;
         };
         let depth = tag.depth();
+        // Every state shallower than `depth` is judged: what was shown at `depth` is final.
+        tentative.settle(depth, &mut found, &mut undecided);
         // A state expanded again (sleep sets' revisit rule) was judged the first time.
         let again = sleep.as_mut().is_some_and(|z| z.again.remove(&fp));
         if popped.is_multiple_of(CHECKPOINT) {
@@ -143,8 +150,9 @@ pub(crate) fn explore<M: Model>(
                 .showing(props, model, &s, terminal, tag.unchanged)
                 .collect();
             for i in shown {
-                found[i] = Some(fp);
+                found[i] = Some(Found::State(fp));
                 undecided.remove(i);
+                tentative.superseded(i);
             }
         }
         if undecided.is_empty() && stop_when_decided {
@@ -157,9 +165,10 @@ pub(crate) fn explore<M: Model>(
             // Not expanded: the bound cuts something off only if a successor is new.
             depth_cut = depth_cut
                 || actions.iter().any(|a| {
-                    model
-                        .draft(&s, a.clone())
-                        .is_some_and(|next| !parents.contains(fingerprint(&next)))
+                    model.draft(&s, a.clone()).is_some_and(|next| {
+                        let kept = forget.then(|| model.forget(&next)).flatten();
+                        !parents.contains(fingerprint(kept.as_ref().unwrap_or(&next)))
+                    })
                 });
             continue;
         }
@@ -172,6 +181,13 @@ pub(crate) fn explore<M: Model>(
             continue;
         }
         let mut built = recycle(std::mem::take(&mut spare_built));
+        let mut judge = |a: &M::Action, next: &M::State| {
+            // As at a popped state: what `next` shares with `s` has the outcome it has at `s`.
+            let unchanged = model.unchanged_parts(&s, next);
+            for i in undecided.showing(props, model, next, false, unchanged) {
+                tentative.offer(i, depth + 1, || Found::After(fp, a.clone()));
+            }
+        };
         build_successors(
             model,
             &s,
@@ -179,6 +195,7 @@ pub(crate) fn explore<M: Model>(
             (&mut ample, &mut actions),
             &fingerprint,
             |nfp| parents.prefetch(nfp),
+            forget.then_some(&mut judge as JudgeForgotten<'_, M>),
             &mut built,
         );
         total += built.len();
@@ -190,6 +207,10 @@ pub(crate) fn explore<M: Model>(
             }
         }
         spare_built = recycle(built);
+    }
+    if stopped_by.is_none() {
+        // Every state was judged (or the rest is beyond every tentative's depth).
+        tentative.settle(usize::MAX, &mut found, &mut undecided);
     }
     // Once every property is decided nothing a bound left out matters; and a bound that
     // fires after the last state was explored leaves nothing unexplored (the loop ended).
@@ -207,10 +228,65 @@ pub(crate) fn explore<M: Model>(
         stopped_by,
         discoveries: found
             .into_iter()
-            .map(|fp| fp.map(|fp| parents.path_to(fp)))
+            .map(|f| f.map(|f| f.path(|fp| parents.path_to(fp))))
             .collect(),
     }
 }
+
+/// Per property: the first successor found to show its outcome where it was generated
+/// ([`Options::forget`]), at its depth. Breadth-first search judges states in order of
+/// depth, so that discovery is final (the shortest) once the search pops a state at least
+/// as deep; until then a shallower state may still show the property.
+pub(crate) struct Tentative<A> {
+    shown: Vec<Option<(usize, Found<A>)>>,
+    /// The least depth among `shown`, `usize::MAX` if none.
+    least: usize,
+}
+
+impl<A: Clone> Tentative<A> {
+    pub(crate) fn new(properties: usize) -> Self {
+        Tentative {
+            shown: vec![None; properties],
+            least: usize::MAX,
+        }
+    }
+
+    /// Property `i` shown at `depth` (the first offer is the shallowest).
+    fn offer(&mut self, i: usize, depth: usize, found: impl FnOnce() -> Found<A>) {
+        if self.shown[i].is_none() {
+            self.shown[i] = Some((depth, found()));
+            self.least = self.least.min(depth);
+        }
+    }
+
+    /// Property `i` shown at a state the search keeps, at least as shallow.
+    fn superseded(&mut self, i: usize) {
+        self.shown[i] = None;
+    }
+
+    /// Every discovery at `depth` or shallower is final: decided.
+    fn settle(&mut self, depth: usize, found: &mut [Option<Found<A>>], undecided: &mut Undecided) {
+        if depth < self.least {
+            return;
+        }
+        self.least = usize::MAX;
+        for (i, slot) in self.shown.iter_mut().enumerate() {
+            match slot {
+                Some((d, _)) if *d <= depth => {
+                    let (_, f) = slot.take().expect("matched");
+                    found[i] = Some(f);
+                    undecided.remove(i);
+                }
+                Some((d, _)) => self.least = self.least.min(*d),
+                None => {}
+            }
+        }
+    }
+}
+
+/// Judges a successor that holds dead parts where it is generated ([`Options::forget`]).
+pub(crate) type JudgeForgotten<'j, M> =
+    &'j mut dyn FnMut(&<M as Model>::Action, &<M as Model>::State);
 
 /// A persistent set: actions with the states they lead to.
 pub(crate) type Ample<M> = Vec<(<M as Model>::Action, <M as Model>::State)>;
@@ -220,7 +296,10 @@ pub(crate) type Built<'p, M> = Vec<(<M as Model>::Action, Draft<'p, <M as Model>
 /// A state's successors and their fingerprints, appended to `built`: the persistent set's
 /// alone if `por` finds one, else one draft per enabled action (`actions`, emptied). Each is
 /// built, and its slot in the visited set asked for (`prefetch`), before the first is looked
-/// up: the lookups then seldom wait for memory. The order is the actions'.
+/// up: the lookups then seldom wait for memory. The order is the actions'. With `forgotten`
+/// ([`Options::forget`]), a successor that holds dead parts is handed to it (to be judged)
+/// and kept without them.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build_successors<'p, M: Model>(
     model: &M,
     s: &'p M::State,
@@ -228,6 +307,7 @@ pub(crate) fn build_successors<'p, M: Model>(
     (ample, actions): (&mut Ample<M>, &mut Vec<M::Action>),
     fingerprint: &impl Fn(&M::State) -> u64,
     mut prefetch: impl FnMut(u64),
+    mut forgotten: Option<JudgeForgotten<'_, M>>,
     built: &mut Built<'p, M>,
 ) {
     ample.clear();
@@ -240,9 +320,15 @@ pub(crate) fn build_successors<'p, M: Model>(
             (a, n)
         }));
     for (a, next) in successors {
-        let Some(next) = next else {
+        let Some(mut next) = next else {
             continue;
         };
+        if let Some(judge) = forgotten.as_mut() {
+            if let Some(without) = model.forget(&next) {
+                judge(&a, &next);
+                next = Draft::owned(without);
+            }
+        }
         let nfp = fingerprint(&next);
         prefetch(nfp);
         built.push((a, next, nfp));

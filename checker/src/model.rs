@@ -94,6 +94,28 @@ pub trait Model {
         None
     }
 
+    /// Dead parts ([`crate::Options::forget`]): `state` without the parts nothing after it
+    /// can tell are there once it has been judged, or `None` (the default) when it holds
+    /// none. The breadth-first searches then judge `state` where they generate it and keep
+    /// the state returned in its place, so that states differing only in such parts are one.
+    ///
+    /// The engine relies on three things the model promises for `f = forget(s)`:
+    /// - **nothing reads them**: `f` has the actions `s` has, and each leads from `s` to
+    ///   the state it leads to from `f` with the parts `forget` took from `s` put back (so
+    ///   every path from `s` is a path from `f` that carries those parts along);
+    /// - **they only show**: no property shows its outcome at a state without them that it
+    ///   does not show at the same state with them (removing them never makes an always
+    ///   property fail, nor a sometimes property hold);
+    /// - **not at termination**: every at-termination property has the same value at both.
+    ///
+    /// Then every property shown along a path is shown where the path's states are judged
+    /// (at `s` itself, or after it, at states the search keeps), at the same depth, so the
+    /// verdicts and the lengths of the breadth-first paths are those of the search without
+    /// it; terminal states are kept up to those parts. `forget(f)` must be `None`.
+    fn forget(&self, _state: &Self::State) -> Option<Self::State> {
+        None
+    }
+
     /// A compact byte form of states for the breadth-first frontier, where most of a large
     /// search's memory goes (the states reached but not yet expanded); `None` (the default)
     /// keeps them as values.

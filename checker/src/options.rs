@@ -67,6 +67,11 @@ pub struct Options {
     pub reduction: Reduction,
     /// How the breadth-first searches keep the states they have yet to expand.
     pub frontier: FrontierStorage,
+    /// Dead parts forgotten ([`crate::Model::forget`]): the breadth-first searches (one
+    /// thread or several, without sleep sets) judge a state that holds some where they
+    /// generate it, and keep it without them. Verdicts and breadth-first path lengths are
+    /// unchanged; the depth-first search and random walks explore the model as it is.
+    pub forget: bool,
 }
 
 impl Options {

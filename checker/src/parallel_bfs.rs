@@ -28,14 +28,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::bfs::{build_successors, Built};
+use crate::bfs::{build_successors, Built, JudgeForgotten};
 use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
 use crate::frontier::{Chunk, ChunkFiller};
 use crate::limits::{can_start_threads, Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
-use crate::path::Path;
+use crate::path::{Found, Path};
 use crate::property::{Property, Undecided};
 use crate::result::Exploration;
 use crate::table::{prefetch_slot, prefetch_value, FpTable};
@@ -189,25 +189,46 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
 }
 
 /// Per property: the state of least fingerprint among those of the first level that shows
-/// its outcome.
-struct Discoveries {
-    found: Mutex<Vec<Option<u64>>>,
+/// its outcome, or, with dead parts forgotten ([`Options::forget`]), a successor judged
+/// where a state of the level before generated it: the least depth first, then the least
+/// key (a state's fingerprint, or that of the parent and action), so that the choice does
+/// not depend on which worker judged what first.
+struct Discoveries<A> {
+    found: Mutex<Vec<Option<Discovery<A>>>>,
 }
 
-impl Discoveries {
-    fn offer(&self, property: usize, fp: u64) {
+/// A discovery with its depth and key.
+type Discovery<A> = (usize, u64, Found<A>);
+
+impl<A: Clone> Discoveries<A> {
+    fn offer(&self, property: usize, depth: usize, key: u64, at: impl FnOnce() -> Found<A>) {
         let mut found = self.found.lock().expect("no worker panics holding it");
         let slot = &mut found[property];
-        if slot.is_none_or(|known| fp < known) {
-            *slot = Some(fp);
+        if slot
+            .as_ref()
+            .is_none_or(|(d, known, _)| (depth, key) < (*d, *known))
+        {
+            *slot = Some((depth, key, at()));
         }
     }
 
-    fn snapshot(&self) -> Vec<Option<u64>> {
+    fn snapshot(&self) -> Vec<Option<Found<A>>> {
+        self.snapshot_through(usize::MAX)
+    }
+
+    /// The discoveries at `depth` or shallower: after a level left unfinished, one deeper
+    /// (a successor judged where it was generated) may not be the shallowest.
+    fn snapshot_through(&self, depth: usize) -> Vec<Option<Found<A>>> {
         self.found
             .lock()
             .expect("no worker panics holding it")
-            .clone()
+            .iter()
+            .map(|f| {
+                f.as_ref()
+                    .filter(|(d, _, _)| *d <= depth)
+                    .map(|(_, _, at)| at.clone())
+            })
+            .collect()
     }
 }
 
@@ -282,7 +303,7 @@ impl<S> Level<S> {
 /// and the signals between them and the coordinating thread.
 struct Shared<S, A> {
     visited: Visited<S, A>,
-    discoveries: Discoveries,
+    discoveries: Discoveries<A>,
     level: std::sync::RwLock<Level<S>>,
     /// Per worker: the new states it found in this level, in chunks (the next level's list).
     produced: Vec<Mutex<Vec<Chunk<S>>>>,
@@ -352,7 +373,7 @@ fn work_on_level<M: Model>(
             // As in the one-thread search: a property that reads only parts `s` shares with
             // the state it was reached from, judged a level before, has its outcome here.
             for i in undecided.showing(props, model, s, terminal, unchanged) {
-                sh.discoveries.offer(i, *fp);
+                sh.discoveries.offer(i, depth, *fp, || Found::State(*fp));
             }
             if terminal {
                 continue;
@@ -361,9 +382,11 @@ fn work_on_level<M: Model>(
                 // Not expanded: the bound cuts something off only if a successor is new.
                 if !sh.depth_cut.load(Ordering::Relaxed)
                     && actions.iter().any(|a| {
-                        model
-                            .draft(s, a.clone())
-                            .is_some_and(|n| !sh.visited.contains(fingerprint(&*n)))
+                        model.draft(s, a.clone()).is_some_and(|n| {
+                            let kept = options.forget.then(|| model.forget(&n)).flatten();
+                            !sh.visited
+                                .contains(fingerprint(kept.as_ref().unwrap_or(&n)))
+                        })
                     })
                 {
                     sh.depth_cut.store(true, Ordering::Relaxed);
@@ -380,6 +403,15 @@ fn work_on_level<M: Model>(
             }
             // As in the one-thread search.
             let mut built = recycle(std::mem::take(&mut spare_built));
+            let mut judge = |a: &M::Action, next: &M::State| {
+                // As at a state of the level: what `next` shares with `s` is as judged there.
+                let unchanged = model.unchanged_parts(s, next);
+                for i in undecided.showing(props, model, next, false, unchanged) {
+                    let key = fingerprint(&(*fp, a));
+                    sh.discoveries
+                        .offer(i, depth + 1, key, || Found::After(*fp, a.clone()));
+                }
+            };
             build_successors(
                 model,
                 s,
@@ -387,6 +419,9 @@ fn work_on_level<M: Model>(
                 (&mut ample, &mut actions),
                 &fingerprint,
                 |nfp| sh.visited.prefetch(nfp),
+                options
+                    .forget
+                    .then_some(&mut judge as JudgeForgotten<'_, M>),
                 &mut built,
             );
             generated += built.len();
@@ -563,7 +598,13 @@ pub(crate) fn explore<M: Model + Sync>(
     if let Some(reason) = spawn_failed {
         stopped_by = Some(StopReason::ThreadSpawn { threads, reason });
     }
-    let found = sh.discoveries.snapshot();
+    // A level left unfinished judged some of its states: what it showed at its depth is
+    // final, what it showed deeper is not.
+    let found = if sh.stop.load(Ordering::Relaxed) {
+        sh.discoveries.snapshot_through(max_depth)
+    } else {
+        sh.discoveries.snapshot()
+    };
     let all_decided = found.iter().all(Option::is_some);
     if stopped_by.is_none() && sh.max_states_hit.load(Ordering::Relaxed) {
         stopped_by = options.max_states.map(|n| StopReason::MaxStates { n });
@@ -579,7 +620,7 @@ pub(crate) fn explore<M: Model + Sync>(
         stopped_by: stopped_by.filter(|_| !all_decided),
         discoveries: found
             .into_iter()
-            .map(|fp| fp.map(|fp| sh.visited.path_to(fp)))
+            .map(|f| f.map(|f| f.path(|fp| sh.visited.path_to(fp))))
             .collect(),
     }
 }

@@ -90,6 +90,29 @@ impl<S: Clone, A: Clone> Parents<S, A> {
     }
 }
 
+/// Where a property showed its outcome: at a state the search keeps, or at the successor an
+/// action leads to from one, judged where it was generated and kept without its dead parts
+/// ([`crate::Model::forget`]).
+#[derive(Clone, Debug)]
+pub(crate) enum Found<A> {
+    State(u64),
+    After(u64, A),
+}
+
+impl<A: Clone> Found<A> {
+    /// The path to it, given the path to a kept state.
+    pub(crate) fn path<S>(&self, path_to: impl Fn(u64) -> Path<S, A>) -> Path<S, A> {
+        match self {
+            Found::State(fp) => path_to(*fp),
+            Found::After(parent, action) => {
+                let mut path = path_to(*parent);
+                path.actions.push(action.clone());
+                path
+            }
+        }
+    }
+}
+
 /// The path to the state with fingerprint `fp`, following `parent_of` (a state's parent and
 /// the action from it; `None` for an initial state) back to one of `roots`.
 pub(crate) fn rebuild<S: Clone, A>(

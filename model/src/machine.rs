@@ -502,6 +502,10 @@ impl webmcp_checker::Model for WebMcpModel {
         self.persistent_steps(s, set)
     }
 
+    fn forget(&self, s: &State) -> Option<State> {
+        self.forget_dead_facts(s)
+    }
+
     fn localizer(&self) -> Option<Box<dyn webmcp_checker::Localizer<State>>> {
         Some(Box::<crate::state::Replicas>::default())
     }

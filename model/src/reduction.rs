@@ -50,6 +50,7 @@ use crate::threads::{CompletionPc, ExecutePc, GetToolsPc, NotifyPc, Thread, Thre
 use crate::world::{CallId, DocId, Op, World};
 
 mod body_alone;
+pub mod dead_facts;
 mod task_alone;
 
 /// Sets of tabs (their trees) and documents (their tool maps), one bit each.
@@ -582,6 +583,13 @@ pub struct Visibility {
     /// running, `toolactivated` recorded), keeps every outcome at any state where it has not
     /// started. The tool execute steps go alone only then ([`WebMcpModel::task_alone`]).
     pub tool_started_keeps_outcomes: bool,
+    /// Whether every property reads facts of this kind only as "a fact of this kind is
+    /// present" (an always property fails at a state with one, a sometimes property holds
+    /// at a state with one: removing facts of the kind never makes one fail or hold), and
+    /// no at-termination property reads them. Such facts are forgotten once the state
+    /// holding them is judged, where the search forgets dead parts
+    /// ([`dead_facts`](crate::reduction::dead_facts)).
+    pub fact_read_as_presence: fn(&crate::state::Ghost) -> bool,
 }
 
 impl Visibility {
@@ -595,6 +603,7 @@ impl Visibility {
         execution_settled_keeps_outcomes: false,
         body_settled_keeps_outcomes: false,
         tool_started_keeps_outcomes: false,
+        fact_read_as_presence: |_| false,
     };
     /// No property reads a queued task or a thread (for the tests of persistence alone).
     pub const NOTHING: Visibility = Visibility {
@@ -606,6 +615,8 @@ impl Visibility {
         execution_settled_keeps_outcomes: true,
         body_settled_keeps_outcomes: true,
         tool_started_keeps_outcomes: true,
+        // Not a claim the tests of persistence need: nothing is forgotten under it.
+        fact_read_as_presence: |_| false,
     };
 }
 

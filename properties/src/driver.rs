@@ -52,6 +52,9 @@ pub struct CheckOptions {
     pub reduction: webmcp_checker::Reduction,
     /// How breadth-first search keeps its frontier (time against memory).
     pub frontier: webmcp_checker::FrontierStorage,
+    /// Dead facts forgotten once judged (`webmcp_model::reduction::dead_facts`,
+    /// `docs/model.md` §7): breadth-first searches only.
+    pub forget_facts: bool,
 }
 
 /// One step of a counterexample: the action and the step IDs it executed.
@@ -120,6 +123,7 @@ impl CheckOptions {
             memory_limit_mib: self.memory_limit_mib,
             reduction: self.reduction,
             frontier: self.frontier,
+            forget: self.forget_facts,
         }
     }
 

@@ -270,6 +270,8 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
         reduction: webmcp_checker::Reduction::None,
         // The legacy model gives no codec: its frontier holds values.
         frontier: webmcp_checker::FrontierStorage::Values,
+        // Nor dead parts to forget.
+        forget: false,
     };
     let mut observations = BTreeSet::new();
     let mut observe = |s: &LegacyState| {

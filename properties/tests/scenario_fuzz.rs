@@ -33,6 +33,7 @@ fn options() -> CheckOptions {
         reduction: webmcp_properties::Reduction::None,
         // Every random scenario's states also go through the compact frontier's codec.
         frontier: webmcp_properties::FrontierStorage::Bytes,
+        forget_facts: false,
     }
 }
 
@@ -107,7 +108,7 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
         ..Config::default()
     });
     let strategy = (prop::collection::vec(any::<u32>(), 0..300), 0u8..3);
-    let stats = std::cell::Cell::new([0usize; 6]);
+    let stats = std::cell::Cell::new([0usize; 8]);
     runner
         .run(&strategy, |(numbers, kind)| {
             let mut c = Choices::new(&numbers);
@@ -155,17 +156,41 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                         prop_assert!(reduced.unique_states <= r.unique_states);
                         s[5] += usize::from(reduced.unique_states < r.unique_states);
                     }
+                    // Forgetting dead facts changes no verdict nor any path's length (on a
+                    // third quarter).
+                    if r.exhaustive && numbers.first().is_some_and(|n| n % 4 == 2) {
+                        s[6] += 1;
+                        let world = World::from_json(&text).expect("checked once already");
+                        let forgetting = CheckOptions {
+                            forget_facts: true,
+                            ..options()
+                        };
+                        let forgot = check(WebMcpModel::new(world, Variant::SEED), &forgetting);
+                        prop_assert!(forgot.exhaustive, "forgetting stopped the search\n{text}");
+                        let lengths = |r: &ScenarioResult| -> Vec<Option<usize>> {
+                            r.properties
+                                .iter()
+                                .map(|p| p.path.as_ref().map(Vec::len))
+                                .collect()
+                        };
+                        prop_assert_eq!(verdicts(r), verdicts(&forgot), "{}", text);
+                        prop_assert_eq!(lengths(r), lengths(&forgot), "{}", text);
+                        prop_assert!(forgot.unique_states <= r.unique_states);
+                        s[7] += usize::from(forgot.unique_states < r.unique_states);
+                    }
                 }
             }
             stats.set(s);
             Ok(())
         })
         .unwrap();
-    let [rejected, exhaustive, bounded, renamed, reduced, fewer] = stats.get();
+    let [rejected, exhaustive, bounded, renamed, reduced, fewer, forgot, fewer_forgetting] =
+        stats.get();
     eprintln!(
-        "scenario fuzz: {rejected} rejected, {exhaustive} explored exhaustively, {bounded} stopped by the bound, {renamed} renamed, {reduced} also checked with partial-order reduction ({fewer} in fewer states)"
+        "scenario fuzz: {rejected} rejected, {exhaustive} explored exhaustively, {bounded} stopped by the bound, {renamed} renamed, {reduced} also checked with partial-order reduction ({fewer} in fewer states), {forgot} forgetting dead facts ({fewer_forgetting} in fewer states)"
     );
     // The fuzzer must exercise every outcome, or it tests less than it claims.
     assert!(rejected > 100 && exhaustive > 100 && bounded > 100 && renamed > 100);
     assert!(reduced > 100 && fewer > 10);
+    assert!(forgot > 100 && fewer_forgetting > 10);
 }

@@ -10,7 +10,7 @@
 
 use webmcp_checker::Reads;
 use webmcp_model::machine::WebMcpModel;
-use webmcp_model::state::State;
+use webmcp_model::state::{Ghost, State};
 use webmcp_model::world::{CallId, CallKind, World};
 
 mod discovery;
@@ -82,7 +82,38 @@ pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduct
     // that every one of some kind is answered, or that one exists: one more only keeps a
     // failure and a witness).
     tool_started_keeps_outcomes: true,
+    fact_read_as_presence,
 };
+
+/// Whether the catalogue reads facts of this kind only as "one is present" (and never at
+/// termination): its always properties ask that none of a kind exists (`spec_text.rs`,
+/// `discovery.rs`, `execution.rs`, `events.rs`) and a witness that one exists (`toolcancel`
+/// fired). Two kinds are read with the promise they name, which can still change: that a
+/// call on an inactive document is rejected, and that `toolactivated` fired for an
+/// execution that then fulfils. `properties/tests/dead_facts.rs` checks the claim at every
+/// reachable state of the standard scenarios.
+fn fact_read_as_presence(g: &Ghost) -> bool {
+    match g {
+        Ghost::AssertFailed(_)
+        | Ghost::MissingValue(_)
+        | Ghost::InvokedAfterCallerRejected(_)
+        | Ghost::ObjectInputRefused(_)
+        | Ghost::CancelTargetGone(_)
+        | Ghost::GetToolsMismatch(_)
+        | Ghost::ToolchangeMisfired(_)
+        | Ghost::ToolchangeOrder(_)
+        | Ghost::SettledOffItsEventLoop(_)
+        | Ghost::LocalMapOffItsEventLoop(_)
+        | Ghost::RanUndiscoveredTool(_)
+        | Ghost::RanForUnexposedCaller(_)
+        | Ghost::DiscoverableChangeUnnotified(_)
+        | Ghost::ToolCancelled(_)
+        | Ghost::ToolcancelForLiveCaller(_)
+        | Ghost::ToolcancelAfterSettlement(_)
+        | Ghost::ResultBeforeToolactivated(_) => true,
+        Ghost::CalledOnInactiveDocument(_) | Ghost::ToolActivated(_) => false,
+    }
+}
 
 /// How a property is judged: the engine's expectations (always, at termination, sometimes).
 pub use webmcp_checker::Expectation as Kind;
