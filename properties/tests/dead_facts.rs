@@ -12,7 +12,12 @@ use webmcp_model::{Variant, WebMcpModel};
 use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
 mod common;
-use common::{options, replay_paths, standard_worlds};
+use common::{options, reachable_up_to, replay_paths, standard_worlds};
+
+/// Every state reachable in `m` (the model as it is, every fact kept).
+fn reachable(m: &WebMcpModel) -> Vec<State> {
+    reachable_up_to(m, usize::MAX).expect("unbounded")
+}
 
 /// Per property: its verdict and the length of the path to where it showed.
 fn outcomes(r: &ScenarioResult) -> Vec<(&'static str, Verdict, Option<usize>)> {
@@ -98,27 +103,6 @@ fn forgetting_dead_facts_changes_no_verdict_nor_path_length_of_the_draft() {
 #[test]
 fn forgetting_dead_facts_changes_no_verdict_nor_path_length_of_any_fix() {
     compare(&common::every_fix());
-}
-
-/// Every state reachable in `m` (the model as it is, every fact kept).
-fn reachable(m: &WebMcpModel) -> Vec<State> {
-    let init = m.initial_state();
-    let mut seen = std::collections::HashSet::from([init.clone()]);
-    let mut queue = std::collections::VecDeque::from([init]);
-    let mut all = Vec::new();
-    let mut actions = Vec::new();
-    while let Some(s) = queue.pop_front() {
-        actions.clear();
-        m.enabled_actions(&s, &mut actions);
-        for &a in &actions {
-            let t = m.apply(&s, a, &mut ());
-            if seen.insert(t.clone()) {
-                queue.push_back(t);
-            }
-        }
-        all.push(s);
-    }
-    all
 }
 
 #[test]

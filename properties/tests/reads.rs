@@ -13,9 +13,9 @@
 
 mod common;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashSet;
 
-use common::standard_worlds;
+use common::{reachable_up_to, standard_worlds};
 use webmcp_checker::Reads;
 use webmcp_model::state::{parts, State};
 use webmcp_model::{Variant, WebMcpModel};
@@ -73,29 +73,6 @@ fn claims() -> Vec<Claim> {
 
 fn reachable(m: &WebMcpModel) -> Option<Vec<State>> {
     reachable_up_to(m, MAX_STATES)
-}
-
-fn reachable_up_to(m: &WebMcpModel, max: usize) -> Option<Vec<State>> {
-    let init = m.initial_state();
-    let mut seen = HashSet::from([init.clone()]);
-    let mut queue = VecDeque::from([init.clone()]);
-    let mut all = vec![init];
-    let mut actions = Vec::new();
-    while let Some(s) = queue.pop_front() {
-        actions.clear();
-        m.enabled_actions(&s, &mut actions);
-        for &a in &actions {
-            let t = m.apply(&s, a, &mut ());
-            if seen.insert(t.clone()) {
-                if seen.len() > max {
-                    return None;
-                }
-                all.push(t.clone());
-                queue.push_back(t);
-            }
-        }
-    }
-    Some(all)
 }
 
 /// The states whose parts others are given: for each claim, the first few states where its

@@ -87,3 +87,30 @@ pub fn replay_paths(
     }
     Ok(())
 }
+
+/// Every state reachable in `m`, in breadth-first order of discovery, or `None` past `max`.
+pub fn reachable_up_to(
+    m: &webmcp_model::WebMcpModel,
+    max: usize,
+) -> Option<Vec<webmcp_model::state::State>> {
+    let init = m.initial_state();
+    let mut seen = std::collections::HashSet::from([init.clone()]);
+    let mut queue = std::collections::VecDeque::from([init.clone()]);
+    let mut all = vec![init];
+    let mut actions = Vec::new();
+    while let Some(s) = queue.pop_front() {
+        actions.clear();
+        m.enabled_actions(&s, &mut actions);
+        for &a in &actions {
+            let t = m.apply(&s, a, &mut ());
+            if seen.insert(t.clone()) {
+                if seen.len() > max {
+                    return None;
+                }
+                all.push(t.clone());
+                queue.push_back(t);
+            }
+        }
+    }
+    Some(all)
+}
