@@ -468,6 +468,8 @@ fn symmetry_reduces_states_and_keeps_every_verdict() {
     for (scenario, min_factor) in [
         ("identical-tabs-register", 5.0),
         ("identical-tabs-execute", 1.9),
+        // Interchangeable calls of one script (`webmcp_model::call_symmetry`).
+        ("two-concurrent-executions", 1.7),
     ] {
         let (_, full) = json(&["check", "--scenario", scenario]);
         let (_, reduced) = json(&["check", "--scenario", scenario, "--symmetry"]);
@@ -480,7 +482,7 @@ fn symmetry_reduces_states_and_keeps_every_verdict() {
             u(&reduced)
         );
     }
-    // Scenarios without interchangeable tabs are unchanged.
+    // Scenarios without interchangeable tabs or calls are unchanged.
     let (_, a) = json(&["check", "--scenario", S]);
     let (_, b) = json(&["check", "--scenario", S, "--symmetry"]);
     assert_eq!(

@@ -12,6 +12,7 @@
 
 pub mod abort;
 pub mod algorithms;
+pub mod call_symmetry;
 pub mod codec;
 pub mod coll;
 pub mod cx;

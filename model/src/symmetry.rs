@@ -32,6 +32,11 @@
 //! `get-tools-exact` reports as a violation the full exploration never has (both shown in
 //! `tests/symmetry.rs`).
 //!
+//! In a scenario without interchangeable tabs, the candidates are the **calls of one
+//! script**: `executeTool` statements equal up to renaming their own call and controller,
+//! interchangeable once the script has made them all ([`crate::call_symmetry`]; a symmetry
+//! of a region of states, not of the world, since the script makes them in order).
+//!
 //! **Using it in a checker.** Deduplicate on `representative(&s)`; expanding either the
 //! representative or the state actually reached is exact for these groups (the latter keeps
 //! every recorded path a real run, which is what stateright's DFS does). stateright 0.31
@@ -39,6 +44,7 @@
 //! `spawn_bfs`, and takes a plain `fn(&State) -> State`, so the [`Symmetry`] of the scenario
 //! being checked must be reachable from a static.
 
+use crate::call_symmetry::CallSymmetry;
 use crate::coll::{OrdMap, OrdSet, Vector};
 
 use crate::machine::Action;
@@ -75,7 +81,7 @@ impl Table {
     }
 
     /// From a forward map; `None` if it is not a bijection on `0..n`.
-    fn from_fwd(fwd: Vec<u8>) -> Option<Table> {
+    pub(crate) fn from_fwd(fwd: Vec<u8>) -> Option<Table> {
         let mut inv = vec![u8::MAX; fwd.len()];
         for (i, &j) in fwd.iter().enumerate() {
             let slot = inv.get_mut(j as usize)?;
@@ -125,6 +131,22 @@ impl Perm {
             ctrl: Table::identity(w.controllers.len()),
             tab: Table::identity(w.tabs.len()),
             agent: Table::identity(w.agents.len()),
+        }
+    }
+
+    /// `self`, then `next`.
+    pub fn then(&self, next: &Perm) -> Perm {
+        let then = |a: &Table, b: &Table| {
+            Table::from_fwd(a.fwd.iter().map(|&x| b.get(x)).collect())
+                .expect("a composition of bijections is one")
+        };
+        Perm {
+            doc: then(&self.doc, &next.doc),
+            nav: then(&self.nav, &next.nav),
+            call: then(&self.call, &next.call),
+            ctrl: then(&self.ctrl, &next.ctrl),
+            tab: then(&self.tab, &next.tab),
+            agent: then(&self.agent, &next.agent),
         }
     }
 
@@ -316,7 +338,7 @@ impl Perm {
     }
 
     /// Whether statement `b` is statement `a` with this renaming applied.
-    fn op_maps_to(&self, a: &Op, b: &Op) -> bool {
+    pub(crate) fn op_maps_to(&self, a: &Op, b: &Op) -> bool {
         let ctrl = |x: Option<CtrlId>| x.map(|c| self.ctrl(c));
         match (a, b) {
             (Op::Register(x), Op::Register(y)) => {
@@ -571,6 +593,8 @@ pub struct Symmetry {
     perms: Vec<Perm>,
     /// Per renaming of `perms`, per group, per member: the member it is sent to.
     destinations: Vec<Vec<Vec<usize>>>,
+    /// Interchangeable calls of one script, once it is past them (only without tab groups).
+    calls: CallSymmetry,
 }
 
 impl Symmetry {
@@ -617,6 +641,7 @@ impl Symmetry {
             groups,
             perms: Vec::new(),
             destinations: Vec::new(),
+            calls: CallSymmetry::none(),
         };
         // Shrink the largest groups until the enumeration stays within bounds.
         while sym.order() > MAX_PERMUTATIONS {
@@ -629,6 +654,12 @@ impl Symmetry {
         match sym.enumerate(w) {
             Some(perms) => sym.perms = perms,
             None => return Symmetry::none(),
+        }
+        if sym.perms.is_empty() {
+            return Symmetry {
+                calls: CallSymmetry::of(w),
+                ..Symmetry::none()
+            };
         }
         let destinations = sym
             .perms
@@ -661,10 +692,15 @@ impl Symmetry {
     }
 
     pub fn is_trivial(&self) -> bool {
-        self.perms.is_empty()
+        self.perms.is_empty() && self.calls.is_trivial()
     }
 
-    /// How many renamings the groups generate (1 for no symmetry).
+    /// The groups of interchangeable calls (none where tabs are grouped).
+    pub fn calls(&self) -> &CallSymmetry {
+        &self.calls
+    }
+
+    /// How many renamings the tab groups generate (1 for no symmetry).
     pub fn order(&self) -> usize {
         self.groups
             .iter()
@@ -672,13 +708,16 @@ impl Symmetry {
             .product()
     }
 
-    /// Every renaming the groups generate except the identity.
+    /// Every renaming the tab groups generate except the identity.
     pub fn perms(&self) -> &[Perm] {
         &self.perms
     }
 
     /// The groups by tab name, e.g. `{one, two, three}`; empty when trivial.
     pub fn describe(&self, w: &World) -> String {
+        if !self.calls.is_trivial() {
+            return self.calls.describe(w);
+        }
         self.groups
             .iter()
             .map(|g| {
@@ -704,7 +743,7 @@ impl Symmetry {
     /// renamed each state `n! - 1` times.
     pub fn representative(&self, s: &State) -> State {
         if self.perms.is_empty() {
-            return s.clone();
+            return self.calls.representative(s);
         }
         // Per group, each member's signature, and the same sorted.
         let signatures: Vec<Vec<u64>> = self
@@ -889,7 +928,7 @@ fn same_ids(a: &Block, b: &Block) -> bool {
 }
 
 /// Every permutation of `0..n`, as the image of each index.
-fn permutations(n: usize) -> Vec<Vec<usize>> {
+pub(crate) fn permutations(n: usize) -> Vec<Vec<usize>> {
     fn go(prefix: &mut Vec<usize>, n: usize, out: &mut Vec<Vec<usize>>) {
         if prefix.len() == n {
             out.push(prefix.clone());
@@ -920,7 +959,7 @@ impl<T: Rename> Rename for Option<T> {
 }
 
 /// A vector indexed by ids: entry `i` moves to `t.fwd[i]`, renamed.
-fn permute<T: Clone + Rename, const W: bool>(
+pub(crate) fn permute<T: Clone + Rename, const W: bool>(
     v: &Vector<T, W>,
     t: &Table,
     p: &Perm,

@@ -18,6 +18,11 @@ use webmcp_model::{Variant, WebMcpModel, World};
 const SYMMETRIC: &[(&str, &str, f64)] = &[
     ("identical-tabs-register", "{one, two, three}", 5.0),
     ("identical-tabs-execute", "{one, two}", 1.95),
+    (
+        "two-concurrent-executions",
+        "{exec1, exec2} after statement 5 of top",
+        1.9,
+    ),
 ];
 
 fn scenario_files() -> Vec<PathBuf> {
@@ -194,7 +199,9 @@ fn check_exact(name: &str, w: &World, sym: &Symmetry, (label, variant): (&str, V
         "{name}: the facts properties judge differ"
     );
     assert!(reduced.len() <= plain.len());
-    if !sym.is_trivial() {
+    if !sym.calls().is_trivial() {
+        check_call_groups(name, &m, sym, &plain, reduced.len());
+    } else if !sym.is_trivial() {
         check_equivariant(name, &m, sym, &plain);
         // The reachable states are closed under the group, and the classes are counted by
         // Burnside's lemma: the average number of states each renaming fixes.
@@ -221,6 +228,85 @@ fn check_exact(name: &str, w: &World, sym: &Symmetry, (label, variant): (&str, V
         plain: plain.len(),
         reduced: reduced.len(),
     }
+}
+
+/// The renamings of the call groups released at `s`, composed (the identity included).
+fn released_renamings(w: &World, sym: &Symmetry, s: &State) -> Vec<Perm> {
+    let mut all = vec![Perm::identity(w)];
+    for g in sym.calls().groups().iter().filter(|g| g.is_released(s)) {
+        let mut next = Vec::new();
+        for a in &all {
+            next.push(a.clone());
+            next.extend(g.perms().map(|p| a.then(p)));
+        }
+        all = next;
+    }
+    all
+}
+
+/// Call groups: renaming by a released group commutes with the transition function at every
+/// released reachable state, keeps the state reachable and released, and the classes number
+/// what Burnside's lemma counts: the sum over states of |stabiliser| / |group|, the group
+/// being that of the groups released there (the same across a class).
+fn check_call_groups(
+    name: &str,
+    m: &WebMcpModel,
+    sym: &Symmetry,
+    plain: &HashSet<State>,
+    reduced: usize,
+) {
+    let w = &m.world;
+    // Per order of the released group: the states fixed, summed over its renamings.
+    let mut fixed: std::collections::BTreeMap<usize, usize> = Default::default();
+    let mut released = 0;
+    for s in plain {
+        let perms = released_renamings(w, sym, s);
+        if perms.len() > 1 {
+            released += 1;
+        }
+        let acts = actions(m, s);
+        for p in &perms {
+            let ps = s.rename(p);
+            assert!(
+                plain.contains(&ps),
+                "{name}: a renamed state is unreachable"
+            );
+            *fixed.entry(perms.len()).or_default() += usize::from(ps == *s);
+            assert_eq!(
+                webmcp_model::call_symmetry::rename_calls(s, p),
+                ps,
+                "{name}: renaming calls alone differs from renaming"
+            );
+            if p.is_identity() {
+                continue;
+            }
+            let mut expected: Vec<Action> = acts.iter().map(|a| a.rename(p)).collect();
+            let mut got = actions(m, &ps);
+            expected.sort();
+            got.sort();
+            assert_eq!(
+                got, expected,
+                "{name}: enabled actions do not commute with {p:?}"
+            );
+            for a in &acts {
+                assert_eq!(
+                    m.apply(&ps, a.rename(p), &mut ()),
+                    m.apply(s, *a, &mut ()).rename(p),
+                    "{name}: {a:?} does not commute with {p:?}"
+                );
+            }
+        }
+    }
+    assert!(
+        released > 0,
+        "{name}: no reachable state releases a call group"
+    );
+    let mut classes = 0;
+    for (order, f) in fixed {
+        assert_eq!(f % order, 0, "{name}: Burnside's count is not whole");
+        classes += f / order;
+    }
+    assert_eq!(classes, reduced, "{name}: Burnside's count");
 }
 
 /// Renaming commutes with the transition function on every reachable state: the actions
@@ -531,4 +617,79 @@ fn four_interchangeable_tabs_tie_and_stay_exact() {
         counts.reduced,
         counts.plain
     );
+}
+
+/// `two-concurrent-executions` with its caller's script changed by `edit`.
+fn two_executions_edited(edit: impl Fn(&mut serde_json::Value)) -> World {
+    let path = PathBuf::from(format!(
+        "{}/../scenarios/two-concurrent-executions.json",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("readable")).expect("JSON");
+    edit(&mut v);
+    World::from_json(&v.to_string()).expect("compiles")
+}
+
+#[test]
+fn calls_are_grouped_only_when_nothing_tells_them_apart() {
+    let grouped = two_executions_edited(|_| {});
+    assert!(!Symmetry::of(&grouped).calls().is_trivial());
+    // Each edit makes the two calls distinguishable once the script is past them.
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 4] = [
+        ("a later statement awaits one of them", |v| {
+            v["scripts"]["top"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!({"await": "exec1"}));
+        }),
+        ("their inputs differ", |v| {
+            v["scripts"]["top"][4]["input"] = serde_json::json!({"n": 2});
+        }),
+        ("one has a signal and the other none", |v| {
+            v["scripts"]["top"][3]["signal"] = serde_json::json!("c1");
+        }),
+        ("the tool has a scripted body", |v| {
+            v["scripts"]["top"][0]["registerTool"]["body"] =
+                serde_json::json!([{"awaitAbort": true}, {"return": "done"}]);
+        }),
+    ];
+    for (what, edit) in edits {
+        let w = two_executions_edited(edit);
+        assert!(
+            Symmetry::of(&w).calls().is_trivial(),
+            "{what}: grouped anyway ({})",
+            Symmetry::of(&w).describe(&w)
+        );
+    }
+}
+
+/// Swapping two calls before the script has made both reaches states no run reaches: the
+/// group is released only past the last member (here the script waits between the two), and
+/// the reduction stays exact.
+#[test]
+fn a_call_group_applied_before_its_statements_run_is_not_a_symmetry() {
+    let w = two_executions_edited(|v| {
+        let script = v["scripts"]["top"].as_array_mut().unwrap();
+        script.insert(4, serde_json::json!({"as": "list2", "getTools": {}}));
+        script.insert(5, serde_json::json!({"await": "list2"}));
+    });
+    assert_eq!(
+        Symmetry::of(&w).describe(&w),
+        "{exec1, exec2} after statement 7 of top"
+    );
+    let sym = Symmetry::of(&w);
+    let group = &sym.calls().groups()[0];
+    let swap = group.perms().next().expect("a swap").clone();
+    let m = WebMcpModel::new(w.clone(), Variant::SEED);
+    let plain = explore(&m, State::clone);
+    let early: Vec<&State> = plain.iter().filter(|s| !group.is_released(s)).collect();
+    assert!(
+        early.iter().any(|s| !plain.contains(&s.rename(&swap))),
+        "swapping the calls before they are both made should leave the reachable states"
+    );
+    for variant in variants() {
+        check_exact(&w.name, &w, &sym, variant);
+    }
 }

@@ -1,0 +1,495 @@
+//! Symmetry between the calls of one script: `executeTool` statements that are equal up to
+//! renaming their own call and their own AbortController are interchangeable **once the
+//! script has run past all of them**.
+//!
+//! Before that they are not: the script makes them in statement order, so in a state where it
+//! has made the first and not yet the second, swapping them gives a state no run reaches. The
+//! group therefore applies to a region of states, not to the world: a state is *released* for
+//! a group when its script's next statement comes after every member's (`ScriptState::pc`
+//! only grows, so every successor of a released state is released, and renaming leaves the
+//! counter alone, so a class is all released or all not). On released states the transition
+//! function cannot tell the members apart:
+//!
+//! - the members' statements are equal up to the renaming ([`Perm::op_maps_to`]: the same
+//!   tool, input and list; each its own signal, or all the same one), and no other statement
+//!   of any script or tool body names a member's call or own controller (each maps to itself),
+//!   so what is left to run is the same after renaming;
+//! - the members' calls have the same document, script and kind, their controllers the same
+//!   owner and abort reason, and the environment may abort all their controllers or none;
+//! - the only thing that told them apart, their statements' order, is read only by the
+//!   script's counter and by questions of the form "has the script made this call yet"
+//!   (`reduction::task_alone`), whose answer is "yes" for every member of a released group;
+//! - pending maps keep insertion order, task queues their own order, and nothing else
+//!   orders calls by id.
+//!
+//! So `apply(π s, π a) = π apply(s, a)` for every released `s` and every renaming `π` of the
+//! group, and the properties, which quantify over all calls and never name one, take the same
+//! value at `s` and `π s`. Exploring one state per class then reaches exactly the classes the
+//! full exploration reaches. `model/tests/symmetry.rs` checks commutation at every released
+//! reachable state of the scenarios that have such groups, the classes against Burnside's
+//! count over the released states, and every verdict against the unreduced search.
+//!
+//! Call groups are used only in scenarios without interchangeable tabs ([`Symmetry`]):
+//! combining the two would need the tab renamings to carry released groups onto each other.
+//!
+//! [`Symmetry`]: crate::symmetry::Symmetry
+
+use crate::coll::{OrdMap, OrdSet};
+use crate::state::{ScriptStatus, State, Task, TaskKind};
+use crate::symmetry::{permutations, permute, signature, Block, Perm, Rename, Table};
+use crate::threads::ThreadKey;
+use crate::world::{CallId, CallKind, CtrlId, DocId, Op, World};
+
+/// The most members a call group may have (its permutations are enumerated: 5! = 120).
+pub const MAX_CALL_GROUP_MEMBERS: usize = 5;
+/// The most renamings the released groups of one state may generate together.
+pub const MAX_CALL_PERMUTATIONS: usize = 720;
+
+/// Interchangeable `executeTool` statements of one script.
+#[derive(Clone, Debug)]
+pub struct CallGroup {
+    /// The document whose script makes the calls.
+    pub script: DocId,
+    /// Released once the script's counter is at least this: past every member's statement.
+    pub released_at: u8,
+    /// Per member: its call and its own controller (if it has one of its own).
+    pub members: Vec<Block>,
+    /// Every renaming of the members but the identity, with the member each is sent to.
+    perms: Vec<(Perm, Vec<usize>)>,
+}
+
+impl CallGroup {
+    /// Whether `s` is past every member's statement.
+    #[inline]
+    pub fn is_released(&self, s: &State) -> bool {
+        s.doc(self.script).script.pc >= self.released_at
+    }
+
+    /// Every renaming of the members but the identity.
+    pub fn perms(&self) -> impl Iterator<Item = &Perm> {
+        self.perms.iter().map(|(p, _)| p)
+    }
+
+    /// How many renamings the group generates, the identity included.
+    pub fn order(&self) -> usize {
+        self.perms.len() + 1
+    }
+}
+
+/// The call groups of a scenario.
+#[derive(Clone, Debug, Default)]
+pub struct CallSymmetry {
+    groups: Vec<CallGroup>,
+}
+
+impl CallSymmetry {
+    pub fn none() -> CallSymmetry {
+        CallSymmetry::default()
+    }
+
+    /// The groups of interchangeable `executeTool` statements of each script. Conservative:
+    /// a statement joins a group only if swapping it with the group's first member is a
+    /// symmetry of the released states (the conditions of the module documentation), and
+    /// every renaming of every group is checked again.
+    pub fn of(w: &World) -> CallSymmetry {
+        let mut groups = Vec::new();
+        for (d, doc) in w.docs.iter().enumerate() {
+            let executes: Vec<usize> = (0..doc.script.len())
+                .filter(|&k| matches!(doc.script[k], Op::Execute(_)))
+                .collect();
+            let mut grouped = vec![false; executes.len()];
+            for f in 0..executes.len() {
+                if grouped[f] {
+                    continue;
+                }
+                let mut members = vec![executes[f]];
+                for i in f + 1..executes.len() {
+                    if members.len() == MAX_CALL_GROUP_MEMBERS {
+                        break;
+                    }
+                    if grouped[i] {
+                        continue;
+                    }
+                    let pair = [executes[f], executes[i]];
+                    if let Some(group) = CallGroup::build(w, DocId::nth(d), &pair) {
+                        if group.perms.len() == 1 {
+                            grouped[i] = true;
+                            members.push(executes[i]);
+                        }
+                    }
+                }
+                if members.len() >= 2 {
+                    grouped[f] = true;
+                    if let Some(group) = CallGroup::build(w, DocId::nth(d), &members) {
+                        groups.push(group);
+                    }
+                }
+            }
+        }
+        // Keep the renamings of all groups together within bounds: smaller groups first.
+        loop {
+            let order: usize = groups.iter().map(CallGroup::order).product();
+            if order <= MAX_CALL_PERMUTATIONS {
+                break;
+            }
+            let largest = (0..groups.len())
+                .max_by_key(|&i| groups[i].members.len())
+                .expect("a group");
+            let g = &groups[largest];
+            let statements: Vec<usize> = g
+                .members
+                .iter()
+                .map(|b| w.calls[b.calls[0].index()].statement)
+                .collect();
+            match CallGroup::build(w, g.script, &statements[..statements.len() - 1]) {
+                Some(smaller) if smaller.members.len() >= 2 => groups[largest] = smaller,
+                _ => {
+                    groups.remove(largest);
+                }
+            }
+        }
+        CallSymmetry { groups }
+    }
+
+    pub fn groups(&self) -> &[CallGroup] {
+        &self.groups
+    }
+
+    pub fn is_trivial(&self) -> bool {
+        self.groups.is_empty()
+    }
+
+    /// The groups by call label, e.g. `{exec1, exec2} after statement 4 of caller`.
+    pub fn describe(&self, w: &World) -> String {
+        self.groups
+            .iter()
+            .map(|g| {
+                let names: Vec<&str> = g
+                    .members
+                    .iter()
+                    .map(|b| w.calls[b.calls[0].index()].label.as_str())
+                    .collect();
+                format!(
+                    "{{{}}} after statement {} of {}",
+                    names.join(", "),
+                    g.released_at,
+                    w.docs[g.script.index()].name
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The representative of `s`'s class: the least state (under `Ord`) among the renamings
+    /// by the released groups that put each group's members in the order of their
+    /// [`signature`]s, ties enumerated. The same for every state of a class, by the argument
+    /// of [`crate::symmetry::Symmetry::representative`]: a member's signature reads only its
+    /// own call and controller, and whether a group is released is the same across a class.
+    pub fn representative(&self, s: &State) -> State {
+        // The renamings that sort every released group, composed; `None` is the identity.
+        let mut sorting: Vec<Option<Perm>> = vec![None];
+        for g in self.groups.iter().filter(|g| g.is_released(s)) {
+            let signatures: Vec<u64> = g.members.iter().map(|b| member_signature(s, b)).collect();
+            let mut sorted = signatures.clone();
+            sorted.sort_unstable();
+            let sorts = |dest: &[usize]| {
+                dest.iter()
+                    .enumerate()
+                    .all(|(i, &j)| sorted[j] == signatures[i])
+            };
+            let mut here: Vec<Option<&Perm>> = Vec::new();
+            if signatures == sorted {
+                here.push(None);
+            }
+            here.extend(
+                g.perms
+                    .iter()
+                    .filter(|(_, dest)| sorts(dest))
+                    .map(|(p, _)| Some(p)),
+            );
+            sorting = sorting
+                .iter()
+                .flat_map(|a| {
+                    here.iter().map(move |b| match (a, b) {
+                        (None, None) => None,
+                        (Some(a), None) => Some(a.clone()),
+                        (None, Some(b)) => Some((*b).clone()),
+                        (Some(a), Some(b)) => Some(a.then(b)),
+                    })
+                })
+                .collect();
+        }
+        let mut best: Option<State> = None;
+        for p in &sorting {
+            let r = match p {
+                None => s.clone(),
+                Some(p) => rename_calls(s, p),
+            };
+            if best.as_ref().is_none_or(|b| r < *b) {
+                best = Some(r);
+            }
+        }
+        best.expect("some renaming sorts every released group")
+    }
+}
+
+/// [`signature`] of a member's call and controller, refined by where its call stands in the
+/// pending maps, the local maps, the threads and the task queues: positions in a pending map
+/// or a queue tell two members apart wherever both are there, so few states tie. Reads only
+/// the member's own part, in orders renaming keeps (insertion order, queue order), so a
+/// renamed member keeps its signature.
+fn member_signature(s: &State, b: &Block) -> u64 {
+    let c = b.calls[0];
+    let mut h = signature(s, b);
+    let mut word = |x: u32| h = (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
+    for map in s.pending.iter() {
+        word(
+            map.iter()
+                .position(|(x, _)| *x == c)
+                .map_or(u32::MAX, |i| i as u32),
+        );
+    }
+    for doc in s.docs.iter() {
+        word(u32::from(doc.local.contains(&c)));
+    }
+    for key in s.threads.keys() {
+        let kind = match *key {
+            ThreadKey::Execute(x) if x == c => 1,
+            ThreadKey::CancelOnAbort(x) if x == c => 2,
+            ThreadKey::Completion(x) if x == c => 3,
+            ThreadKey::CleanupCompletion(x, n) if x == c => 4 + u32::from(n),
+            _ => continue,
+        };
+        word(kind);
+    }
+    for (q, queue) in s.queues.iter().enumerate() {
+        for (i, task) in queue.iter().enumerate() {
+            if task.kind.execution() == Some(c) {
+                let kind = match task.kind {
+                    TaskKind::RejectExecute { .. } => 1,
+                    TaskKind::ResolveExecute { .. } => 2,
+                    TaskKind::RunToolExecuteSteps { .. } => 3,
+                    _ => 4,
+                };
+                word(((q as u32) << 24) | ((i as u32) << 4) | kind);
+            }
+        }
+    }
+    h
+}
+
+/// `s.rename(p)` for a renaming `p` of `executeTool` calls and controllers alone, sharing
+/// every collection that names none of the calls it moves (their hashes are cached with
+/// them, so the representative is hashed for what changed only).
+pub fn rename_calls(s: &State, p: &Perm) -> State {
+    debug_assert!(
+        p.doc.fwd.iter().enumerate().all(|(i, &j)| i as u8 == j)
+            && p.nav.fwd.iter().enumerate().all(|(i, &j)| i as u8 == j),
+        "a renaming of calls and controllers alone"
+    );
+    let moved = |c: CallId| p.call(c) != c;
+    let doc_moves = |d: &crate::state::DocState| {
+        d.local.iter().any(|&c| moved(c))
+            || d.tools.iter().any(|(_, t)| moved(t.registered_by))
+            || matches!(d.script.status, ScriptStatus::AwaitingCall(c) if moved(c))
+    };
+    let docs = if s.docs.iter().any(doc_moves) {
+        permute(&s.docs, &p.doc, p)
+    } else {
+        s.docs.clone()
+    };
+    let task_moves = |t: &Task| t.rename(p) != *t;
+    let queues = if s.queues.iter().any(|q| q.iter().any(task_moves)) {
+        s.queues
+            .iter()
+            .map(|q| {
+                if q.iter().any(task_moves) {
+                    q.iter().map(|t| t.rename(p)).collect()
+                } else {
+                    q.clone()
+                }
+            })
+            .collect()
+    } else {
+        s.queues.clone()
+    };
+    let pending = if s.pending.iter().any(|m| m.iter().any(|(c, _)| moved(*c))) {
+        s.pending
+            .iter()
+            .map(|m| {
+                if m.iter().any(|(c, _)| moved(*c)) {
+                    m.iter().map(|(c, e)| (p.call(*c), e.rename(p))).collect()
+                } else {
+                    m.clone()
+                }
+            })
+            .collect()
+    } else {
+        s.pending.clone()
+    };
+    let ghost = if s.ghost.is_empty() {
+        s.ghost.clone()
+    } else {
+        s.ghost
+            .iter()
+            .map(|g| g.rename(p))
+            .collect::<OrdSet<_, true>>()
+    };
+    State {
+        docs,
+        navs: s.navs.clone(),
+        queues,
+        threads: s
+            .threads
+            .iter()
+            .map(|(k, t)| (k.rename(p), t.rename(p)))
+            .collect::<OrdMap<_, _, true>>(),
+        promises: permute(&s.promises, &p.call, p),
+        controllers: permute(&s.controllers, &p.ctrl, p),
+        pending,
+        bodies: s
+            .bodies
+            .iter()
+            .map(|(c, b)| (p.call(*c), b.rename(p)))
+            .collect::<OrdMap<_, _, true>>(),
+        env: s.env,
+        ghost,
+    }
+}
+
+impl CallGroup {
+    /// The group of the `executeTool` statements at `statements` of `script`'s script, with
+    /// every renaming of them checked; `None` if one is not a symmetry of released states.
+    fn build(w: &World, script: DocId, statements: &[usize]) -> Option<CallGroup> {
+        // A scripted tool body can wait for an abort or for a call, and the bodies ready to
+        // resume are found in call id order (`body_ready_on`, and the local map's order under
+        // `abort-local-on-unload`): an order renaming would change. Only default bodies here.
+        let scripted_body = w
+            .docs
+            .iter()
+            .flat_map(|d| &d.script)
+            .any(|op| matches!(op, Op::Register(r) if r.body.is_some()));
+        if scripted_body {
+            return None;
+        }
+        let ops = &w.docs[script.index()].script;
+        let members: Vec<Block> = statements
+            .iter()
+            .map(|&k| {
+                let Op::Execute(x) = &ops[k] else {
+                    return None;
+                };
+                Some(Block {
+                    tab: None,
+                    navs: Vec::new(),
+                    docs: Vec::new(),
+                    calls: vec![x.call],
+                    ctrls: x.signal.into_iter().collect(),
+                    agents: Vec::new(),
+                })
+            })
+            .collect::<Option<_>>()?;
+        // Each member's signal is its own, or every member shares one.
+        let signals: Vec<Option<CtrlId>> =
+            members.iter().map(|b| b.ctrls.first().copied()).collect();
+        let shared = signals.windows(2).all(|p| p[0] == p[1]);
+        let mut own: Vec<CtrlId> = signals.iter().flatten().copied().collect();
+        own.sort_unstable();
+        own.dedup();
+        if !shared && (own.len() != members.len()) {
+            return None;
+        }
+        let members: Vec<Block> = if shared {
+            members
+                .into_iter()
+                .map(|b| Block {
+                    ctrls: Vec::new(),
+                    ..b
+                })
+                .collect()
+        } else {
+            members
+        };
+        let mut perms = Vec::new();
+        for sigma in permutations(members.len()) {
+            if sigma.iter().enumerate().all(|(i, &j)| i == j) {
+                continue;
+            }
+            let mut call: Vec<u8> = (0..w.calls.len() as u8).collect();
+            let mut ctrl: Vec<u8> = (0..w.controllers.len() as u8).collect();
+            for (i, &j) in sigma.iter().enumerate() {
+                call[members[i].calls[0].index()] = members[j].calls[0].get();
+                if let (Some(a), Some(b)) = (members[i].ctrls.first(), members[j].ctrls.first()) {
+                    ctrl[a.index()] = b.get();
+                }
+            }
+            let identity = Perm::identity(w);
+            let p = Perm {
+                call: Table::from_fwd(call)?,
+                ctrl: Table::from_fwd(ctrl)?,
+                ..identity
+            };
+            if !is_symmetry_once_past(w, &p, script, statements) {
+                return None;
+            }
+            perms.push((p, sigma));
+        }
+        let released_at = statements.iter().max().map(|&k| k + 1)?;
+        Some(CallGroup {
+            script,
+            released_at: u8::try_from(released_at).ok()?,
+            members,
+            perms,
+        })
+    }
+}
+
+/// Whether `p`, which renames only calls and controllers, is a symmetry of the states where
+/// `script`'s script is past its `statements` (the conditions of the module documentation).
+fn is_symmetry_once_past(w: &World, p: &Perm, script: DocId, statements: &[usize]) -> bool {
+    let ops = &w.docs[script.index()].script;
+    let call_of = |k: usize| match &ops[k] {
+        Op::Execute(x) => Some(x.call),
+        _ => None,
+    };
+    for (d, doc) in w.docs.iter().enumerate() {
+        for (k, op) in doc.script.iter().enumerate() {
+            let member = d == script.index() && statements.contains(&k);
+            let image = if member {
+                let Some(c) = call_of(k) else { return false };
+                let target = p.call(c);
+                match statements.iter().find(|&&j| call_of(j) == Some(target)) {
+                    Some(&j) => &ops[j],
+                    None => return false,
+                }
+            } else {
+                op
+            };
+            if !p.op_maps_to(op, image) {
+                return false;
+            }
+        }
+    }
+    for (c, call) in w.calls.iter().enumerate() {
+        let image = &w.calls[p.call(CallId::nth(c)).index()];
+        if image.doc != call.doc
+            || image.script != call.script
+            || image.kind != call.kind
+            || image.body_statement != call.body_statement
+            || (image.kind != CallKind::Execute && p.call(CallId::nth(c)) != CallId::nth(c))
+        {
+            return false;
+        }
+    }
+    for (c, ctrl) in w.controllers.iter().enumerate() {
+        let image = &w.controllers[p.ctrl(CtrlId::nth(c)).index()];
+        if image.owner != ctrl.owner || image.reason != ctrl.reason {
+            return false;
+        }
+    }
+    let mut abort: Vec<CtrlId> = w.env.abort.clone();
+    let mut renamed: Vec<CtrlId> = w.env.abort.iter().map(|&c| p.ctrl(c)).collect();
+    abort.sort_unstable();
+    renamed.sort_unstable();
+    abort == renamed
+}

@@ -1,0 +1,101 @@
+//! Symmetry between the calls of one script (`webmcp_model::call_symmetry`) changes no
+//! verdict and no path length: on the scenarios and families where a script makes
+//! interchangeable `executeTool` calls, under the draft and under every proposed fix, alone
+//! and with partial-order reduction and dead facts forgotten; every path it reports replays
+//! on the model as written; and it removes about as many states as the group has members'
+//! orders (close to 2 for two calls, 6 for three).
+
+use webmcp_model::symmetry::Symmetry;
+use webmcp_model::{Variant, WebMcpModel, World};
+use webmcp_properties::bench::Family;
+use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+
+mod common;
+use common::{options, replay_paths, standard_worlds};
+
+fn outcomes(r: &ScenarioResult) -> Vec<(&'static str, Verdict, Option<usize>)> {
+    r.properties
+        .iter()
+        .map(|p| (p.def.name, p.verdict, p.path.as_ref().map(Vec::len)))
+        .collect()
+}
+
+/// Checks `world` with and without symmetry under each configuration; returns the least
+/// ratio of unique states without to with.
+/// A configuration: the reduction, and whether dead facts are forgotten.
+type Configuration = (Reduction, bool);
+
+fn compare(world: &World, variant: Variant, configurations: &[Configuration]) -> f64 {
+    let m = WebMcpModel::new(world.clone(), variant);
+    let name = format!("{} under {}", world.name, variant.name());
+    let mut least = f64::INFINITY;
+    for &(reduction, forget_facts) in configurations {
+        let base = CheckOptions {
+            forget_facts,
+            ..options(reduction)
+        };
+        let plain = check(m.clone(), &base);
+        let sym = check(
+            m.clone(),
+            &CheckOptions {
+                symmetry: true,
+                ..base.clone()
+            },
+        );
+        let how = format!("{name}, {reduction:?}, forget facts {forget_facts}");
+        assert!(plain.exhaustive && sym.exhaustive, "{how}: not exhaustive");
+        // Symmetry keeps shortest paths: a class is as far from the start as its nearest
+        // member, and the search expands the member it reached first.
+        assert_eq!(outcomes(&plain), outcomes(&sym), "{how}");
+        if let Err(e) = replay_paths(&m, &sym) {
+            panic!("{how}: {e}");
+        }
+        least = least.min(plain.unique_states as f64 / sym.unique_states as f64);
+    }
+    least
+}
+
+#[test]
+fn interchangeable_calls_keep_every_verdict_and_path_length() {
+    const ALL: &[Configuration] = &[
+        (Reduction::None, false),
+        (Reduction::Por, false),
+        (Reduction::Por, true),
+    ];
+    let mut worlds: Vec<(World, f64, &[Configuration])> = standard_worlds()
+        .into_iter()
+        .filter(|w| !Symmetry::of(w).calls().is_trivial())
+        .map(|w| (w, 1.7, ALL))
+        .collect();
+    assert_eq!(
+        worlds.len(),
+        1,
+        "the standard scenarios with interchangeable calls changed"
+    );
+    worlds.push((Family::CallerTarget.world(1).expect("compiles"), 1.0, ALL));
+    // Five million states unreduced under the draft: both reductions only.
+    let por_forget: &[Configuration] = &[(Reduction::Por, true)];
+    worlds.push((
+        Family::CallerTarget.world(2).expect("compiles"),
+        1.9,
+        por_forget,
+    ));
+    worlds.push((Family::Executions.world(3).expect("compiles"), 4.0, ALL));
+    for (world, least, configurations) in &worlds {
+        let sym = Symmetry::of(world);
+        assert!(
+            !sym.calls().is_trivial() || *least <= 1.0,
+            "{}: no interchangeable calls",
+            world.name
+        );
+        for variant in [Variant::SEED, Variant::parse("proposed").expect("proposed")] {
+            let ratio = compare(world, variant, configurations);
+            assert!(
+                ratio >= *least,
+                "{} under {}: {ratio:.2}x fewer states, expected at least {least}x",
+                world.name,
+                variant.name()
+            );
+        }
+    }
+}
