@@ -337,7 +337,10 @@ struct CheckArgs {
     #[arg(long)]
     no_timings: bool,
     /// Symmetry reduction: explore one state per class of states that differ only by
-    /// swapping interchangeable tabs (identical configuration). Verdicts do not change.
+    /// swapping interchangeable tabs (identical configuration) or, in a scenario without
+    /// them, interchangeable executeTool calls of one script once it has made them all
+    /// (docs/model.md §7). Breadth-first on one thread or several. Verdicts and path lengths
+    /// do not change.
     #[arg(long)]
     symmetry: bool,
     /// Partial-order reduction: `por` explores an in-parallel step alone where it provably

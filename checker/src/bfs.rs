@@ -185,7 +185,7 @@ pub(crate) fn explore<M: Model>(
             // As at a popped state: what `next` shares with `s` has the outcome it has at `s`.
             let unchanged = model.unchanged_parts(&s, next);
             for i in undecided.showing(props, model, next, false, unchanged) {
-                tentative.offer(i, depth + 1, || Found::After(fp, a.clone()));
+                tentative.offer(i, depth + 1, || Found::After(fp, a.clone(), None));
             }
         };
         build_successors(

@@ -9,7 +9,7 @@ use crate::property::Property;
 use crate::result::Exploration;
 
 /// Maps a state to the representative of its class (symmetry reduction).
-pub type Representative<'a, S> = &'a dyn Fn(&S) -> S;
+pub type Representative<'a, S> = &'a (dyn Fn(&S) -> S + Sync);
 
 /// Called on every terminal state a search reaches.
 pub type TerminalObserver<'a, S> = &'a mut dyn FnMut(&S);
@@ -45,8 +45,9 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
 
     /// Symmetry reduction: states with the same representative are one state. The
     /// representative must be a state of the same class (equal up to the symmetry the model
-    /// has). The state reached is the one expanded, so every path stays a real run. Only the
-    /// one-thread search reduces, so a check with a representative runs on one thread.
+    /// has). The state reached is the one expanded, so every path stays a real run. The
+    /// breadth-first searches reduce (one thread or several); a depth-first check with a
+    /// representative runs on one thread.
     pub fn symmetry(mut self, representative: Representative<'a, M::State>) -> Self {
         self.representative = Some(representative);
         self
@@ -69,7 +70,7 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
             None => &mut quiet,
         };
         let one_thread = self.options.threads <= 1
-            || self.representative.is_some()
+            || (self.representative.is_some() && self.options.mode != Mode::Bfs)
             || self.on_terminal.is_some();
         let hooks = Hooks {
             progress,
@@ -84,7 +85,14 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
             Mode::Dfs if one_thread => {
                 crate::bfs::explore(model, props, options, Order::Lifo, start, hooks)
             }
-            Mode::Bfs => crate::parallel_bfs::explore(model, props, options, start, hooks.progress),
+            Mode::Bfs => crate::parallel_bfs::explore(
+                model,
+                props,
+                options,
+                start,
+                hooks.progress,
+                hooks.representative,
+            ),
             Mode::Dfs => {
                 crate::parallel::explore(model.clone(), props, options, start, hooks.progress)
             }

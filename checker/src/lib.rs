@@ -58,7 +58,11 @@
 //! dataflow, over threads and processes, with the same rules and so the same output.
 //!
 //! Symmetry reduction is a parameter ([`Checker::symmetry`]): the caller supplies the
-//! function that maps a state to the representative of its class. The two other reductions
+//! function that maps a state to the representative of its class. The state reached is the
+//! one expanded; on several threads the search keeps the least link into a class, which may
+//! have been taken at another member than the one expanded, so each path is made a run at
+//! the end (`path::realign`: at each step the action that leads into the link's class from
+//! the state the replay reached). The two other reductions
 //! ([`Reduction`]) ask the model: partial-order reduction for a set of actions that may go alone
 //! ([`Model::persistent_set`]), sleep sets for what each action read and wrote
 //! ([`Model::next_state_with_footprint`], compared as [`footprint::Footprint`]s).

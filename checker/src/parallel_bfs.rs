@@ -29,6 +29,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::bfs::{build_successors, Built, JudgeForgotten};
+use crate::check::Representative;
 use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
 use crate::frontier::{Chunk, ChunkFiller};
@@ -186,6 +187,17 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
             &self.roots,
         )
     }
+
+    /// The fingerprints of the states on the path to `fp`, after its initial state.
+    fn fingerprints_to(&self, mut fp: u64) -> Vec<u64> {
+        let mut out = Vec::new();
+        while let Some((parent, _)) = self.shard(fp).get(fp).and_then(Link::parent) {
+            out.push(fp);
+            fp = parent;
+        }
+        out.reverse();
+        out
+    }
 }
 
 /// Per property: the state of least fingerprint among those of the first level that shows
@@ -331,6 +343,8 @@ fn work_on_level<M: Model>(
     options: &Options,
     sh: &Shared<M::State, M::Action>,
     me: usize,
+    class: &(dyn Fn(&M::State) -> u64 + Sync),
+    symmetry: bool,
 ) {
     let level = sh.level.read().expect("no worker panics holding it");
     // Properties decided on earlier levels are not judged again; within the level every
@@ -384,8 +398,7 @@ fn work_on_level<M: Model>(
                     && actions.iter().any(|a| {
                         model.draft(s, a.clone()).is_some_and(|n| {
                             let kept = options.forget.then(|| model.forget(&n)).flatten();
-                            !sh.visited
-                                .contains(fingerprint(kept.as_ref().unwrap_or(&n)))
+                            !sh.visited.contains(class(kept.as_ref().unwrap_or(&n)))
                         })
                     })
                 {
@@ -408,8 +421,9 @@ fn work_on_level<M: Model>(
                 let unchanged = model.unchanged_parts(s, next);
                 for i in undecided.showing(props, model, next, false, unchanged) {
                     let key = fingerprint(&(*fp, a));
-                    sh.discoveries
-                        .offer(i, depth + 1, key, || Found::After(*fp, a.clone()));
+                    sh.discoveries.offer(i, depth + 1, key, || {
+                        Found::After(*fp, a.clone(), symmetry.then(|| class(next)))
+                    });
                 }
             };
             build_successors(
@@ -417,7 +431,7 @@ fn work_on_level<M: Model>(
                 s,
                 options.reduction == Reduction::Por,
                 (&mut ample, &mut actions),
-                &fingerprint,
+                &class,
                 |nfp| sh.visited.prefetch(nfp),
                 options
                     .forget
@@ -447,7 +461,15 @@ pub(crate) fn explore<M: Model + Sync>(
     options: &Options,
     start: Instant,
     progress: &mut dyn FnMut(Progress),
+    representative: Option<Representative<'_, M::State>>,
 ) -> Exploration<M> {
+    // Under symmetry reduction a state is known by its class: its representative's
+    // fingerprint. The state reached is the one expanded, and paths are made runs at the end
+    // (`realign`).
+    let class = |s: &M::State| match representative {
+        Some(rep) => fingerprint(&rep(s)),
+        None => fingerprint(s),
+    };
     let threads = options.threads.max(2);
     if let Err(e) = can_start_threads(threads) {
         return Exploration::stopped(
@@ -464,7 +486,7 @@ pub(crate) fn explore<M: Model + Sync>(
     let mut total = 0usize;
     for init in model.init_states() {
         total += 1;
-        let fp = fingerprint(&init);
+        let fp = class(&init);
         if visited.insert_root(fp, &init) {
             first.push((init, fp, 0));
         }
@@ -514,7 +536,15 @@ pub(crate) fn explore<M: Model + Sync>(
                     if sh.done.load(Ordering::Acquire) {
                         return;
                     }
-                    work_on_level(model, props, options, sh, me);
+                    work_on_level(
+                        model,
+                        props,
+                        options,
+                        sh,
+                        me,
+                        &class,
+                        representative.is_some(),
+                    );
                     sh.finished.fetch_add(1, Ordering::Release);
                     main.unpark();
                 }
@@ -620,7 +650,27 @@ pub(crate) fn explore<M: Model + Sync>(
         stopped_by: stopped_by.filter(|_| !all_decided),
         discoveries: found
             .into_iter()
-            .map(|f| f.map(|f| f.path(|fp| sh.visited.path_to(fp))))
+            .map(|f| {
+                f.map(|f| {
+                    let path = f.path(|fp| sh.visited.path_to(fp));
+                    if representative.is_none() {
+                        return path;
+                    }
+                    let (classes, last) = match &f {
+                        Found::State(fp) => (sh.visited.fingerprints_to(*fp), None),
+                        Found::After(parent, _, last) => {
+                            let mut classes = sh.visited.fingerprints_to(*parent);
+                            classes.push(last.expect("recorded under symmetry"));
+                            (classes, Some(&class as &dyn Fn(&M::State) -> u64))
+                        }
+                    };
+                    let stored = |s: M::State| match options.forget {
+                        true => model.forget(&s).unwrap_or(s),
+                        false => s,
+                    };
+                    crate::path::realign(model, path, &classes, stored, class, last)
+                })
+            })
             .collect(),
     }
 }

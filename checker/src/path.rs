@@ -96,7 +96,9 @@ impl<S: Clone, A: Clone> Parents<S, A> {
 #[derive(Clone, Debug)]
 pub(crate) enum Found<A> {
     State(u64),
-    After(u64, A),
+    /// The parent's fingerprint, the action, and (the parallel search under symmetry) the
+    /// fingerprint of the successor's representative as judged, before anything is forgotten.
+    After(u64, A, Option<u64>),
 }
 
 impl<A: Clone> Found<A> {
@@ -104,12 +106,67 @@ impl<A: Clone> Found<A> {
     pub(crate) fn path<S>(&self, path_to: impl Fn(u64) -> Path<S, A>) -> Path<S, A> {
         match self {
             Found::State(fp) => path_to(*fp),
-            Found::After(parent, action) => {
+            Found::After(parent, action, _) => {
                 let mut path = path_to(*parent);
                 path.actions.push(action.clone());
                 path
             }
         }
+    }
+}
+
+/// A state's class: its representative's fingerprint.
+pub(crate) type ClassOf<'a, S> = &'a dyn Fn(&S) -> u64;
+
+/// A path whose links were kept by class (symmetry reduction on several threads), made a
+/// run of the model. Each link's action was taken at the member of its parent's class that
+/// the search expanded, which need not be the member a replay of the links before it
+/// reaches (the search keeps the least link into a class, not the first). At the member the
+/// replay reaches, the action taken is the recorded one if it leads into the link's class,
+/// else the first enabled one that does: the renamed action, which exists because renaming
+/// commutes with the transitions. `classes[k]` is the class after the `k`-th action;
+/// `stored` is what the search keeps of a state (its dead parts forgotten), `class` a kept
+/// state's class, and `last_class` the class of the last state of a path that ends at a
+/// successor judged where it was generated (`Found::After`), taken before forgetting.
+pub(crate) fn realign<M: crate::Model>(
+    model: &M,
+    path: Path<M::State, M::Action>,
+    classes: &[u64],
+    stored: impl Fn(M::State) -> M::State,
+    class: impl Fn(&M::State) -> u64,
+    last_class: Option<ClassOf<'_, M::State>>,
+) -> Path<M::State, M::Action> {
+    debug_assert_eq!(classes.len(), path.actions.len());
+    let mut s = path.init.clone();
+    let mut actions = Vec::with_capacity(path.actions.len());
+    let mut enabled = Vec::new();
+    let n = path.actions.len();
+    for (k, recorded) in path.actions.into_iter().enumerate() {
+        let judged_here = match last_class {
+            Some(f) if k + 1 == n => f,
+            _ => &|x: &M::State| class(&stored(x.clone())),
+        };
+        enabled.clear();
+        model.actions(&s, &mut enabled);
+        // The recorded action first, where it is enabled here.
+        if let Some(i) = enabled.iter().position(|a| *a == recorded) {
+            enabled.swap(0, i);
+        }
+        let (a, next) = enabled
+            .drain(..)
+            .find_map(|a| {
+                model
+                    .next_state(&s, a.clone())
+                    .filter(|next| judged_here(next) == classes[k])
+                    .map(|next| (a, next))
+            })
+            .expect("a member of a class has an action into every class the class leads to");
+        actions.push(a);
+        s = stored(next);
+    }
+    Path {
+        init: path.init,
+        actions,
     }
 }
 
@@ -137,6 +194,54 @@ pub(crate) fn rebuild<S: Clone, A>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two counters whose order does not matter: a class is the sorted pair.
+    struct Pair;
+
+    impl crate::Model for Pair {
+        type State = (u8, u8);
+        type Action = u8;
+        fn init_states(&self) -> Vec<(u8, u8)> {
+            vec![(0, 0)]
+        }
+        fn actions(&self, s: &(u8, u8), actions: &mut Vec<u8>) {
+            if s.0 < 3 {
+                actions.push(0);
+            }
+            if s.1 < 3 {
+                actions.push(1);
+            }
+        }
+        fn next_state(&self, s: &(u8, u8), a: u8) -> Option<(u8, u8)> {
+            Some(if a == 0 {
+                (s.0 + 1, s.1)
+            } else {
+                (s.0, s.1 + 1)
+            })
+        }
+    }
+
+    #[test]
+    fn realigning_takes_the_renamed_action_where_the_recorded_one_leads_elsewhere() {
+        let class = |s: &(u8, u8)| u64::from(s.0.min(s.1)) << 8 | u64::from(s.0.max(s.1));
+        // Recorded at other members of each class: (0,1) then (0,2), where a replay of the
+        // first action alone reaches (1,0), at which the second recorded action leads to
+        // (1,1), another class.
+        let path = Path {
+            init: (0, 0),
+            actions: vec![0, 1],
+        };
+        let classes = [class(&(0, 1)), class(&(0, 2))];
+        let run = realign(&Pair, path, &classes, |s| s, class, None);
+        assert_eq!(run.actions, [0, 0]);
+        // A path whose actions already lead into each class is left as it is.
+        let path = Path {
+            init: (0, 0),
+            actions: vec![1, 1],
+        };
+        let run = realign(&Pair, path.clone(), &classes, |s| s, class, None);
+        assert_eq!(run, path);
+    }
 
     #[test]
     fn shards_leave_the_bits_the_hash_table_uses_to_the_table() {

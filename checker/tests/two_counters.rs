@@ -338,6 +338,63 @@ fn symmetry_merges_classes_and_keeps_the_verdicts() {
 }
 
 #[test]
+fn symmetry_on_two_threads_merges_the_same_classes_and_its_paths_are_runs() {
+    // The symmetric properties, and one that holds, so that both searches run to their end.
+    let mut props: Vec<_> = properties()
+        .into_iter()
+        .filter(|p| !p.name.starts_with("x-"))
+        .collect();
+    props.push(Property {
+        name: "counters-bounded",
+        expectation: Expectation::Always,
+        condition: |_, s| s.x <= N && s.y <= N,
+        reads: Reads::Anything,
+    });
+    let sorted = |s: &State| State {
+        x: s.x.min(s.y),
+        y: s.x.max(s.y),
+        halted: s.halted,
+    };
+    let one = Checker::new(&TwoCounters, &props, &Options::default())
+        .symmetry(&sorted)
+        .run();
+    for frontier in [FrontierStorage::Values, FrontierStorage::Bytes] {
+        let options = Options {
+            threads: 2,
+            frontier,
+            ..Options::default()
+        };
+        let two = Checker::new(&TwoCounters, &props, &options)
+            .symmetry(&sorted)
+            .run();
+        assert!(two.exhaustive());
+        assert_eq!(two.unique_states, 2 * 10);
+        assert_eq!(two.unique_states, one.unique_states);
+        assert_eq!(verdicts(&props, &two), verdicts(&props, &one));
+        for ((p, a), b) in props.iter().zip(&one.discoveries).zip(&two.discoveries) {
+            let (Some(a), Some(b)) = (a, b) else {
+                assert!(a.is_none() && b.is_none(), "{}", p.name);
+                continue;
+            };
+            assert_eq!(a.actions.len(), b.actions.len(), "{}: path length", p.name);
+            // A run of the model: every action enabled where it is taken.
+            let mut s = b.init.clone();
+            for action in &b.actions {
+                let mut enabled = Vec::new();
+                TwoCounters.actions(&s, &mut enabled);
+                assert!(
+                    enabled.contains(action),
+                    "{}: {action:?} not enabled",
+                    p.name
+                );
+                s = TwoCounters.next_state(&s, action.clone()).unwrap();
+            }
+            assert!(p.shows(&TwoCounters, &s), "{}", p.name);
+        }
+    }
+}
+
+#[test]
 fn an_observer_sees_every_terminal_state() {
     let props = properties();
     let options = Options::default();

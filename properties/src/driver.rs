@@ -45,8 +45,9 @@ pub struct CheckOptions {
     /// Stop when the process's resident set exceeds this many MiB; `None` falls back to
     /// [`crate::limits::process_memory_limit`].
     pub memory_limit_mib: Option<u64>,
-    /// Explore one state per class of states equal up to swapping interchangeable tabs
-    /// (see `webmcp_model::symmetry`); always our own BFS.
+    /// Explore one state per class of states equal up to swapping interchangeable tabs, or
+    /// interchangeable calls of one script (see `webmcp_model::symmetry`); always our own
+    /// search, breadth-first on one thread or several.
     pub symmetry: bool,
     /// Partial-order reduction (`webmcp_model::reduction`, `docs/model.md` §7).
     pub reduction: webmcp_checker::Reduction,
