@@ -10,6 +10,7 @@ use webmcp_properties::bench::{
 };
 
 use crate::{catalog, UsageError};
+use webmcp_model::{Variant, WebMcpModel};
 
 /// A family size for --max-size: 1 to 64.
 fn largest_size(s: &str) -> Result<usize, String> {
@@ -128,6 +129,11 @@ pub struct BenchChildArgs {
     symmetry: bool,
     #[arg(long, value_enum, default_value = "none")]
     reduction: crate::ReductionArg,
+    #[arg(long)]
+    forget_facts: bool,
+    /// The text and fixes, as `check --variant` takes them (e.g. `seed@2026-08`).
+    #[arg(long, value_name = "VARIANT")]
+    variant: Option<String>,
     #[arg(long, value_enum, default_value = "auto")]
     frontier: crate::FrontierArg,
     #[arg(long)]
@@ -165,11 +171,19 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
             "bench-child measures --reduction none or por".into(),
         ));
     }
+    if args.forget_facts && args.timely_workers.is_some() {
+        return Err(UsageError(
+            "--forget-facts runs in the local engine's breadth-first search, not on timely".into(),
+        ));
+    }
+    let variant = Variant::parse(args.variant.as_deref().unwrap_or("seed"))?;
     let spec = ChildSpec {
         target,
         threads: crate::threads_arg(args.threads)?,
         symmetry: args.symmetry,
         por: args.reduction == crate::ReductionArg::Por,
+        forget_facts: args.forget_facts,
+        variant: args.variant.clone(),
         frontier: args.frontier.engine(),
         first_counterexamples: args.first_counterexamples,
         timeout: args.timeout,
@@ -179,7 +193,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
             None => None,
         },
     };
-    let m = bench::measure(bench::model_of(world), &spec);
+    let m = bench::measure(WebMcpModel::new(world, variant), &spec);
     outln!("{}", serde_json::to_string(&m).expect("JSON"));
     Ok(ExitCode::SUCCESS)
 }
@@ -318,6 +332,8 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 threads: args.threads,
                 symmetry: args.symmetry,
                 por: false,
+                forget_facts: false,
+                variant: None,
                 frontier: Default::default(),
                 first_counterexamples: true,
                 timeout: Some(args.timeout.unwrap_or(DEFAULT_TIMEOUT)),

@@ -28,11 +28,15 @@ fn each_target_is_judged_by_what_its_runs_measured() {
         reduction: vec![(Family::Executions, 2), (Family::Iframes, 3)],
         fewer_states: 1000.0,
         deadlines: vec![
+            // Every reduction, on the text: 83,309 states (443,730 under the draft
+            // as written), so the child gets the variant and the reductions.
             Deadline {
-                family: Family::Iframes,
+                family: Family::CallerTarget,
                 size: 2,
                 threads: 2,
                 por: true,
+                every_reduction: true,
+                variant: Some("seed@2026-08"),
                 seconds: 600,
                 memory_limit_mib: None,
             },
@@ -41,6 +45,8 @@ fn each_target_is_judged_by_what_its_runs_measured() {
                 size: 3,
                 threads: 1,
                 por: false,
+                every_reduction: false,
+                variant: None,
                 seconds: 1,
                 memory_limit_mib: Some(512),
             },
@@ -51,6 +57,8 @@ fn each_target_is_judged_by_what_its_runs_measured() {
                 size: 6,
                 threads: 1,
                 por: true,
+                every_reduction: false,
+                variant: None,
                 seconds: 1,
                 memory_limit_mib: None,
             },
@@ -93,6 +101,14 @@ fn each_target_is_judged_by_what_its_runs_measured() {
     );
     assert_eq!(heard, report.outcomes.len());
     assert!(report.outcomes[1].measured.contains("no ratio"));
+    assert!(
+        report.outcomes[2].measured.starts_with("83,309 states"),
+        "{}",
+        report.outcomes[2].measured
+    );
+    assert!(report.outcomes[2].target.contains(
+        "size 2 under seed@2026-08, exhaustively within 600 s on 2 thread(s), with partial-order reduction, dead facts forgotten and symmetry"
+    ));
     assert!(report.outcomes[3].measured.contains("stopped: timeout"));
     assert!(report.outcomes[4].measured.contains("stopped: timeout"));
     // The largest of the two standard worlds is the one whose throughput is measured.

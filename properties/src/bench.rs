@@ -339,6 +339,10 @@ pub struct ChildSpec {
     pub symmetry: bool,
     /// Partial-order reduction (`--reduction por`).
     pub por: bool,
+    /// Dead facts forgotten once judged (`--forget-facts`).
+    pub forget_facts: bool,
+    /// The text and fixes (`--variant`, e.g. `seed@2026-08`); `None`: the draft as written.
+    pub variant: Option<String>,
     /// How the one-thread BFS keeps its frontier (`--frontier`).
     pub frontier: FrontierStorage,
     /// Also time, for each violated property, a BFS bounded at its counterexample's depth.
@@ -372,6 +376,12 @@ impl ChildSpec {
         }
         if self.por {
             args.extend(["--reduction".into(), "por".into()]);
+        }
+        if self.forget_facts {
+            args.push("--forget-facts".into());
+        }
+        if let Some(v) = &self.variant {
+            args.extend(["--variant".into(), v.clone()]);
         }
         if self.frontier != FrontierStorage::default() {
             args.extend(["--frontier".into(), self.frontier.name().into()]);
@@ -463,6 +473,7 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
             crate::driver::Reduction::None
         },
         frontier: spec.frontier,
+        forget_facts: spec.forget_facts,
         ..options(
             spec.threads,
             spec.symmetry,
@@ -962,6 +973,8 @@ pub fn run_scaling(
                     threads,
                     symmetry,
                     por: false,
+                    forget_facts: false,
+                    variant: None,
                     first_counterexamples: false,
                     timeout: Some(config.timeout),
                     memory_limit_mib: Some(config.memory_limit_mib),
@@ -1355,6 +1368,8 @@ mod tests {
             threads: 2,
             symmetry: false,
             por: true,
+            forget_facts: false,
+            variant: None,
             first_counterexamples: true,
             timeout: Some(60),
             memory_limit_mib: Some(4096),
@@ -1463,6 +1478,8 @@ impl Comparison {
             threads: run.threads,
             symmetry: false,
             por: self == Comparison::Reduction && second,
+            forget_facts: false,
+            variant: None,
             frontier: match (self, second) {
                 (Comparison::Frontier, false) => FrontierStorage::Values,
                 (Comparison::Frontier, true) => FrontierStorage::Bytes,
