@@ -34,6 +34,8 @@
 //!
 //! [`Symmetry`]: crate::symmetry::Symmetry
 
+use std::borrow::Cow;
+
 use crate::coll::{OrdMap, OrdSet};
 use crate::state::{ScriptStatus, State, Task, TaskKind};
 use crate::symmetry::{permutations, permute, signature, Block, Perm, Rename, Table};
@@ -187,7 +189,7 @@ impl CallSymmetry {
     /// own call and controller, and whether a group is released is the same across a class.
     pub fn representative(&self, s: &State) -> State {
         // The renamings that sort every released group, composed; `None` is the identity.
-        let mut sorting: Vec<Option<Perm>> = vec![None];
+        let mut sorting: Vec<Option<Cow<'_, Perm>>> = vec![None];
         for g in self.groups.iter().filter(|g| g.is_released(s)) {
             let signatures: Vec<u64> = g.members.iter().map(|b| member_signature(s, b)).collect();
             let mut sorted = signatures.clone();
@@ -213,8 +215,8 @@ impl CallSymmetry {
                     here.iter().map(move |b| match (a, b) {
                         (None, None) => None,
                         (Some(a), None) => Some(a.clone()),
-                        (None, Some(b)) => Some((*b).clone()),
-                        (Some(a), Some(b)) => Some(a.then(b)),
+                        (None, Some(b)) => Some(Cow::Borrowed(*b)),
+                        (Some(a), Some(b)) => Some(Cow::Owned(a.then(b))),
                     })
                 })
                 .collect();
