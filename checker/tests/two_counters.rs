@@ -301,16 +301,11 @@ fn simulation_is_never_exhaustive() {
     assert_eq!(v[2], Verdict::Violated);
 }
 
-#[test]
-fn symmetry_merges_classes_and_keeps_the_verdicts() {
-    let props = properties();
-    let options = Options::default();
-    let plain = Checker::new(&TwoCounters, &props, &options).run();
-    // x and y are interchangeable for every property but those about x alone: drop those,
-    // and add one that holds, so that the search runs to its end.
-    let mut symmetric: Vec<_> = props
-        .iter()
-        .copied()
+/// x and y are interchangeable for every property but those about x alone: those dropped,
+/// and one added that holds, so that the search runs to its end.
+fn symmetric_properties() -> Vec<Property<TwoCounters>> {
+    let mut symmetric: Vec<_> = properties()
+        .into_iter()
         .filter(|p| !p.name.starts_with("x-"))
         .collect();
     symmetric.push(Property {
@@ -319,11 +314,24 @@ fn symmetry_merges_classes_and_keeps_the_verdicts() {
         condition: |_, s| s.x <= N && s.y <= N,
         reads: Reads::Anything,
     });
-    let sorted = |s: &State| State {
+    symmetric
+}
+
+/// The representative of a class: the counters in order.
+fn sorted(s: &State) -> State {
+    State {
         x: s.x.min(s.y),
         y: s.x.max(s.y),
         halted: s.halted,
-    };
+    }
+}
+
+#[test]
+fn symmetry_merges_classes_and_keeps_the_verdicts() {
+    let props = properties();
+    let options = Options::default();
+    let plain = Checker::new(&TwoCounters, &props, &options).run();
+    let symmetric = symmetric_properties();
     let reduced = Checker::new(&TwoCounters, &symmetric, &options)
         .symmetry(&sorted)
         .run();
@@ -339,22 +347,7 @@ fn symmetry_merges_classes_and_keeps_the_verdicts() {
 
 #[test]
 fn symmetry_on_two_threads_merges_the_same_classes_and_its_paths_are_runs() {
-    // The symmetric properties, and one that holds, so that both searches run to their end.
-    let mut props: Vec<_> = properties()
-        .into_iter()
-        .filter(|p| !p.name.starts_with("x-"))
-        .collect();
-    props.push(Property {
-        name: "counters-bounded",
-        expectation: Expectation::Always,
-        condition: |_, s| s.x <= N && s.y <= N,
-        reads: Reads::Anything,
-    });
-    let sorted = |s: &State| State {
-        x: s.x.min(s.y),
-        y: s.x.max(s.y),
-        halted: s.halted,
-    };
+    let props = symmetric_properties();
     let one = Checker::new(&TwoCounters, &props, &Options::default())
         .symmetry(&sorted)
         .run();

@@ -277,23 +277,8 @@ fn check_call_groups(
                 ps,
                 "{name}: renaming calls alone differs from renaming"
             );
-            if p.is_identity() {
-                continue;
-            }
-            let mut expected: Vec<Action> = acts.iter().map(|a| a.rename(p)).collect();
-            let mut got = actions(m, &ps);
-            expected.sort();
-            got.sort();
-            assert_eq!(
-                got, expected,
-                "{name}: enabled actions do not commute with {p:?}"
-            );
-            for a in &acts {
-                assert_eq!(
-                    m.apply(&ps, a.rename(p), &mut ()),
-                    m.apply(s, *a, &mut ()).rename(p),
-                    "{name}: {a:?} does not commute with {p:?}"
-                );
+            if !p.is_identity() {
+                assert_commutes(name, m, s, &acts, p);
             }
         }
     }
@@ -315,23 +300,29 @@ fn check_equivariant(name: &str, m: &WebMcpModel, sym: &Symmetry, states: &HashS
     for s in states {
         let acts = actions(m, s);
         for p in sym.perms() {
-            let ps = s.rename(p);
-            let mut expected: Vec<Action> = acts.iter().map(|a| a.rename(p)).collect();
-            let mut got = actions(m, &ps);
-            expected.sort();
-            got.sort();
-            assert_eq!(
-                got, expected,
-                "{name}: enabled actions do not commute with {p:?}"
-            );
-            for a in &acts {
-                assert_eq!(
-                    m.apply(&ps, a.rename(p), &mut ()),
-                    m.apply(s, *a, &mut ()).rename(p),
-                    "{name}: {a:?} does not commute with {p:?}"
-                );
-            }
+            assert_commutes(name, m, s, &acts, p);
         }
+    }
+}
+
+/// At `s`, whose enabled actions are `acts`: the actions enabled in `p s` are the renamed
+/// actions, and each leads to the renamed successor.
+fn assert_commutes(name: &str, m: &WebMcpModel, s: &State, acts: &[Action], p: &Perm) {
+    let ps = s.rename(p);
+    let mut expected: Vec<Action> = acts.iter().map(|a| a.rename(p)).collect();
+    let mut got = actions(m, &ps);
+    expected.sort();
+    got.sort();
+    assert_eq!(
+        got, expected,
+        "{name}: enabled actions do not commute with {p:?}"
+    );
+    for a in acts {
+        assert_eq!(
+            m.apply(&ps, a.rename(p), &mut ()),
+            m.apply(s, *a, &mut ()).rename(p),
+            "{name}: {a:?} does not commute with {p:?}"
+        );
     }
 }
 
