@@ -11,7 +11,7 @@
 //! function cannot tell the members apart:
 //!
 //! - the members' statements are equal up to the renaming ([`Perm::op_maps_to`]: the same
-//!   tool, input and list; each its own signal, or all the same one), and no other statement
+//!   tool, input and list; each its own signal, or none), and no other statement
 //!   of any script or tool body names a member's call or own controller (each maps to itself),
 //!   so what is left to run is the same after renaming;
 //! - the members' calls have the same document, script and kind, their controllers the same
@@ -20,7 +20,15 @@
 //!   script's counter and by questions of the form "has the script made this call yet"
 //!   (`reduction::task_alone`), whose answer is "yes" for every member of a released group;
 //! - pending maps keep insertion order, task queues their own order, and nothing else
-//!   orders calls by id.
+//!   orders calls by id (bodies ready to resume are found in id order, `body_ready_on`,
+//!   but only scripted bodies wait, and a world with one has no call groups);
+//! - statements may run between the members (an iframe removed between two calls): what
+//!   then differs between the calls is in the state, which the renaming carries with them.
+//!
+//! A signal shared by the members is refused: its abort steps list them in the order they
+//! were made, so no reachable state is the renaming of another and the group would cost
+//! time for nothing. `rename_calls` renames the collections that can hold a call or a
+//! controller; a new field holding one must be renamed there and in `symmetry::Rename`.
 //!
 //! So `apply(π s, π a) = π apply(s, a)` for every released `s` and every renaming `π` of the
 //! group, and the properties, which quantify over all calls and never name one, take the same
@@ -391,27 +399,18 @@ impl CallGroup {
                 })
             })
             .collect::<Option<_>>()?;
-        // Each member's signal is its own, or every member shares one.
+        // Each member's signal is its own, or none has one. A signal they share tells them
+        // apart: its abort steps list them in the order the script made the calls
+        // (`execute-tool#15.4`), and an abort runs them in that order.
         let signals: Vec<Option<CtrlId>> =
             members.iter().map(|b| b.ctrls.first().copied()).collect();
-        let shared = signals.windows(2).all(|p| p[0] == p[1]);
         let mut own: Vec<CtrlId> = signals.iter().flatten().copied().collect();
         own.sort_unstable();
         own.dedup();
-        if !shared && (own.len() != members.len()) {
+        let none = signals.iter().all(Option::is_none);
+        if !none && own.len() != members.len() {
             return None;
         }
-        let members: Vec<Block> = if shared {
-            members
-                .into_iter()
-                .map(|b| Block {
-                    ctrls: Vec::new(),
-                    ..b
-                })
-                .collect()
-        } else {
-            members
-        };
         let mut perms = Vec::new();
         for sigma in permutations(members.len()) {
             if sigma.iter().enumerate().all(|(i, &j)| i == j) {

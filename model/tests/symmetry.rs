@@ -628,7 +628,7 @@ fn calls_are_grouped_only_when_nothing_tells_them_apart() {
     assert!(!Symmetry::of(&grouped).calls().is_trivial());
     // Each edit makes the two calls distinguishable once the script is past them.
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&str, Edit); 4] = [
+    let edits: [(&str, Edit); 5] = [
         ("a later statement awaits one of them", |v| {
             v["scripts"]["top"]
                 .as_array_mut()
@@ -640,6 +640,10 @@ fn calls_are_grouped_only_when_nothing_tells_them_apart() {
         }),
         ("one has a signal and the other none", |v| {
             v["scripts"]["top"][3]["signal"] = serde_json::json!("c1");
+        }),
+        ("they share one signal", |v| {
+            v["scripts"]["top"][3]["signal"] = serde_json::json!("c1");
+            v["scripts"]["top"][4]["signal"] = serde_json::json!("c1");
         }),
         ("the tool has a scripted body", |v| {
             v["scripts"]["top"][0]["registerTool"]["body"] =
