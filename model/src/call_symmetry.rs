@@ -46,7 +46,7 @@ use std::borrow::Cow;
 
 use crate::coll::{OrdMap, OrdSet};
 use crate::state::{ScriptStatus, State, Task, TaskKind};
-use crate::symmetry::{permutations, permute, signature, Block, Perm, Rename, Table};
+use crate::symmetry::{invariant, permutations, permute, signature, Block, Perm, Rename, Table};
 use crate::threads::ThreadKey;
 use crate::world::{CallId, CallKind, CtrlId, DocId, Op, World};
 
@@ -196,6 +196,9 @@ impl CallSymmetry {
     /// of [`crate::symmetry::Symmetry::representative`]: a member's signature reads only its
     /// own call and controller, and whether a group is released is the same across a class.
     pub fn representative(&self, s: &State) -> State {
+        if !self.groups.iter().any(|g| g.is_released(s)) {
+            return s.clone();
+        }
         // The renamings that sort every released group, composed; `None` is the identity.
         let mut sorting: Vec<Option<Cow<'_, Perm>>> = vec![None];
         for g in self.groups.iter().filter(|g| g.is_released(s)) {
@@ -293,8 +296,7 @@ fn member_signature(s: &State, b: &Block) -> u64 {
 /// them, so the representative is hashed for what changed only).
 pub fn rename_calls(s: &State, p: &Perm) -> State {
     debug_assert!(
-        p.doc.fwd.iter().enumerate().all(|(i, &j)| i as u8 == j)
-            && p.nav.fwd.iter().enumerate().all(|(i, &j)| i as u8 == j),
+        p.doc.is_identity() && p.nav.is_identity() && p.tab.is_identity(),
         "a renaming of calls and controllers alone"
     );
     let moved = |c: CallId| p.call(c) != c;
@@ -488,9 +490,5 @@ fn is_symmetry_once_past(w: &World, p: &Perm, script: DocId, statements: &[usize
             return false;
         }
     }
-    let mut abort: Vec<CtrlId> = w.env.abort.clone();
-    let mut renamed: Vec<CtrlId> = w.env.abort.iter().map(|&c| p.ctrl(c)).collect();
-    abort.sort_unstable();
-    renamed.sort_unstable();
-    abort == renamed
+    invariant(&w.env.abort, |c| p.ctrl(c))
 }

@@ -98,7 +98,7 @@ impl Table {
         self.fwd[x as usize]
     }
 
-    fn is_identity(&self) -> bool {
+    pub(crate) fn is_identity(&self) -> bool {
         self.fwd.iter().enumerate().all(|(i, &j)| i as u8 == j)
     }
 
@@ -283,13 +283,6 @@ impl Perm {
                 return Err(format!("controller {} differs from its image", ctrl.name));
             }
         }
-        fn invariant<T: Copy + Ord>(list: &[T], f: impl Fn(T) -> T) -> bool {
-            let mut a: Vec<T> = list.to_vec();
-            let mut b: Vec<T> = list.iter().map(|&x| f(x)).collect();
-            a.sort_unstable();
-            b.sort_unstable();
-            a == b
-        }
         if !invariant(&w.env.abort, |c| self.ctrl(c))
             || !invariant(&w.env.remove_iframe, |n| self.nav(n))
             || !invariant(&w.env.navigate, |n| self.nav(n))
@@ -397,6 +390,16 @@ impl Perm {
             _ => false,
         }
     }
+}
+
+/// Whether renaming every element of `list` by `f` gives the same elements (as a set with
+/// repeats): the environment treats the images alike.
+pub(crate) fn invariant<T: Copy + Ord>(list: &[T], f: impl Fn(T) -> T) -> bool {
+    let mut a: Vec<T> = list.to_vec();
+    let mut b: Vec<T> = list.iter().map(|&x| f(x)).collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    a == b
 }
 
 /// A partial involution per kind of id, built while walking two trees side by side.

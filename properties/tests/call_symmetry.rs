@@ -135,7 +135,7 @@ fn no_property_tells_interchangeable_calls_apart() {
                 .with_visibility(webmcp_properties::catalogue::VISIBILITY);
             // Caller/target at n = 2 has 5 million states under the draft: the first 200,000
             // breadth-first.
-            for s in &first_states(&m, 200_000) {
+            for s in &common::first_reached(&m, 200_000).0 {
                 for g in sym.calls().groups().iter().filter(|g| g.is_released(s)) {
                     let mut acts = Vec::new();
                     m.enabled_actions(s, &mut acts);
@@ -159,28 +159,4 @@ fn no_property_tells_interchangeable_calls_apart() {
         }
     }
     assert!(compared > 1_000_000, "only {compared} comparisons");
-}
-
-/// The first `max` states a breadth-first walk of `m` reaches.
-fn first_states(m: &WebMcpModel, max: usize) -> Vec<webmcp_model::state::State> {
-    let init = m.initial_state();
-    let mut seen = std::collections::HashSet::from([init.clone()]);
-    let mut queue = std::collections::VecDeque::from([init]);
-    let mut out = Vec::new();
-    let mut actions = Vec::new();
-    while let Some(s) = queue.pop_front() {
-        if out.len() == max {
-            break;
-        }
-        actions.clear();
-        m.enabled_actions(&s, &mut actions);
-        for &a in &actions {
-            let t = m.apply(&s, a, &mut ());
-            if seen.insert(t.clone()) {
-                queue.push_back(t);
-            }
-        }
-        out.push(s);
-    }
-    out
 }

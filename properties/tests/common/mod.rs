@@ -93,6 +93,15 @@ pub fn reachable_up_to(
     m: &webmcp_model::WebMcpModel,
     max: usize,
 ) -> Option<Vec<webmcp_model::state::State>> {
+    let (all, complete) = first_reached(m, max);
+    complete.then_some(all)
+}
+
+/// The first `max` states a breadth-first walk of `m` discovers, and whether they are all.
+pub fn first_reached(
+    m: &webmcp_model::WebMcpModel,
+    max: usize,
+) -> (Vec<webmcp_model::state::State>, bool) {
     let init = m.initial_state();
     let mut seen = std::collections::HashSet::from([init.clone()]);
     let mut queue = std::collections::VecDeque::from([init.clone()]);
@@ -105,12 +114,12 @@ pub fn reachable_up_to(
             let t = m.apply(&s, a, &mut ());
             if seen.insert(t.clone()) {
                 if seen.len() > max {
-                    return None;
+                    return (all, false);
                 }
                 all.push(t.clone());
                 queue.push_back(t);
             }
         }
     }
-    Some(all)
+    (all, true)
 }
