@@ -205,14 +205,14 @@ impl<T> Node<T> {
         // A new node is not borrowed: its own pointer needs no mark taken off.
         let (header, to) = (copy.ptr.as_ptr(), copy.entries_ptr());
         for (i, e) in entries.iter().enumerate() {
-            // SAFETY: the only reference to a node with room for every entry; the length
-            // counts each as it is written, so a clone that panics leaves a node that drops
-            // only what it holds.
-            unsafe {
-                to.add(i).write(e.clone());
-                (*header).len = i + 1;
-            }
+            // SAFETY: the only reference to a node with room for every entry.
+            unsafe { to.add(i).write(e.clone()) };
         }
+        // The length is set once, after the loop, so that the loop is a plain copy where
+        // cloning is one. A clone that panics leaves the length 0: the entries written
+        // before it leak, and nothing is dropped twice.
+        // SAFETY: the first `entries.len()` entries are written.
+        unsafe { (*header).len = entries.len() };
         copy
     }
 
