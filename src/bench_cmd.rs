@@ -145,6 +145,9 @@ pub struct BenchChildArgs {
     /// Explore on timely dataflow with this many workers.
     #[arg(long, value_name = "W")]
     timely_workers: Option<usize>,
+    /// Time the one-thread search by phase (`check --phases`).
+    #[arg(long)]
+    phases: bool,
 }
 
 pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
@@ -171,6 +174,12 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
             "bench-child measures --reduction none or por".into(),
         ));
     }
+    if args.phases && (args.threads > 1 || args.timely_workers.is_some()) {
+        return Err(UsageError(
+            "--phases times the one-thread search: it needs --threads 1, not --timely-workers"
+                .into(),
+        ));
+    }
     if args.forget_facts && args.timely_workers.is_some() {
         return Err(UsageError(
             "--forget-facts runs in the local engine's breadth-first search, not on timely".into(),
@@ -192,6 +201,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
             Some(w) => Some(crate::threads_arg(w)?),
             None => None,
         },
+        time_phases: args.phases,
     };
     let m = bench::measure(WebMcpModel::new(world, variant), &spec);
     outln!("{}", serde_json::to_string(&m).expect("JSON"));
@@ -339,6 +349,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 timeout: Some(args.timeout.unwrap_or(DEFAULT_TIMEOUT)),
                 memory_limit_mib: Some(args.memory_limit),
                 timely_workers: None,
+                time_phases: false,
             };
             let row = bench::measure_repeated(&exe, &spec, repeat)
                 .map_err(|e| UsageError(e.to_string()))?;

@@ -358,6 +358,14 @@ struct CheckArgs {
     /// be shallower.
     #[arg(long)]
     forget_facts: bool,
+    /// Time the search by phase (taking states from the frontier, listing actions, judging
+    /// properties, building successors, fingerprinting them, the visited set, dropping
+    /// states) and print where its time went after each scenario: the one-thread search
+    /// only (--threads 1, --mode bfs or dfs, without --reduction sleep). Reading the clock
+    /// costs a little at each phase; the report subtracts it and gives the timed run's
+    /// whole time. Verdicts and counts do not change.
+    #[arg(long)]
+    phases: bool,
     /// How breadth-first search keeps the states it has yet to expand: `values`
     /// (fastest), `bytes` (about half the memory of a large search, about a third more time),
     /// or `auto`: values until the process's memory passes a quarter of --memory-limit, then
@@ -926,6 +934,19 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
                 .into(),
         ));
     }
+    if args.phases
+        && (args.threads > 1
+            || sim
+            || args.reduction == ReductionArg::Sleep
+            || args.distributed.is_timely()
+            || args.shard.is_some()
+            || args.no_timings)
+    {
+        return Err(UsageError(
+            "--phases times the one-thread search: it needs --threads 1 and --mode bfs or dfs, without --reduction sleep, --engine timely, --shard or --no-timings"
+                .into(),
+        ));
+    }
     if args.reduction == ReductionArg::Por && sim {
         return Err(UsageError(
             "--reduction por prunes an exhaustive search: it needs --mode bfs or dfs, not random walks"
@@ -954,6 +975,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         reduction: args.reduction.engine(),
         frontier: args.frontier.engine(),
         forget_facts: args.forget_facts,
+        time_phases: args.phases,
     };
     let cluster = args.distributed.cluster(args, &variant, &sources)?;
     webmcp_traces::export::prepare_trace_dir(args.trace_dir())
@@ -986,6 +1008,9 @@ fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Vec<ScenarioResult>, Us
         };
         if args.format == Format::Human {
             out!("{}", human_report(plan, args, i, &result));
+            if let Some(t) = &result.phases {
+                out!("{}", output::phases_human(t));
+            }
         }
         traces_written += write_traces(plan, args, i, &result)?;
         results.push(result);

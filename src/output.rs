@@ -157,6 +157,9 @@ pub fn json(
             if timings {
                 o["seconds"] = json!(r.seconds);
             }
+            if let Some(t) = &r.phases {
+                o["phases"] = phases_json(t);
+            }
             o
         })
         .collect();
@@ -165,6 +168,47 @@ pub fn json(
         doc["baseline"] = baseline_json(j);
     }
     doc
+}
+
+/// Where a timed search's time went (`check --phases`), for people: largest phase first.
+pub fn phases_human(t: &webmcp_checker::PhaseTimes) -> String {
+    let mut out = format!(
+        "  where the time went ({:.3} s timed; {} clock reads at {} ns each subtracted, leaving {:.3} s):\n",
+        t.timed.as_secs_f64(),
+        thousands(t.laps as usize),
+        t.lap_cost.as_nanos(),
+        t.total().as_secs_f64(),
+    );
+    let total = t.total().as_secs_f64();
+    for (phase, share) in t.shares() {
+        out.push_str(&format!(
+            "    {:>5.1}%  {:>8.3} s  {}\n",
+            share * 100.0,
+            share * total,
+            phase.describe()
+        ));
+    }
+    out
+}
+
+/// The `phases` member of a scenario in the JSON report: per phase (in the loop's order) its
+/// seconds and share, with what the clock reads cost.
+pub fn phases_json(t: &webmcp_checker::PhaseTimes) -> serde_json::Value {
+    let shares = t.shares();
+    let phases: Vec<_> = t
+        .phases
+        .iter()
+        .map(|(p, d)| {
+            let share = shares.iter().find(|(q, _)| q == p).map_or(0.0, |(_, s)| *s);
+            json!({ "phase": p.name(), "seconds": d.as_secs_f64(), "share": share })
+        })
+        .collect();
+    json!({
+        "timed_seconds": t.timed.as_secs_f64(),
+        "clock_reads": t.laps,
+        "clock_read_ns": t.lap_cost.as_nanos() as u64,
+        "phases": phases,
+    })
 }
 
 /// The `baseline` part of the JSON report: new, known and no longer occurring findings.

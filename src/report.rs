@@ -21,6 +21,8 @@ pub struct ScenarioRecord {
     pub exhaustive: bool,
     pub stopped_by: Option<StopReason>,
     pub properties: Vec<PropertyRecord>,
+    /// Where the search's time went (`check --phases`); not in a shard's report.
+    pub phases: Option<webmcp_checker::PhaseTimes>,
 }
 
 /// One property's verdict in one scenario.
@@ -52,6 +54,7 @@ impl ScenarioRecord {
             seconds: r.seconds,
             exhaustive: r.exhaustive,
             stopped_by: r.stopped_by.clone(),
+            phases: r.phases.clone(),
             properties: r
                 .properties
                 .iter()
@@ -255,6 +258,7 @@ impl ScenarioJson {
             exhaustive: self.exhaustive,
             stopped_by,
             properties,
+            phases: None,
         })
     }
 }

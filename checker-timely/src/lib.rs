@@ -600,6 +600,7 @@ fn failed_run<M: Model>(models: usize, properties: usize, reason: String) -> Run
                         reason: reason.clone(),
                     }),
                     discoveries: vec![None; properties],
+                    phases: None,
                 };
                 (stopped, Duration::ZERO)
             })
@@ -801,6 +802,7 @@ fn search<M: Model>(
         // Once every property is decided nothing a bound left out matters.
         stopped_by: stopped_by.filter(|_| !all_decided),
         discoveries,
+        phases: None,
     })
 }
 

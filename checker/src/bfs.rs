@@ -27,6 +27,7 @@ use crate::limits::{Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::{Found, Parents};
+use crate::phases::{Phase, Stopwatch, Timed, Untimed};
 use crate::property::{Property, Undecided};
 use crate::result::Exploration;
 
@@ -60,6 +61,26 @@ pub(crate) fn explore<M: Model>(
     start: Instant,
     hooks: Hooks<'_, M>,
 ) -> Exploration<M> {
+    // Timed or not, one search: the untimed one is compiled without a clock read.
+    if options.time_phases && options.reduction != Reduction::Sleep {
+        let watch = Timed::start();
+        let mut found = explore_with(model, props, options, order, start, hooks, &watch);
+        found.phases = Some(watch.finish());
+        found
+    } else {
+        explore_with(model, props, options, order, start, hooks, &Untimed)
+    }
+}
+
+fn explore_with<M: Model>(
+    model: &M,
+    props: &[Property<M>],
+    options: &Options,
+    order: Order,
+    start: Instant,
+    hooks: Hooks<'_, M>,
+    watch: &impl Stopwatch,
+) -> Exploration<M> {
     let Hooks {
         progress,
         representative,
@@ -69,7 +90,11 @@ pub(crate) fn explore<M: Model>(
     // Under symmetry reduction a state is known by its class (its representative's
     // fingerprint), but the state actually reached is the one expanded, so paths stay real.
     let fingerprint = |s: &M::State| match representative {
-        Some(rep) => fingerprint(&rep(s)),
+        Some(rep) => {
+            let class = rep(s);
+            watch.lap(Phase::Symmetry);
+            fingerprint(&class)
+        }
         None => fingerprint(s),
     };
     let mut parents: Parents<M::State, M::Action> = Parents::new();
@@ -86,7 +111,9 @@ pub(crate) fn explore<M: Model>(
     let mut queue = Frontier::new(order, model.codec(), options.frontier);
     let mut total = 0usize;
     for init in model.init_states() {
+        watch.lap(Phase::Building);
         let fp = fingerprint(&init);
+        watch.lap(Phase::Fingerprinting);
         total += 1;
         if parents.insert_root(fp, &init) {
             // Depth counts the states of a path, as stateright does: an initial state is 1.
@@ -106,9 +133,11 @@ pub(crate) fn explore<M: Model>(
         (options.reduction == Reduction::Sleep && order == Order::Fifo && representative.is_none())
             .then(SleepSets::<M>::default);
     loop {
+        watch.lap(Phase::Search);
         let Some((s, fp, tag)) = queue.pop(order) else {
             break;
         };
+        watch.lap(Phase::Frontier);
         let depth = tag.depth();
         // Every state shallower than `depth` is judged: what was shown at `depth` is final.
         tentative.settle(depth, &mut found, &mut undecided);
@@ -134,7 +163,9 @@ pub(crate) fn explore<M: Model>(
         // The enabled actions, computed once: expansion needs them, and the at-termination
         // properties ask whether there are none.
         actions.clear();
+        watch.lap(Phase::Search);
         model.actions(&s, &mut actions);
+        watch.lap(Phase::Actions);
         let terminal = actions.is_empty();
         if !again {
             max_depth = max_depth.max(depth);
@@ -154,6 +185,7 @@ pub(crate) fn explore<M: Model>(
                 undecided.remove(i);
                 tentative.superseded(i);
             }
+            watch.lap(Phase::Judging);
         }
         if undecided.is_empty() && stop_when_decided {
             break;
@@ -167,7 +199,10 @@ pub(crate) fn explore<M: Model>(
                 || actions.iter().any(|a| {
                     model.draft(&s, a.clone()).is_some_and(|next| {
                         let kept = forget.then(|| model.forget(&next)).flatten();
-                        !parents.contains(fingerprint(kept.as_ref().unwrap_or(&next)))
+                        watch.lap(Phase::Building);
+                        let nfp = fingerprint(kept.as_ref().unwrap_or(&next));
+                        watch.lap(Phase::Fingerprinting);
+                        !parents.contains(nfp)
                     })
                 });
             continue;
@@ -188,6 +223,7 @@ pub(crate) fn explore<M: Model>(
                 tentative.offer(i, depth + 1, || Found::After(fp, a.clone(), None));
             }
         };
+        watch.lap(Phase::Search);
         build_successors(
             model,
             &s,
@@ -197,16 +233,27 @@ pub(crate) fn explore<M: Model>(
             |nfp| parents.prefetch(nfp),
             forget.then_some(&mut judge as JudgeForgotten<'_, M>),
             &mut built,
+            watch,
         );
         total += built.len();
         // Only the new successors are kept; the others are dropped as drafts.
         for (a, next, nfp) in built.drain(..) {
-            if parents.insert(nfp, fp, &a) {
+            let new = parents.insert(nfp, fp, &a);
+            watch.lap(Phase::Visited);
+            if new {
                 let unchanged = model.unchanged_parts(&s, &next);
+                watch.lap(Phase::Judging);
                 queue.push(next.keep(), nfp, Tag::new(depth + 1, unchanged));
+                watch.lap(Phase::Frontier);
+            } else {
+                drop(next);
+                watch.lap(Phase::Dropping);
             }
         }
         spare_built = recycle(built);
+        watch.lap(Phase::Search);
+        drop(s);
+        watch.lap(Phase::Dropping);
     }
     if stopped_by.is_none() {
         // Every state was judged (or the rest is beyond every tentative's depth).
@@ -230,6 +277,7 @@ pub(crate) fn explore<M: Model>(
             .into_iter()
             .map(|f| f.map(|f| f.path(|fp| parents.path_to(fp))))
             .collect(),
+        phases: None,
     }
 }
 
@@ -309,9 +357,13 @@ pub(crate) fn build_successors<'p, M: Model>(
     mut prefetch: impl FnMut(u64),
     mut forgotten: Option<JudgeForgotten<'_, M>>,
     built: &mut Built<'p, M>,
+    watch: &impl Stopwatch,
 ) {
     ample.clear();
     let reduced = por && model.persistent_set(s, ample);
+    if por {
+        watch.lap(Phase::Reduction);
+    }
     let successors = ample
         .drain(..)
         .map(|(a, n)| (a, Some(Draft::owned(n))))
@@ -320,19 +372,25 @@ pub(crate) fn build_successors<'p, M: Model>(
             (a, n)
         }));
     for (a, next) in successors {
+        watch.lap(Phase::Building);
         let Some(mut next) = next else {
             continue;
         };
         if let Some(judge) = forgotten.as_mut() {
             if let Some(without) = model.forget(&next) {
+                watch.lap(Phase::Building);
                 judge(&a, &next);
+                watch.lap(Phase::Judging);
                 next = Draft::owned(without);
             }
         }
         let nfp = fingerprint(&next);
+        watch.lap(Phase::Fingerprinting);
         prefetch(nfp);
+        watch.lap(Phase::Visited);
         built.push((a, next, nfp));
     }
+    watch.lap(Phase::Search);
 }
 
 /// Sleep sets for the one-thread breadth-first search (Godefroid's, with his revisit rule):

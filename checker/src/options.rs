@@ -72,6 +72,10 @@ pub struct Options {
     /// generate it, and keep it without them. Verdicts and breadth-first path lengths are
     /// unchanged; the depth-first search and random walks explore the model as it is.
     pub forget: bool,
+    /// Time the one-thread search by phase ([`crate::phases`]) and report it in
+    /// [`crate::Exploration::phases`]. Only the one-thread breadth-first and depth-first
+    /// searches without sleep sets are timed; every other search ignores it.
+    pub time_phases: bool,
 }
 
 impl Options {
@@ -82,6 +86,14 @@ impl Options {
     /// may run a step before the one that shows a violation.
     pub fn paths_are_shortest(&self) -> bool {
         self.mode == Mode::Bfs && self.reduction != Reduction::Por
+    }
+
+    /// Whether the search these options run is one [`Options::time_phases`] can time: our
+    /// own one-thread search, breadth-first or depth-first, without sleep sets.
+    pub fn can_time_phases(&self) -> bool {
+        self.threads <= 1
+            && !matches!(self.mode, Mode::Sim { .. })
+            && self.reduction != Reduction::Sleep
     }
 }
 

@@ -205,6 +205,7 @@ pub(crate) fn explore<M: Model + Send + Sync + 'static>(
         max_depth,
         stopped_by: stopped_by.filter(|_| !all_decided),
         discoveries,
+        phases: None,
     }
 }
 

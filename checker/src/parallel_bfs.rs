@@ -37,6 +37,7 @@ use crate::limits::{can_start_threads, Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::{Found, Path};
+use crate::phases::Untimed;
 use crate::property::{Property, Undecided};
 use crate::result::Exploration;
 use crate::table::{prefetch_slot, prefetch_value, FpTable};
@@ -437,6 +438,7 @@ fn work_on_level<M: Model>(
                     .forget
                     .then_some(&mut judge as JudgeForgotten<'_, M>),
                 &mut built,
+                &Untimed,
             );
             generated += built.len();
             for (a, n, nfp) in built.drain(..) {
@@ -672,6 +674,7 @@ pub(crate) fn explore<M: Model + Sync>(
                 })
             })
             .collect(),
+        phases: None,
     }
 }
 

@@ -3,6 +3,7 @@
 use crate::limits::StopReason;
 use crate::model::Model;
 use crate::path::Path;
+use crate::phases::PhaseTimes;
 use crate::property::Expectation;
 
 /// What a search found, before verdicts are drawn.
@@ -19,6 +20,8 @@ pub struct Exploration<M: Model> {
     /// Per property, in the order given: the path to the first state found that shows its
     /// outcome (a counterexample, or a witness).
     pub discoveries: Vec<Option<Path<M::State, M::Action>>>,
+    /// Where the search's time went, when it was timed ([`crate::Options::time_phases`]).
+    pub phases: Option<PhaseTimes>,
 }
 
 impl<M: Model> Exploration<M> {
@@ -35,6 +38,7 @@ impl<M: Model> Exploration<M> {
             max_depth: 0,
             stopped_by: Some(stop),
             discoveries: (0..properties).map(|_| None).collect(),
+            phases: None,
         }
     }
 }

@@ -122,5 +122,6 @@ pub(crate) fn simulate<M: Model>(
         // of walks did.
         stopped_by: stopped_by.or(Some(StopReason::Runs { n: runs })),
         discoveries,
+        phases: None,
     }
 }

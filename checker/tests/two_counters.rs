@@ -719,3 +719,111 @@ fn properties_of_every_kind_are_judged_together_until_each_is_decided() {
         assert!(found[3].is_some(), "{label}: some run halts with x above y");
     }
 }
+
+#[test]
+fn a_search_timed_by_phase_explores_the_same_graph_and_says_where_its_time_went() {
+    use webmcp_checker::Phase;
+    for mode in [Mode::Bfs, Mode::Dfs] {
+        let plain = Options {
+            mode,
+            ..Options::default()
+        };
+        let (props, untimed) = check(&plain);
+        let (_, timed) = check(&Options {
+            time_phases: true,
+            ..plain.clone()
+        });
+        assert!(untimed.phases.is_none(), "untimed unless asked");
+        assert_eq!(timed.unique_states, untimed.unique_states);
+        assert_eq!(timed.total_states, untimed.total_states);
+        assert_eq!(verdicts(&props, &timed), verdicts(&props, &untimed));
+        let lengths = |found: &Exploration<TwoCounters>| -> Vec<Option<usize>> {
+            found
+                .discoveries
+                .iter()
+                .map(|p| p.as_ref().map(|p| p.actions.len()))
+                .collect()
+        };
+        assert_eq!(lengths(&timed), lengths(&untimed));
+        let t = timed.phases.expect("timed");
+        let phases: Vec<Phase> = t.phases.iter().map(|(p, _)| *p).collect();
+        // Every phase of an unreduced search, in the loop's order; no persistent sets asked.
+        assert_eq!(
+            phases,
+            [
+                Phase::Frontier,
+                Phase::Actions,
+                Phase::Judging,
+                Phase::Building,
+                Phase::Fingerprinting,
+                Phase::Visited,
+                Phase::Dropping,
+                Phase::Search
+            ],
+            "{mode:?}"
+        );
+        // About six reads per state and four per successor; never fewer than one per state.
+        assert!(t.laps >= untimed.unique_states as u64 + untimed.total_states as u64);
+        assert!(
+            t.total() <= t.timed,
+            "the clock reads are subtracted, not added"
+        );
+    }
+}
+
+#[test]
+fn only_the_one_thread_search_without_sleep_sets_is_timed() {
+    for options in [
+        Options {
+            threads: 2,
+            time_phases: true,
+            ..Options::default()
+        },
+        Options {
+            reduction: Reduction::Sleep,
+            time_phases: true,
+            ..Options::default()
+        },
+        Options {
+            mode: Mode::Sim { seed: 1, runs: 5 },
+            time_phases: true,
+            ..Options::default()
+        },
+    ] {
+        assert!(!options.can_time_phases(), "{options:?}");
+        let (_, found) = check(&options);
+        assert!(found.phases.is_none(), "{options:?}");
+    }
+    assert!(Options {
+        time_phases: true,
+        ..Options::default()
+    }
+    .can_time_phases());
+}
+
+#[test]
+fn under_symmetry_the_canonical_forms_are_a_phase_of_their_own() {
+    use webmcp_checker::Phase;
+    let symmetric = symmetric_properties();
+    let options = Options {
+        time_phases: true,
+        ..Options::default()
+    };
+    let timed = Checker::new(&TwoCounters, &symmetric, &options)
+        .symmetry(&sorted)
+        .run();
+    let untimed = Checker::new(&TwoCounters, &symmetric, &Options::default())
+        .symmetry(&sorted)
+        .run();
+    assert_eq!(timed.unique_states, untimed.unique_states);
+    assert_eq!(verdicts(&symmetric, &timed), verdicts(&symmetric, &untimed));
+    let phases: Vec<Phase> = timed
+        .phases
+        .expect("timed")
+        .phases
+        .iter()
+        .map(|(p, _)| *p)
+        .collect();
+    assert!(phases.contains(&Phase::Symmetry), "{phases:?}");
+    // Without symmetry, no canonical form is taken (the test above lists every phase).
+}

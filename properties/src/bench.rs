@@ -355,6 +355,8 @@ pub struct ChildSpec {
     /// Explore on timely dataflow with this many workers (`--engine timely`) instead of the
     /// local engine's `threads`.
     pub timely_workers: Option<usize>,
+    /// Time the one-thread search by phase (`check --phases`).
+    pub time_phases: bool,
 }
 
 impl ChildSpec {
@@ -397,6 +399,9 @@ impl ChildSpec {
         }
         if let Some(w) = self.timely_workers {
             args.extend(["--timely-workers".into(), w.to_string()]);
+        }
+        if self.time_phases {
+            args.push("--phases".into());
         }
         args
     }
@@ -441,6 +446,53 @@ pub struct Measurement {
     /// On timely dataflow: what the workers sent one another.
     #[serde(default)]
     pub sent: Option<Sent>,
+    /// Where the search's time went, when it was timed by phase ([`ChildSpec::time_phases`]).
+    #[serde(default)]
+    pub phases: Option<PhasesRecord>,
+}
+
+/// Where a search timed by phase spent its time (`webmcp_checker::phases`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhasesRecord {
+    /// The timed search's whole time, clock reads included.
+    pub timed_seconds: f64,
+    pub clock_reads: u64,
+    /// What one clock read cost; subtracted once per read.
+    pub clock_read_ns: u64,
+    /// Per phase, in the loop's order: what it does, and its seconds less its clock reads.
+    pub phases: Vec<(String, f64)>,
+}
+
+impl PhasesRecord {
+    pub fn of(t: &webmcp_checker::PhaseTimes) -> PhasesRecord {
+        PhasesRecord {
+            timed_seconds: t.timed.as_secs_f64(),
+            clock_reads: t.laps,
+            clock_read_ns: u64::try_from(t.lap_cost.as_nanos()).unwrap_or(u64::MAX),
+            phases: t
+                .phases
+                .iter()
+                .map(|(p, d)| (p.describe().to_string(), d.as_secs_f64()))
+                .collect(),
+        }
+    }
+
+    /// The seconds of every phase: the search's time less its clock reads.
+    pub fn total_seconds(&self) -> f64 {
+        self.phases.iter().map(|(_, s)| s).sum()
+    }
+
+    /// The phases, largest first, with their shares of [`PhasesRecord::total_seconds`].
+    pub fn largest_first(&self) -> Vec<(&str, f64, f64)> {
+        let total = self.total_seconds();
+        let mut v: Vec<(&str, f64, f64)> = self
+            .phases
+            .iter()
+            .map(|(p, s)| (p.as_str(), *s, if total > 0.0 { s / total } else { 0.0 }))
+            .collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        v
+    }
 }
 
 /// What the workers of a timely run sent one another (to another worker, not to themselves).
@@ -474,6 +526,7 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         },
         frontier: spec.frontier,
         forget_facts: spec.forget_facts,
+        time_phases: spec.time_phases,
         ..options(
             spec.threads,
             spec.symmetry,
@@ -519,6 +572,7 @@ pub fn measure(model: WebMcpModel, spec: &ChildSpec) -> Measurement {
         first_counterexamples,
         stopped: result.stopped_by.as_ref().map(stop_text),
         sent,
+        phases: result.phases.as_ref().map(PhasesRecord::of),
     }
 }
 
@@ -980,6 +1034,7 @@ pub fn run_scaling(
                     memory_limit_mib: Some(config.memory_limit_mib),
                     frontier: FrontierStorage::default(),
                     timely_workers: None,
+                    time_phases: false,
                 };
                 let row = measure_repeated(exe, &spec, config.repeat)?;
                 let stop = !row.exhaustive || row.seconds > config.limit_seconds;
@@ -1317,6 +1372,7 @@ mod tests {
             }],
             stopped: None,
             sent: None,
+            phases: None,
         }
     }
 
@@ -1375,6 +1431,7 @@ mod tests {
             memory_limit_mib: Some(4096),
             frontier: FrontierStorage::default(),
             timely_workers: None,
+            time_phases: false,
         };
         assert_eq!(
             spec.args().join(" "),
@@ -1489,6 +1546,7 @@ impl Comparison {
             first_counterexamples: false,
             timeout: run.timeout,
             memory_limit_mib: Some(run.memory_limit_mib),
+            time_phases: false,
         }
     }
 }

@@ -56,6 +56,9 @@ pub struct CheckOptions {
     /// Dead facts forgotten once judged (`webmcp_model::reduction::dead_facts`,
     /// `docs/model.md` §7): breadth-first searches only.
     pub forget_facts: bool,
+    /// Time the search by phase ([`webmcp_checker::phases`]): the one-thread search
+    /// without sleep sets only ([`webmcp_checker::Options::can_time_phases`]).
+    pub time_phases: bool,
 }
 
 /// One step of a counterexample: the action and the step IDs it executed.
@@ -87,6 +90,8 @@ pub struct ScenarioResult {
     /// The bound that stopped exploration early; `None` exactly when `exhaustive`.
     pub stopped_by: Option<StopReason>,
     pub properties: Vec<PropertyResult>,
+    /// Where the search's time went, when it was timed ([`CheckOptions::time_phases`]).
+    pub phases: Option<webmcp_checker::PhaseTimes>,
 }
 
 impl ScenarioResult {
@@ -125,6 +130,7 @@ impl CheckOptions {
             reduction: self.reduction,
             frontier: self.frontier,
             forget: self.forget_facts,
+            time_phases: self.time_phases,
         }
     }
 
@@ -219,6 +225,7 @@ fn results(model: &WebMcpModel, found: Exploration<WebMcpModel>, seconds: f64) -
         exhaustive,
         stopped_by: found.stopped_by,
         properties,
+        phases: found.phases,
     }
 }
 

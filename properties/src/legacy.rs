@@ -272,6 +272,7 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
         frontier: webmcp_checker::FrontierStorage::Values,
         // Nor dead parts to forget.
         forget: false,
+        time_phases: false,
     };
     let mut observations = BTreeSet::new();
     let mut observe = |s: &LegacyState| {

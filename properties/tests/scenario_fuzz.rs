@@ -34,6 +34,7 @@ fn options() -> CheckOptions {
         // Every random scenario's states also go through the compact frontier's codec.
         frontier: webmcp_properties::FrontierStorage::Bytes,
         forget_facts: false,
+        time_phases: false,
     }
 }
 

@@ -28,7 +28,7 @@ use webmcp_model::{WebMcpModel, World};
 
 use super::{
     measure_repeated, median_row, model_of, options, run_child, seconds_text, stopped_text,
-    thousands, ChildError, ChildSpec, CpuTimes, Family, Machine, Row, Target,
+    thousands, ChildError, ChildSpec, CpuTimes, Family, Machine, PhasesRecord, Row, Target,
 };
 use crate::driver::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
@@ -169,11 +169,22 @@ pub struct ReductionProfile {
     pub blockers: Vec<(String, usize)>,
 }
 
+/// Where a scenario's search spends its time, phase by phase (the profile of a missed
+/// throughput target): one more run of it, timed by phase (`check --phases`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseProfile {
+    pub scenario: String,
+    pub unique_states: usize,
+    pub phases: PhasesRecord,
+}
+
 /// Everything `bench --targets` measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub outcomes: Vec<Outcome>,
     pub profiles: Vec<ReductionProfile>,
+    /// Per missed throughput target: where the search's time went.
+    pub phase_profiles: Vec<PhaseProfile>,
     /// The hypervisor's share of the machine's CPU time over the whole run, as
     /// [`Outcome::steal`].
     pub steal: Option<f64>,
@@ -231,15 +242,21 @@ pub fn run(
         }
         done(outcome);
     }
+    let mut phase_profiles = Vec::new();
     let (verdicts, largest) = verdict_target(standard);
     if let Some(name) = largest {
-        done(timed(|| throughput_target(exe, plan, &name))?);
+        let outcome = timed(|| throughput_target(exe, plan, &name))?;
+        if outcome.status == Status::Missed {
+            phase_profiles.extend(phase_profile(exe, plan, &name)?);
+        }
+        done(outcome);
     }
     done(timed(|| parallel_target(exe, plan))?);
     done(verdicts);
     Ok(Report {
         outcomes,
         profiles,
+        phase_profiles,
         steal: CpuTimes::steal_since(start),
     })
 }
@@ -270,6 +287,7 @@ fn child_spec(target: Target, threads: usize, por: bool) -> ChildSpec {
         timeout: None,
         memory_limit_mib: None,
         timely_workers: None,
+        time_phases: false,
     }
 }
 
@@ -517,6 +535,26 @@ fn throughput_target(exe: &Path, plan: &Plan, scenario: &str) -> Result<Outcome,
     })
 }
 
+/// One more run of the throughput target's search, timed by phase.
+fn phase_profile(
+    exe: &Path,
+    plan: &Plan,
+    scenario: &str,
+) -> Result<Option<PhaseProfile>, ChildError> {
+    let spec = ChildSpec {
+        memory_limit_mib: Some(plan.memory_limit_mib),
+        timeout: Some(plan.timeout),
+        time_phases: true,
+        ..child_spec(Target::Scenario(scenario.to_string()), 1, false)
+    };
+    let run = run_child(exe, &spec)?;
+    Ok(run.phases.map(|phases| PhaseProfile {
+        scenario: scenario.to_string(),
+        unique_states: run.unique_states,
+        phases,
+    }))
+}
+
 fn parallel_target(exe: &Path, plan: &Plan) -> Result<Outcome, ChildError> {
     let (family, size) = plan.parallel;
     let spec = |threads| ChildSpec {
@@ -689,6 +727,30 @@ pub fn markdown(report: &Report, machine: &Machine, command: &str) -> String {
             );
         }
     }
+    for p in &report.phase_profiles {
+        out.push_str(&phase_profile_markdown(p));
+    }
+    out
+}
+
+/// Where a missed throughput target's search spent its time, largest phase first.
+fn phase_profile_markdown(p: &PhaseProfile) -> String {
+    let r = &p.phases;
+    let total = r.total_seconds();
+    let mut out = format!(
+        "\nWhere the time of {}'s search goes: one more run on one thread, timed by phase \
+         (`check --phases`; {} s timed, {} clock reads at {} ns each subtracted, leaving {} s, \
+         {} ns per unique state).\n\n| phase | share | seconds |\n|---|--:|--:|\n",
+        p.scenario,
+        format_args!("{:.3}", r.timed_seconds),
+        thousands(r.clock_reads),
+        r.clock_read_ns,
+        format_args!("{total:.3}"),
+        thousands((total * 1e9 / p.unique_states.max(1) as f64) as u64),
+    );
+    for (phase, seconds, share) in r.largest_first() {
+        let _ = writeln!(out, "| {phase} | {:.1}% | {seconds:.3} |", share * 100.0);
+    }
     out
 }
 
@@ -746,6 +808,7 @@ mod tests {
                 first_counterexamples: Vec::new(),
                 stopped: stopped.map(str::to_string),
                 sent: None,
+                phases: None,
             }]);
             row.exhaustive = exhaustive;
             row
@@ -808,6 +871,7 @@ mod tests {
         let report = |s: &[Status]| Report {
             outcomes: s.iter().map(|&st| outcome(st)).collect(),
             profiles: Vec::new(),
+            phase_profiles: Vec::new(),
             steal: None,
         };
         assert_eq!(report(&[Status::Met, Status::Met]).exit_status(), 0);
@@ -830,6 +894,7 @@ mod tests {
         let report = Report {
             outcomes: vec![outcome(Some(0.125)), outcome(None)],
             profiles: Vec::new(),
+            phase_profiles: Vec::new(),
             steal: Some(0.0625),
         };
         let machine = Machine {
@@ -840,6 +905,44 @@ mod tests {
         assert!(text.contains("| t | m | 12.5% | met |"), "{text}");
         assert!(text.contains("| t | m | — | met |"), "{text}");
         assert!(text.contains("6.2% over the whole run"), "{text}");
+    }
+
+    #[test]
+    fn a_missed_throughput_target_shows_where_its_time_went_largest_phase_first() {
+        let report = Report {
+            outcomes: Vec::new(),
+            profiles: Vec::new(),
+            phase_profiles: vec![PhaseProfile {
+                scenario: "s".into(),
+                unique_states: 1_000,
+                phases: PhasesRecord {
+                    timed_seconds: 0.004,
+                    clock_reads: 20_000,
+                    clock_read_ns: 50,
+                    phases: vec![
+                        ("listing enabled actions".into(), 0.0005),
+                        ("building successors".into(), 0.002),
+                        ("judging properties".into(), 0.0005),
+                    ],
+                },
+            }],
+            steal: None,
+        };
+        let machine = Machine {
+            nproc: 2,
+            cpu: "c".into(),
+        };
+        let text = markdown(&report, &machine, "bench --targets");
+        let building = text
+            .find("| building successors | 66.7% | 0.002 |")
+            .expect(&text);
+        let actions = text.find("| listing enabled actions | 16.7%").expect(&text);
+        assert!(building < actions, "largest first: {text}");
+        assert!(text.contains("20,000 clock reads at 50 ns"), "{text}");
+        assert!(
+            text.contains("leaving 0.003 s, 3,000 ns per unique state"),
+            "{text}"
+        );
     }
 
     #[test]
