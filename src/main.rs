@@ -1115,6 +1115,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.symmetry
         || args.reduction != ReductionArg::None
         || args.forget_facts
+        || args.phases
         || args.frontier != FrontierArg::Auto
         || args.baseline.is_some()
         || args.revision.is_some()
