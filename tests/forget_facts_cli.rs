@@ -2,14 +2,9 @@
 //! for how many states were stored, and a clear refusal wherever it does not run.
 
 mod common;
-use common::{run, text};
+use common::{run, run_with_trace_dir, text};
 
 fn report(extra: &[&str], scenario: &str) -> serde_json::Value {
-    let trace_dir = std::env::temp_dir().join(format!(
-        "webmcp-forget-facts-cli-{}-{}",
-        std::process::id(),
-        extra.join("")
-    ));
     let mut args = vec![
         "check",
         "--scenario",
@@ -17,12 +12,9 @@ fn report(extra: &[&str], scenario: &str) -> serde_json::Value {
         "--format",
         "json",
         "--no-timings",
-        "--trace-dir",
-        trace_dir.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let out = run(&args);
-    let _ = std::fs::remove_dir_all(&trace_dir);
+    let out = run_with_trace_dir(&format!("forget-facts-cli-{}", extra.join("")), &args);
     assert!(
         out.status.code().is_some_and(|c| c <= 1),
         "{}",

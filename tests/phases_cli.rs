@@ -2,25 +2,12 @@
 //! where the search's time went; a clear refusal wherever the search is not the one it times.
 
 mod common;
-use common::{run, text};
+use common::{run, run_with_trace_dir, text};
 
 fn check(extra: &[&str]) -> (serde_json::Value, std::process::Output) {
-    let trace_dir = std::env::temp_dir().join(format!(
-        "webmcp-phases-cli-{}-{}",
-        std::process::id(),
-        extra.join("")
-    ));
-    let mut args = vec![
-        "check",
-        "--scenario",
-        "tool-events",
-        "--quiet",
-        "--trace-dir",
-        trace_dir.to_str().unwrap(),
-    ];
+    let mut args = vec!["check", "--scenario", "tool-events", "--quiet"];
     args.extend_from_slice(extra);
-    let out = run(&args);
-    let _ = std::fs::remove_dir_all(&trace_dir);
+    let out = run_with_trace_dir(&format!("phases-cli-{}", extra.join("")), &args);
     assert!(
         out.status.code().is_some_and(|c| c <= 1),
         "{}",

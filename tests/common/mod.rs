@@ -15,6 +15,16 @@ pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
 }
 
+/// Runs it with `args` and `--trace-dir` a fresh directory named after `tag`, removed after.
+pub fn run_with_trace_dir(tag: &str, args: &[&str]) -> Output {
+    let dir = std::env::temp_dir().join(format!("webmcp-{tag}-{}", std::process::id()));
+    let mut all = args.to_vec();
+    all.extend(["--trace-dir", dir.to_str().unwrap()]);
+    let out = run(&all);
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
 /// Output bytes as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
