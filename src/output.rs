@@ -194,14 +194,10 @@ pub fn phases_human(t: &webmcp_checker::PhaseTimes) -> String {
 /// The `phases` member of a scenario in the JSON report: per phase (in the loop's order) its
 /// seconds and share, with what the clock reads cost.
 pub fn phases_json(t: &webmcp_checker::PhaseTimes) -> serde_json::Value {
-    let shares = t.shares();
     let phases: Vec<_> = t
         .phases
         .iter()
-        .map(|(p, d)| {
-            let share = shares.iter().find(|(q, _)| q == p).map_or(0.0, |(_, s)| *s);
-            json!({ "phase": p.name(), "seconds": d.as_secs_f64(), "share": share })
-        })
+        .map(|(p, d)| json!({ "phase": p.name(), "seconds": d.as_secs_f64(), "share": t.share_of(*d) }))
         .collect();
     json!({
         "timed_seconds": t.timed.as_secs_f64(),

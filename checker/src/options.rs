@@ -89,7 +89,9 @@ impl Options {
     }
 
     /// Whether the search these options run is one [`Options::time_phases`] can time: our
-    /// own one-thread search, breadth-first or depth-first, without sleep sets.
+    /// own one-thread search, breadth-first or depth-first, without sleep sets. (A checker
+    /// with a terminal observer, or with symmetry outside breadth-first search, runs that
+    /// search whatever the threads, and is timed too.)
     pub fn can_time_phases(&self) -> bool {
         self.threads <= 1
             && !matches!(self.mode, Mode::Sim { .. })

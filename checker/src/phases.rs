@@ -121,20 +121,22 @@ impl PhaseTimes {
         self.phases.iter().map(|(_, d)| *d).sum()
     }
 
+    /// The share of [`PhaseTimes::total`] that `spent` is (0 when nothing was spent).
+    pub fn share_of(&self, spent: Duration) -> f64 {
+        let total = self.total().as_secs_f64();
+        if total > 0.0 {
+            spent.as_secs_f64() / total
+        } else {
+            0.0
+        }
+    }
+
     /// Each phase's share of [`PhaseTimes::total`], largest first (ties in loop order).
     pub fn shares(&self) -> Vec<(Phase, f64)> {
-        let total = self.total().as_secs_f64();
         let mut shares: Vec<(Phase, f64)> = self
             .phases
             .iter()
-            .map(|(p, d)| {
-                let share = if total > 0.0 {
-                    d.as_secs_f64() / total
-                } else {
-                    0.0
-                };
-                (*p, share)
-            })
+            .map(|(p, d)| (*p, self.share_of(*d)))
             .collect();
         shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         shares
@@ -185,8 +187,7 @@ impl Timed {
             .iter()
             .filter(|p| self.laps[p.index()].get() > 0)
             .map(|p| {
-                let laps = self.laps[p.index()].get();
-                let reads = self.lap_cost * u32::try_from(laps).unwrap_or(u32::MAX);
+                let reads = times(self.lap_cost, self.laps[p.index()].get());
                 (*p, self.spent[p.index()].get().saturating_sub(reads))
             })
             .collect();
@@ -207,6 +208,13 @@ impl Stopwatch for Timed {
         self.laps[i].set(self.laps[i].get() + 1);
         self.last.set(now);
     }
+}
+
+/// `cost` taken `laps` times, saturating (a `u32` factor would stop at 4.3 billion laps, a
+/// search of about 160 million states).
+fn times(cost: Duration, laps: u64) -> Duration {
+    let nanos = cost.as_nanos().saturating_mul(u128::from(laps));
+    Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
 }
 
 /// What one lap costs on this machine: the least, over a few rounds, of the mean time of a
@@ -282,5 +290,18 @@ mod tests {
         assert!(t.phases.iter().all(|(_, d)| *d == Duration::ZERO));
         assert_eq!(t.total(), Duration::ZERO);
         assert!(t.shares().iter().all(|(_, s)| *s == 0.0));
+    }
+
+    #[test]
+    fn billions_of_laps_are_subtracted_in_full() {
+        let laps = 10_000_000_000u64; // beyond u32, as a search of 400 million states has
+        assert_eq!(
+            times(Duration::from_nanos(30), laps),
+            Duration::from_secs(300)
+        );
+        assert_eq!(
+            times(Duration::MAX, u64::MAX).as_nanos(),
+            u128::from(u64::MAX)
+        );
     }
 }
