@@ -16,7 +16,7 @@
 
 use std::time::Instant;
 
-use crate::check::{Representative, TerminalObserver};
+use crate::check::{ClassFingerprint, TerminalObserver};
 use crate::draft::{recycle, Draft};
 use std::sync::Arc;
 
@@ -46,8 +46,8 @@ pub enum Order {
 /// What the caller hooks into a one-thread search.
 pub(crate) struct Hooks<'a, M: Model> {
     pub(crate) progress: &'a mut dyn FnMut(Progress),
-    /// Maps a state to the representative of its class (symmetry reduction).
-    pub(crate) representative: Option<Representative<'a, M::State>>,
+    /// Maps a state to its class's fingerprint (symmetry reduction).
+    pub(crate) class: Option<ClassFingerprint<'a, M::State>>,
     /// Called on every terminal state reached; the search then runs to its end even once
     /// every property is decided.
     pub(crate) on_terminal: Option<TerminalObserver<'a, M::State>>,
@@ -83,19 +83,19 @@ fn explore_with<M: Model>(
 ) -> Exploration<M> {
     let Hooks {
         progress,
-        representative,
+        class,
         mut on_terminal,
     } = hooks;
     let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
-    // Under symmetry reduction a state is known by its class (its representative's
-    // fingerprint), but the state actually reached is the one expanded, so paths stay real.
-    let fingerprint = |s: &M::State| match representative {
-        Some(rep) => {
-            let class = rep(s);
-            watch.lap(Phase::Symmetry);
-            fingerprint(&class)
-        }
-        None => fingerprint(s),
+    // Under symmetry reduction a state is known by its class's fingerprint, but the state
+    // actually reached is the one expanded, so paths stay real. Timed as a phase of its own.
+    let fingerprint = |s: &M::State| {
+        let (fp, phase) = match class {
+            Some(class) => (class(s), Phase::Symmetry),
+            None => (fingerprint(s), Phase::Fingerprinting),
+        };
+        watch.lap(phase);
+        fp
     };
     let mut parents: Parents<M::State, M::Action> = Parents::new();
     // Per property (by index): the first state that shows its outcome.
@@ -113,7 +113,6 @@ fn explore_with<M: Model>(
     for init in model.init_states() {
         watch.lap(Phase::Building);
         let fp = fingerprint(&init);
-        watch.lap(Phase::Fingerprinting);
         total += 1;
         if parents.insert_root(fp, &init) {
             // Depth counts the states of a path, as stateright does: an initial state is 1.
@@ -130,7 +129,7 @@ fn explore_with<M: Model>(
     let mut ample = Vec::new();
     let mut popped = 0u64;
     let mut sleep =
-        (options.reduction == Reduction::Sleep && order == Order::Fifo && representative.is_none())
+        (options.reduction == Reduction::Sleep && order == Order::Fifo && class.is_none())
             .then(SleepSets::<M>::default);
     loop {
         watch.lap(Phase::Search);
@@ -201,7 +200,6 @@ fn explore_with<M: Model>(
                         let kept = forget.then(|| model.forget(&next)).flatten();
                         watch.lap(Phase::Building);
                         let nfp = fingerprint(kept.as_ref().unwrap_or(&next));
-                        watch.lap(Phase::Fingerprinting);
                         !parents.contains(nfp)
                     })
                 });
@@ -385,7 +383,6 @@ pub(crate) fn build_successors<'p, M: Model>(
             }
         }
         let nfp = fingerprint(&next);
-        watch.lap(Phase::Fingerprinting);
         prefetch(nfp);
         watch.lap(Phase::Visited);
         built.push((a, next, nfp));

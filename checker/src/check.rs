@@ -8,8 +8,12 @@ use crate::options::{Mode, Options, Progress};
 use crate::property::Property;
 use crate::result::Exploration;
 
-/// Maps a state to the representative of its class (symmetry reduction).
-pub type Representative<'a, S> = &'a (dyn Fn(&S) -> S + Sync);
+/// Maps a state to the fingerprint of its class (symmetry reduction): the same for every
+/// state of a class, and, as [`crate::fingerprint::fingerprint`] between states, different
+/// between classes but for 64-bit collisions. `|s| fingerprint(&representative(s))` is one,
+/// for any function that maps each state to one state of its class, the same for the whole
+/// class.
+pub type ClassFingerprint<'a, S> = &'a (dyn Fn(&S) -> u64 + Sync);
 
 /// Called on every terminal state a search reaches.
 pub type TerminalObserver<'a, S> = &'a mut dyn FnMut(&S);
@@ -21,7 +25,7 @@ pub struct Checker<'a, M: Model> {
     properties: &'a [Property<M>],
     options: &'a Options,
     progress: Option<&'a mut dyn FnMut(Progress)>,
-    representative: Option<Representative<'a, M::State>>,
+    class: Option<ClassFingerprint<'a, M::State>>,
     on_terminal: Option<TerminalObserver<'a, M::State>>,
 }
 
@@ -32,7 +36,7 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
             properties,
             options,
             progress: None,
-            representative: None,
+            class: None,
             on_terminal: None,
         }
     }
@@ -43,13 +47,13 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
         self
     }
 
-    /// Symmetry reduction: states with the same representative are one state. The
-    /// representative must be a state of the same class (equal up to the symmetry the model
-    /// has). The state reached is the one expanded, so every path stays a real run. The
-    /// breadth-first searches reduce (one thread or several); a depth-first check with a
-    /// representative runs on one thread.
-    pub fn symmetry(mut self, representative: Representative<'a, M::State>) -> Self {
-        self.representative = Some(representative);
+    /// Symmetry reduction: states with the same class fingerprint are one state (classes
+    /// are of states equal up to the symmetry the model has; [`ClassFingerprint`]). The state
+    /// reached is the one expanded, so every path stays a real run. The breadth-first
+    /// searches reduce (one thread or several); a depth-first check under symmetry runs on
+    /// one thread.
+    pub fn symmetry(mut self, class: ClassFingerprint<'a, M::State>) -> Self {
+        self.class = Some(class);
         self
     }
 
@@ -70,11 +74,11 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
             None => &mut quiet,
         };
         let one_thread = self.options.threads <= 1
-            || (self.representative.is_some() && self.options.mode != Mode::Bfs)
+            || (self.class.is_some() && self.options.mode != Mode::Bfs)
             || self.on_terminal.is_some();
         let hooks = Hooks {
             progress,
-            representative: self.representative,
+            class: self.class,
             on_terminal: self.on_terminal.map(|f| f as &mut dyn FnMut(&M::State)),
         };
         let (model, props, options) = (self.model, self.properties, self.options);
@@ -91,7 +95,7 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
                 options,
                 start,
                 hooks.progress,
-                hooks.representative,
+                hooks.class,
             ),
             Mode::Dfs => {
                 crate::parallel::explore(model.clone(), props, options, start, hooks.progress)

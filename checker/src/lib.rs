@@ -58,7 +58,8 @@
 //! dataflow, over threads and processes, with the same rules and so the same output.
 //!
 //! Symmetry reduction is a parameter ([`Checker::symmetry`]): the caller supplies the
-//! function that maps a state to the representative of its class. The state reached is the
+//! function that maps a state to its class's fingerprint ([`ClassFingerprint`]), e.g. the
+//! fingerprint of a representative, or a hash computed without building one. The state reached is the
 //! one expanded; on several threads the search keeps the least link into a class, which may
 //! have been taken at another member than the one expanded, so each path is made a run at
 //! the end (`path::realign`: at each step the action that leads into the link's class from
@@ -139,7 +140,7 @@ pub mod result;
 pub mod simulation;
 mod table;
 
-pub use check::{Checker, Representative, TerminalObserver};
+pub use check::{Checker, ClassFingerprint, TerminalObserver};
 pub use draft::Draft;
 pub use limits::StopReason;
 pub use model::{Localizer, Model, StateCodec};

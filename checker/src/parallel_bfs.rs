@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::bfs::{build_successors, Built, JudgeForgotten};
-use crate::check::Representative;
+use crate::check::ClassFingerprint;
 use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
 use crate::frontier::{Chunk, ChunkFiller};
@@ -463,13 +463,12 @@ pub(crate) fn explore<M: Model + Sync>(
     options: &Options,
     start: Instant,
     progress: &mut dyn FnMut(Progress),
-    representative: Option<Representative<'_, M::State>>,
+    class_fingerprint: Option<ClassFingerprint<'_, M::State>>,
 ) -> Exploration<M> {
-    // Under symmetry reduction a state is known by its class: its representative's
-    // fingerprint. The state reached is the one expanded, and paths are made runs at the end
-    // (`realign`).
-    let class = |s: &M::State| match representative {
-        Some(rep) => fingerprint(&rep(s)),
+    // Under symmetry reduction a state is known by its class's fingerprint. The state
+    // reached is the one expanded, and paths are made runs at the end (`realign`).
+    let class = |s: &M::State| match class_fingerprint {
+        Some(class) => class(s),
         None => fingerprint(s),
     };
     let threads = options.threads.max(2);
@@ -545,7 +544,7 @@ pub(crate) fn explore<M: Model + Sync>(
                         sh,
                         me,
                         &class,
-                        representative.is_some(),
+                        class_fingerprint.is_some(),
                     );
                     sh.finished.fetch_add(1, Ordering::Release);
                     main.unpark();
@@ -655,7 +654,7 @@ pub(crate) fn explore<M: Model + Sync>(
             .map(|f| {
                 f.map(|f| {
                     let path = f.path(|fp| sh.visited.path_to(fp));
-                    if representative.is_none() {
+                    if class_fingerprint.is_none() {
                         return path;
                     }
                     let (classes, last) = match &f {

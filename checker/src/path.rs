@@ -97,7 +97,7 @@ impl<S: Clone, A: Clone> Parents<S, A> {
 pub(crate) enum Found<A> {
     State(u64),
     /// The parent's fingerprint, the action, and (the parallel search under symmetry) the
-    /// fingerprint of the successor's representative as judged, before anything is forgotten.
+    /// fingerprint of the successor's class as judged, before anything is forgotten.
     After(u64, A, Option<u64>),
 }
 
@@ -115,7 +115,7 @@ impl<A: Clone> Found<A> {
     }
 }
 
-/// A state's class: its representative's fingerprint.
+/// A state's class: its class fingerprint ([`crate::ClassFingerprint`]).
 pub(crate) type ClassOf<'a, S> = &'a dyn Fn(&S) -> u64;
 
 /// A path whose links were kept by class (symmetry reduction on several threads), made a

@@ -35,10 +35,11 @@ pub enum Phase {
     /// Building successors: the model's transitions ([`crate::Model::draft`]), and forgetting
     /// dead parts ([`crate::Model::forget`]).
     Building,
-    /// Under symmetry reduction, mapping each successor to the representative of its class
-    /// (the canonical form the fingerprint is taken of).
+    /// Under symmetry reduction, each successor's class fingerprint
+    /// ([`crate::ClassFingerprint`]: a canonical form, hashed). The fingerprinting phase is
+    /// then empty.
     Symmetry,
-    /// Fingerprinting successors.
+    /// Fingerprinting successors (without symmetry).
     Fingerprinting,
     /// The visited set: asking for a successor's slot ahead, then inserting it with its
     /// parent pointer.
@@ -72,7 +73,7 @@ impl Phase {
             Phase::Judging => "judging properties",
             Phase::Reduction => "finding persistent sets (building their successors)",
             Phase::Building => "building successors (the model's transitions)",
-            Phase::Symmetry => "canonical forms of successors (symmetry)",
+            Phase::Symmetry => "class fingerprints of successors (symmetry)",
             Phase::Fingerprinting => "fingerprinting successors",
             Phase::Visited => "the visited set",
             Phase::Dropping => "dropping states (seen before, or expanded)",

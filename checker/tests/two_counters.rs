@@ -326,6 +326,11 @@ fn sorted(s: &State) -> State {
     }
 }
 
+/// A class's fingerprint: its representative's.
+fn class_of(s: &State) -> u64 {
+    webmcp_checker::fingerprint::fingerprint(&sorted(s))
+}
+
 #[test]
 fn symmetry_merges_classes_and_keeps_the_verdicts() {
     let props = properties();
@@ -333,7 +338,7 @@ fn symmetry_merges_classes_and_keeps_the_verdicts() {
     let plain = Checker::new(&TwoCounters, &props, &options).run();
     let symmetric = symmetric_properties();
     let reduced = Checker::new(&TwoCounters, &symmetric, &options)
-        .symmetry(&sorted)
+        .symmetry(&class_of)
         .run();
     assert!(reduced.exhaustive());
     // Unordered pairs of 0..=N, running or halted.
@@ -349,7 +354,7 @@ fn symmetry_merges_classes_and_keeps_the_verdicts() {
 fn symmetry_on_two_threads_merges_the_same_classes_and_its_paths_are_runs() {
     let props = symmetric_properties();
     let one = Checker::new(&TwoCounters, &props, &Options::default())
-        .symmetry(&sorted)
+        .symmetry(&class_of)
         .run();
     for frontier in [FrontierStorage::Values, FrontierStorage::Bytes] {
         let options = Options {
@@ -358,7 +363,7 @@ fn symmetry_on_two_threads_merges_the_same_classes_and_its_paths_are_runs() {
             ..Options::default()
         };
         let two = Checker::new(&TwoCounters, &props, &options)
-            .symmetry(&sorted)
+            .symmetry(&class_of)
             .run();
         assert!(two.exhaustive());
         assert_eq!(two.unique_states, 2 * 10);
@@ -802,7 +807,7 @@ fn only_the_one_thread_search_without_sleep_sets_is_timed() {
 }
 
 #[test]
-fn under_symmetry_the_canonical_forms_are_a_phase_of_their_own() {
+fn under_symmetry_the_class_fingerprints_are_a_phase_of_their_own() {
     use webmcp_checker::Phase;
     let symmetric = symmetric_properties();
     let options = Options {
@@ -810,10 +815,10 @@ fn under_symmetry_the_canonical_forms_are_a_phase_of_their_own() {
         ..Options::default()
     };
     let timed = Checker::new(&TwoCounters, &symmetric, &options)
-        .symmetry(&sorted)
+        .symmetry(&class_of)
         .run();
     let untimed = Checker::new(&TwoCounters, &symmetric, &Options::default())
-        .symmetry(&sorted)
+        .symmetry(&class_of)
         .run();
     assert_eq!(timed.unique_states, untimed.unique_states);
     assert_eq!(verdicts(&symmetric, &timed), verdicts(&symmetric, &untimed));
@@ -825,5 +830,7 @@ fn under_symmetry_the_canonical_forms_are_a_phase_of_their_own() {
         .map(|(p, _)| *p)
         .collect();
     assert!(phases.contains(&Phase::Symmetry), "{phases:?}");
-    // Without symmetry, no canonical form is taken (the test above lists every phase).
+    // The class fingerprint is the fingerprint: nothing else is fingerprinted. (Without
+    // symmetry, no class fingerprint is taken: the test above lists every phase.)
+    assert!(!phases.contains(&Phase::Fingerprinting), "{phases:?}");
 }

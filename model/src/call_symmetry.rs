@@ -44,8 +44,13 @@
 
 use std::borrow::Cow;
 
-use crate::coll::{OrdMap, OrdSet};
-use crate::state::{ScriptStatus, State, Task, TaskKind};
+use smallvec::{smallvec, SmallVec};
+use webmcp_checker::fingerprint::fingerprint;
+
+use crate::coll::{digest_of_entries, Digest, OrdMap, OrdSet, Vector};
+use crate::state::{DocState, Ghost, PendingExecution, ScriptStatus, State, Task, TaskKind};
+use std::hash::Hash;
+
 use crate::symmetry::{invariant, permutations, permute, signature, Block, Perm, Rename, Table};
 use crate::threads::ThreadKey;
 use crate::world::{CallId, CallKind, CtrlId, DocId, Op, World};
@@ -196,44 +201,8 @@ impl CallSymmetry {
     /// of [`crate::symmetry::Symmetry::representative`]: a member's signature reads only its
     /// own call and controller, and whether a group is released is the same across a class.
     pub fn representative(&self, s: &State) -> State {
-        if !self.groups.iter().any(|g| g.is_released(s)) {
-            return s.clone();
-        }
-        // The renamings that sort every released group, composed; `None` is the identity.
-        let mut sorting: Vec<Option<Cow<'_, Perm>>> = vec![None];
-        for g in self.groups.iter().filter(|g| g.is_released(s)) {
-            let signatures: Vec<u64> = g.members.iter().map(|b| member_signature(s, b)).collect();
-            let mut sorted = signatures.clone();
-            sorted.sort_unstable();
-            let sorts = |dest: &[usize]| {
-                dest.iter()
-                    .enumerate()
-                    .all(|(i, &j)| sorted[j] == signatures[i])
-            };
-            let mut here: Vec<Option<&Perm>> = Vec::new();
-            if signatures == sorted {
-                here.push(None);
-            }
-            here.extend(
-                g.perms
-                    .iter()
-                    .filter(|(_, dest)| sorts(dest))
-                    .map(|(p, _)| Some(p)),
-            );
-            sorting = sorting
-                .iter()
-                .flat_map(|a| {
-                    here.iter().map(move |b| match (a, b) {
-                        (None, None) => None,
-                        (Some(a), None) => Some(a.clone()),
-                        (None, Some(b)) => Some(Cow::Borrowed(*b)),
-                        (Some(a), Some(b)) => Some(Cow::Owned(a.then(b))),
-                    })
-                })
-                .collect();
-        }
         let mut best: Option<State> = None;
-        for p in &sorting {
+        for p in &self.sorting_renamings(s) {
             let r = match p {
                 None => s.clone(),
                 Some(p) => rename_calls(s, p),
@@ -243,6 +212,72 @@ impl CallSymmetry {
             }
         }
         best.expect("some renaming sorts every released group")
+    }
+
+    /// The fingerprint of `s`'s class ([`webmcp_checker::ClassFingerprint`]): the least
+    /// fingerprint of the states [`Self::representative`] chooses among, each hashed without
+    /// being built ([`renamed_fingerprint`]). The same for every state of a class, since
+    /// that set of states is (the argument of [`Self::representative`]), and different
+    /// between classes, whose sets are disjoint, but for collisions. Most states are
+    /// unreleased or sorted already and are hashed as they are.
+    pub fn class_fingerprint(&self, s: &State) -> u64 {
+        self.sorting_renamings(s)
+            .iter()
+            .map(|p| match p {
+                None => fingerprint(s),
+                Some(p) => renamed_fingerprint(s, p),
+            })
+            .min()
+            .expect("some renaming sorts every released group")
+    }
+
+    /// The renamings by the released groups that put each group's members in the order of
+    /// their [`member_signature`]s, ties enumerated; `None` is the identity.
+    fn sorting_renamings(&self, s: &State) -> SmallVec<[Option<Cow<'_, Perm>>; 2]> {
+        let mut sorting: SmallVec<[Option<Cow<'_, Perm>>; 2]> = smallvec![None];
+        for g in self.groups.iter().filter(|g| g.is_released(s)) {
+            let signatures: Signatures = g.members.iter().map(|b| member_signature(s, b)).collect();
+            let mut sorted = signatures.clone();
+            sorted.sort_unstable();
+            let sorts = |dest: &[usize]| {
+                dest.iter()
+                    .enumerate()
+                    .all(|(i, &j)| sorted[j] == signatures[i])
+            };
+            let mut here: SmallVec<[Option<&Perm>; 2]> = SmallVec::new();
+            if signatures == sorted {
+                here.push(None);
+            }
+            here.extend(
+                g.perms
+                    .iter()
+                    .filter(|(_, dest)| sorts(dest))
+                    .map(|(p, _)| Some(p)),
+            );
+            if here.len() == 1 && sorting.len() == 1 {
+                // No tie, and none before: the one renaming so far, then this group's.
+                let a = sorting.pop().expect("one");
+                sorting.push(compose(a, here[0]));
+                continue;
+            }
+            sorting = sorting
+                .iter()
+                .flat_map(|a| here.iter().map(move |b| compose(a.clone(), *b)))
+                .collect();
+        }
+        sorting
+    }
+}
+
+/// The signatures of a group's members (at most [`MAX_CALL_GROUP_MEMBERS`]).
+type Signatures = SmallVec<[u64; MAX_CALL_GROUP_MEMBERS]>;
+
+/// `a` then `b`, where `None` is the identity.
+fn compose<'p>(a: Option<Cow<'p, Perm>>, b: Option<&'p Perm>) -> Option<Cow<'p, Perm>> {
+    match (a, b) {
+        (a, None) => a,
+        (None, Some(b)) => Some(Cow::Borrowed(b)),
+        (Some(a), Some(b)) => Some(Cow::Owned(a.then(b))),
     }
 }
 
@@ -294,28 +329,23 @@ fn member_signature(s: &State, b: &Block) -> u64 {
 /// `s.rename(p)` for a renaming `p` of `executeTool` calls and controllers alone, sharing
 /// every collection that names none of the calls it moves (their hashes are cached with
 /// them, so the representative is hashed for what changed only).
+/// [`renamed_fingerprint`] hashes the same state without building it: a change here is a
+/// change there.
 pub fn rename_calls(s: &State, p: &Perm) -> State {
     debug_assert!(
         p.doc.is_identity() && p.nav.is_identity() && p.tab.is_identity(),
         "a renaming of calls and controllers alone"
     );
-    let moved = |c: CallId| p.call(c) != c;
-    let doc_moves = |d: &crate::state::DocState| {
-        d.local.iter().any(|&c| moved(c))
-            || d.tools.iter().any(|(_, t)| moved(t.registered_by))
-            || matches!(d.script.status, ScriptStatus::AwaitingCall(c) if moved(c))
-    };
-    let docs = if s.docs.iter().any(doc_moves) {
+    let docs = if s.docs.iter().any(|d| doc_moves(d, p)) {
         permute(&s.docs, &p.doc, p)
     } else {
         s.docs.clone()
     };
-    let task_moves = |t: &Task| t.rename(p) != *t;
-    let queues = if s.queues.iter().any(|q| q.iter().any(task_moves)) {
+    let queues = if s.queues.iter().any(|q| queue_moves(q, p)) {
         s.queues
             .iter()
             .map(|q| {
-                if q.iter().any(task_moves) {
+                if queue_moves(q, p) {
                     q.iter().map(|t| t.rename(p)).collect()
                 } else {
                     q.clone()
@@ -325,11 +355,11 @@ pub fn rename_calls(s: &State, p: &Perm) -> State {
     } else {
         s.queues.clone()
     };
-    let pending = if s.pending.iter().any(|m| m.iter().any(|(c, _)| moved(*c))) {
+    let pending = if s.pending.iter().any(|m| pending_moves(m, p)) {
         s.pending
             .iter()
             .map(|m| {
-                if m.iter().any(|(c, _)| moved(*c)) {
+                if pending_moves(m, p) {
                     m.iter().map(|(c, e)| (p.call(*c), e.rename(p))).collect()
                 } else {
                     m.clone()
@@ -367,6 +397,143 @@ pub fn rename_calls(s: &State, p: &Perm) -> State {
         env: s.env,
         ghost,
     }
+}
+
+/// `fingerprint(&rename_calls(s, p))`, without building the renamed state: each collection
+/// [`rename_calls`] rebuilds is renamed into a buffer on the stack and digested as the
+/// rebuilt collection would be ([`digest_of_entries`]: a map's entries sorted by key), and
+/// each one it shares gives its cached digest. The fields are hashed in `State`'s order, as
+/// its derived `Hash` does. `model/tests/symmetry.rs` checks the two agree on every
+/// renaming of every reachable state of the scenarios with call groups.
+pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
+    /// Entries renamed into a buffer on the stack, in the rebuilt collection's order.
+    type Buffer<T> = SmallVec<[T; 8]>;
+    fn sorted_by_key<K: Ord, V>(mut v: Buffer<(K, V)>) -> Buffer<(K, V)> {
+        v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+    debug_assert!(
+        p.doc.is_identity() && p.nav.is_identity() && p.tab.is_identity(),
+        "a renaming of calls and controllers alone"
+    );
+    let docs = if s.docs.iter().any(|d| doc_moves(d, p)) {
+        let renamed: Buffer<DocState> = s
+            .docs
+            .iter()
+            .map(|d| {
+                if doc_moves(d, p) {
+                    d.rename(p)
+                } else {
+                    d.clone()
+                }
+            })
+            .collect();
+        digest_of_entries(&renamed)
+    } else {
+        s.docs.digest()
+    };
+    let queues = if s.queues.iter().any(|q| queue_moves(q, p)) {
+        let each: Buffer<Digest> = s
+            .queues
+            .iter()
+            .map(|q| {
+                if queue_moves(q, p) {
+                    let renamed: Buffer<Task> = q.iter().map(|t| t.rename(p)).collect();
+                    digest_of_entries(&renamed)
+                } else {
+                    q.digest()
+                }
+            })
+            .collect();
+        digest_of_entries(&each)
+    } else {
+        s.queues.digest()
+    };
+    let pending = if s.pending.iter().any(|m| pending_moves(m, p)) {
+        let each: Buffer<Digest> = s
+            .pending
+            .iter()
+            .map(|m| {
+                if pending_moves(m, p) {
+                    let renamed: Buffer<(CallId, PendingExecution)> =
+                        m.iter().map(|(c, e)| (p.call(*c), e.rename(p))).collect();
+                    digest_of_entries(&renamed)
+                } else {
+                    m.digest()
+                }
+            })
+            .collect();
+        digest_of_entries(&each)
+    } else {
+        s.pending.digest()
+    };
+    let ghost = if s.ghost.is_empty() {
+        s.ghost.digest()
+    } else {
+        let mut renamed: Buffer<Ghost> = s.ghost.iter().map(|g| g.rename(p)).collect();
+        // A renaming is a bijection: no two facts become one, so nothing to deduplicate.
+        renamed.sort_unstable();
+        digest_of_entries(&renamed)
+    };
+    let threads = sorted_by_key(
+        s.threads
+            .iter()
+            .map(|(k, t)| (k.rename(p), t.rename(p)))
+            .collect(),
+    );
+    // `permute`d, as `rename_calls` does; most often the members' entries are equal, and
+    // the permuted vector is the same one.
+    fn permuted_digest<T: Clone + Rename + PartialEq + Hash, const W: bool>(
+        v: &Vector<T, W>,
+        t: &Table,
+        p: &Perm,
+    ) -> Digest {
+        let entry = |i: usize| v[t.inv[i] as usize].rename(p);
+        if (0..v.len()).all(|i| entry(i) == v[i]) {
+            return v.digest();
+        }
+        let renamed: Buffer<T> = (0..v.len()).map(entry).collect();
+        digest_of_entries(&renamed)
+    }
+    let promises = permuted_digest(&s.promises, &p.call, p);
+    let controllers = permuted_digest(&s.controllers, &p.ctrl, p);
+    let bodies = sorted_by_key(
+        s.bodies
+            .iter()
+            .map(|(c, b)| (p.call(*c), b.rename(p)))
+            .collect(),
+    );
+    fingerprint(&(
+        docs,
+        s.navs.digest(),
+        queues,
+        digest_of_entries(&threads),
+        promises,
+        controllers,
+        pending,
+        digest_of_entries(&bodies),
+        &s.env,
+        ghost,
+    ))
+}
+
+/// Whether renaming `p` changes a document: its local map, its tools' registering calls, or
+/// the call its script awaits.
+fn doc_moves(d: &DocState, p: &Perm) -> bool {
+    let moved = |c: CallId| p.call(c) != c;
+    d.local.iter().any(|&c| moved(c))
+        || d.tools.iter().any(|(_, t)| moved(t.registered_by))
+        || matches!(d.script.status, ScriptStatus::AwaitingCall(c) if moved(c))
+}
+
+/// Whether renaming `p` changes a task of the queue.
+fn queue_moves(q: &Vector<Task>, p: &Perm) -> bool {
+    q.iter().any(|t| t.rename(p) != *t)
+}
+
+/// Whether renaming `p` moves a call of a pending executions map.
+fn pending_moves(m: &Vector<(CallId, PendingExecution)>, p: &Perm) -> bool {
+    m.iter().any(|(c, _)| p.call(*c) != *c)
 }
 
 impl CallGroup {

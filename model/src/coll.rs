@@ -41,6 +41,24 @@ fn digest_of<T: Hash>(items: &[T]) -> u64 {
     .hash_one(items)
 }
 
+/// The digest of a collection holding exactly `entries`, in this order (a map's: its
+/// `(key, value)` pairs in key order), as its `Hash` writes it ([`Digest`]). For hashing a
+/// collection without building it (`call_symmetry::renamed_fingerprint`).
+pub fn digest_of_entries<T: Hash>(entries: &[T]) -> Digest {
+    Digest(digest_of(entries))
+}
+
+/// A collection's digest: hashing it writes what hashing the collection writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Digest(pub u64);
+
+impl Hash for Digest {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0)
+    }
+}
+
 impl<T> Shared<T> {
     const fn new() -> Self {
         Shared(None)
@@ -216,6 +234,14 @@ macro_rules! slice_traits {
             fn hash<H: Hasher>(&self, state: &mut H) {
                 debug_assert!(!(W && track::watching()), "a transition hashed a watched collection");
                 state.write_u64(self.0.digest())
+            }
+        }
+        impl<$($p: Hash),*, const W: bool> $name<$($p),*, W> {
+            /// What hashing the collection writes (cached, as there).
+            #[inline]
+            pub fn digest(&self) -> Digest {
+                debug_assert!(!(W && track::watching()), "a transition hashed a watched collection");
+                Digest(self.0.digest())
             }
         }
         impl<$($p),*, const W: bool> $name<$($p),*, W> {

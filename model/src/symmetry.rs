@@ -734,6 +734,16 @@ impl Symmetry {
             .join(" ")
     }
 
+    /// The fingerprint of `s`'s class, for the engine ([`webmcp_checker::ClassFingerprint`]):
+    /// under call groups [`CallSymmetry::class_fingerprint`], which hashes the renamed states
+    /// without building them; under tab groups the fingerprint of [`Self::representative`].
+    pub fn class_fingerprint(&self, s: &State) -> u64 {
+        if self.perms.is_empty() {
+            return self.calls.class_fingerprint(s);
+        }
+        webmcp_checker::fingerprint::fingerprint(&self.representative(s))
+    }
+
     /// The representative of `s`'s class: the least state (under `Ord`) among the renamings
     /// of `s` that put every group's members in the order of their [`signature`]s, ties
     /// enumerated.
@@ -1017,14 +1027,23 @@ impl Rename for State {
 
 impl Rename for DocState {
     fn rename(&self, p: &Perm) -> DocState {
+        // A map or set that names no moved call is shared, cached digest and all.
+        let moved = |c: CallId| p.call(c) != c;
         DocState {
             lifecycle: self.lifecycle,
-            tools: self
-                .tools
-                .iter()
-                .map(|(k, v)| (*k, v.rename(p)))
-                .collect::<OrdMap<_, _>>(),
-            local: self.local.iter().map(|c| p.call(*c)).collect::<OrdSet<_>>(),
+            tools: if self.tools.values().any(|t| moved(t.registered_by)) {
+                self.tools
+                    .iter()
+                    .map(|(k, v)| (*k, v.rename(p)))
+                    .collect::<OrdMap<_, _>>()
+            } else {
+                self.tools.clone()
+            },
+            local: if self.local.iter().any(|&c| moved(c)) {
+                self.local.iter().map(|c| p.call(*c)).collect::<OrdSet<_>>()
+            } else {
+                self.local.clone()
+            },
             script: self.script.rename(p),
             cleanups: self.cleanups,
             toolchanges: self.toolchanges,

@@ -3,8 +3,10 @@
 //! the full one, so every verdict is unchanged), renaming commuting with the transition
 //! function, and why sibling iframes are not grouped.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
 use std::path::PathBuf;
+use webmcp_checker::fingerprint::fingerprint;
 
 use webmcp_model::machine::Action;
 use webmcp_model::state::{Ghost, State, Status, Value};
@@ -189,6 +191,7 @@ fn check_exact(name: &str, w: &World, sym: &Symmetry, (label, variant): (&str, V
         classes.len(),
         classes.difference(&reduced).count()
     );
+    check_class_fingerprints(name, sym, &plain);
     assert!(
         explore_real(&m, |s| sym.representative(s)) == reduced,
         "{name}: expanding the states reached, not their representatives, reaches other classes"
@@ -227,6 +230,26 @@ fn check_exact(name: &str, w: &World, sym: &Symmetry, (label, variant): (&str, V
     Counts {
         plain: plain.len(),
         reduced: reduced.len(),
+    }
+}
+
+/// The engine knows a state by its class fingerprint: two reachable states have the same
+/// one exactly when they have the same representative.
+fn check_class_fingerprints(name: &str, sym: &Symmetry, plain: &HashSet<State>) {
+    let mut by_class: HashMap<State, u64> = HashMap::new();
+    let mut by_fingerprint: HashMap<u64, State> = HashMap::new();
+    for s in plain {
+        let (r, f) = (sym.representative(s), sym.class_fingerprint(s));
+        assert_eq!(
+            *by_class.entry(r.clone()).or_insert(f),
+            f,
+            "{name}: two states of one class have different class fingerprints"
+        );
+        assert_eq!(
+            *by_fingerprint.entry(f).or_insert(r.clone()),
+            r,
+            "{name}: two classes have the same class fingerprint"
+        );
     }
 }
 
@@ -276,6 +299,11 @@ fn check_call_groups(
                 webmcp_model::call_symmetry::rename_calls(s, p),
                 ps,
                 "{name}: renaming calls alone differs from renaming"
+            );
+            assert_eq!(
+                webmcp_model::call_symmetry::renamed_fingerprint(s, p),
+                fingerprint(&ps),
+                "{name}: the renamed state hashed without building it differs"
             );
             if !p.is_identity() {
                 assert_commutes(name, m, s, &acts, p);

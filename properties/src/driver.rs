@@ -156,13 +156,13 @@ pub fn check_with_progress(
         .symmetry
         .then(|| webmcp_model::symmetry::Symmetry::of(&model.world))
         .filter(|s| !s.is_trivial());
-    let representative = |s: &State| match &symmetry {
-        Some(sym) => sym.representative(s),
-        None => s.clone(),
+    let class = |s: &State| match &symmetry {
+        Some(sym) => sym.class_fingerprint(s),
+        None => webmcp_checker::fingerprint::fingerprint(s),
     };
     let mut checker = Checker::new(&model, props, &engine).progress(progress);
     if symmetry.is_some() {
-        checker = checker.symmetry(&representative);
+        checker = checker.symmetry(&class);
     }
     let found = checker.run();
     let seconds = start.elapsed().as_secs_f64();
