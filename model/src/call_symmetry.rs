@@ -43,6 +43,8 @@
 //! [`Symmetry`]: crate::symmetry::Symmetry
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use smallvec::{smallvec, SmallVec};
 use webmcp_checker::fingerprint::fingerprint;
@@ -71,6 +73,9 @@ pub struct CallGroup {
     pub members: Vec<Block>,
     /// Every renaming of the members but the identity, with the member each is sent to.
     perms: Vec<(Perm, Vec<usize>)>,
+    /// Unique in the process: with a renaming's index, it keys the renamed digests this
+    /// thread has computed ([`RenamedDigests`]).
+    id: u64,
 }
 
 impl CallGroup {
@@ -205,7 +210,7 @@ impl CallSymmetry {
         for p in &self.sorting_renamings(s) {
             let r = match p {
                 None => s.clone(),
-                Some(p) => rename_calls(s, p),
+                Some(r) => rename_calls(s, &r.perm),
             };
             if best.as_ref().is_none_or(|b| r < *b) {
                 best = Some(r);
@@ -221,11 +226,21 @@ impl CallSymmetry {
     /// between classes, whose sets are disjoint, but for collisions. Most states are
     /// unreleased or sorted already and are hashed as they are.
     pub fn class_fingerprint(&self, s: &State) -> u64 {
+        self.least_fingerprint(s, true)
+    }
+
+    /// [`Self::class_fingerprint`] with every renamed collection hashed again, none taken
+    /// from those this thread remembers: what the tests compare it with.
+    pub fn class_fingerprint_from_scratch(&self, s: &State) -> u64 {
+        self.least_fingerprint(s, false)
+    }
+
+    fn least_fingerprint(&self, s: &State, remembered: bool) -> u64 {
         self.sorting_renamings(s)
             .iter()
-            .map(|p| match p {
+            .map(|r| match r {
                 None => fingerprint(s),
-                Some(p) => renamed_fingerprint(s, p),
+                Some(r) => hash_renamed(s, &r.perm, r.key.filter(|_| remembered)),
             })
             .min()
             .expect("some renaming sorts every released group")
@@ -233,8 +248,8 @@ impl CallSymmetry {
 
     /// The renamings by the released groups that put each group's members in the order of
     /// their [`member_signature`]s, ties enumerated; `None` is the identity.
-    fn sorting_renamings(&self, s: &State) -> SmallVec<[Option<Cow<'_, Perm>>; 2]> {
-        let mut sorting: SmallVec<[Option<Cow<'_, Perm>>; 2]> = smallvec![None];
+    fn sorting_renamings(&self, s: &State) -> SmallVec<[Option<Renaming<'_>>; 2]> {
+        let mut sorting: SmallVec<[Option<Renaming<'_>>; 2]> = smallvec![None];
         for g in self.groups.iter().filter(|g| g.is_released(s)) {
             let signatures: Signatures = g.members.iter().map(|b| member_signature(s, b)).collect();
             let mut sorted = signatures.clone();
@@ -244,40 +259,58 @@ impl CallSymmetry {
                     .enumerate()
                     .all(|(i, &j)| sorted[j] == signatures[i])
             };
-            let mut here: SmallVec<[Option<&Perm>; 2]> = SmallVec::new();
+            let mut here: SmallVec<[Option<Renaming<'_>>; 2]> = SmallVec::new();
             if signatures == sorted {
                 here.push(None);
             }
             here.extend(
                 g.perms
                     .iter()
-                    .filter(|(_, dest)| sorts(dest))
-                    .map(|(p, _)| Some(p)),
+                    .enumerate()
+                    .filter(|(_, (_, dest))| sorts(dest))
+                    .map(|(k, (p, _))| {
+                        Some(Renaming {
+                            perm: Cow::Borrowed(p),
+                            key: Some(g.id << 8 | k as u64),
+                        })
+                    }),
             );
             if here.len() == 1 && sorting.len() == 1 {
                 // No tie, and none before: the one renaming so far, then this group's.
                 let a = sorting.pop().expect("one");
-                sorting.push(compose(a, here[0]));
+                let b = here.pop().expect("one");
+                sorting.push(compose(a, b));
                 continue;
             }
             sorting = sorting
                 .iter()
-                .flat_map(|a| here.iter().map(move |b| compose(a.clone(), *b)))
+                .flat_map(|a| here.iter().map(move |b| compose(a.clone(), b.clone())))
                 .collect();
         }
         sorting
     }
 }
 
+/// A renaming of calls and controllers, and, when it is one group's own, the key that names
+/// it in [`RenamedDigests`] (a composition of several groups' has none).
+#[derive(Clone)]
+struct Renaming<'p> {
+    perm: Cow<'p, Perm>,
+    key: Option<u64>,
+}
+
 /// The signatures of a group's members (at most [`MAX_CALL_GROUP_MEMBERS`]).
 type Signatures = SmallVec<[u64; MAX_CALL_GROUP_MEMBERS]>;
 
 /// `a` then `b`, where `None` is the identity.
-fn compose<'p>(a: Option<Cow<'p, Perm>>, b: Option<&'p Perm>) -> Option<Cow<'p, Perm>> {
+fn compose<'p>(a: Option<Renaming<'p>>, b: Option<Renaming<'p>>) -> Option<Renaming<'p>> {
     match (a, b) {
         (a, None) => a,
-        (None, Some(b)) => Some(Cow::Borrowed(b)),
-        (Some(a), Some(b)) => Some(Cow::Owned(a.then(b))),
+        (None, b) => b,
+        (Some(a), Some(b)) => Some(Renaming {
+            perm: Cow::Owned(a.perm.then(&b.perm)),
+            key: None,
+        }),
     }
 }
 
@@ -406,6 +439,16 @@ pub fn rename_calls(s: &State, p: &Perm) -> State {
 /// its derived `Hash` does. `model/tests/symmetry.rs` checks the two agree on every
 /// renaming of every reachable state of the scenarios with call groups.
 pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
+    hash_renamed(s, p, None)
+}
+
+/// [`renamed_fingerprint`], with the digests of renamed collections remembered on this
+/// thread under `key`, the renaming's name, if it has one ([`RenamedDigests`]).
+fn hash_renamed(s: &State, p: &Perm, key: Option<u64>) -> u64 {
+    let memo = |field: Field, plain: Digest, compute: &dyn Fn() -> Digest| match key {
+        Some(key) => RenamedDigests::get_or(field, plain, key, compute),
+        None => compute(),
+    };
     /// Entries renamed into a buffer on the stack, in the rebuilt collection's order.
     type Buffer<T> = SmallVec<[T; 8]>;
     fn sorted_by_key<K: Ord, V>(mut v: Buffer<(K, V)>) -> Buffer<(K, V)> {
@@ -416,7 +459,10 @@ pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
         p.doc.is_identity() && p.nav.is_identity() && p.tab.is_identity(),
         "a renaming of calls and controllers alone"
     );
-    let docs = if s.docs.iter().any(|d| doc_moves(d, p)) {
+    let docs = memo(Field::Docs, s.docs.digest(), &|| {
+        if !s.docs.iter().any(|d| doc_moves(d, p)) {
+            return s.docs.digest();
+        }
         let renamed: Buffer<DocState> = s
             .docs
             .iter()
@@ -429,10 +475,11 @@ pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
             })
             .collect();
         digest_of_entries(&renamed)
-    } else {
-        s.docs.digest()
-    };
-    let queues = if s.queues.iter().any(|q| queue_moves(q, p)) {
+    });
+    let queues = memo(Field::Queues, s.queues.digest(), &|| {
+        if !s.queues.iter().any(|q| queue_moves(q, p)) {
+            return s.queues.digest();
+        }
         let each: Buffer<Digest> = s
             .queues
             .iter()
@@ -446,10 +493,11 @@ pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
             })
             .collect();
         digest_of_entries(&each)
-    } else {
-        s.queues.digest()
-    };
-    let pending = if s.pending.iter().any(|m| pending_moves(m, p)) {
+    });
+    let pending = memo(Field::Pending, s.pending.digest(), &|| {
+        if !s.pending.iter().any(|m| pending_moves(m, p)) {
+            return s.pending.digest();
+        }
         let each: Buffer<Digest> = s
             .pending
             .iter()
@@ -464,23 +512,21 @@ pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
             })
             .collect();
         digest_of_entries(&each)
-    } else {
-        s.pending.digest()
-    };
-    let ghost = if s.ghost.is_empty() {
-        s.ghost.digest()
-    } else {
+    });
+    let ghost = memo(Field::Ghost, s.ghost.digest(), &|| {
         let mut renamed: Buffer<Ghost> = s.ghost.iter().map(|g| g.rename(p)).collect();
         // A renaming is a bijection: no two facts become one, so nothing to deduplicate.
         renamed.sort_unstable();
         digest_of_entries(&renamed)
-    };
-    let threads = sorted_by_key(
-        s.threads
-            .iter()
-            .map(|(k, t)| (k.rename(p), t.rename(p)))
-            .collect(),
-    );
+    });
+    let threads = memo(Field::Threads, s.threads.digest(), &|| {
+        digest_of_entries(&sorted_by_key(
+            s.threads
+                .iter()
+                .map(|(k, t)| (k.rename(p), t.rename(p)))
+                .collect(),
+        ))
+    });
     // `permute`d, as `rename_calls` does; most often the members' entries are equal, and
     // the permuted vector is the same one.
     fn permuted_digest<T: Clone + Rename + PartialEq + Hash, const W: bool>(
@@ -495,26 +541,99 @@ pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
         let renamed: Buffer<T> = (0..v.len()).map(entry).collect();
         digest_of_entries(&renamed)
     }
-    let promises = permuted_digest(&s.promises, &p.call, p);
-    let controllers = permuted_digest(&s.controllers, &p.ctrl, p);
-    let bodies = sorted_by_key(
-        s.bodies
-            .iter()
-            .map(|(c, b)| (p.call(*c), b.rename(p)))
-            .collect(),
-    );
+    let promises = memo(Field::Promises, s.promises.digest(), &|| {
+        permuted_digest(&s.promises, &p.call, p)
+    });
+    let controllers = memo(Field::Controllers, s.controllers.digest(), &|| {
+        permuted_digest(&s.controllers, &p.ctrl, p)
+    });
+    let bodies = memo(Field::Bodies, s.bodies.digest(), &|| {
+        digest_of_entries(&sorted_by_key(
+            s.bodies
+                .iter()
+                .map(|(c, b)| (p.call(*c), b.rename(p)))
+                .collect(),
+        ))
+    });
     fingerprint(&(
         docs,
         s.navs.digest(),
         queues,
-        digest_of_entries(&threads),
+        threads,
         promises,
         controllers,
         pending,
-        digest_of_entries(&bodies),
+        bodies,
         &s.env,
         ghost,
     ))
+}
+
+/// The collections of a state a renaming of calls can change, each remembered apart.
+#[derive(Clone, Copy)]
+enum Field {
+    Docs,
+    Queues,
+    Threads,
+    Promises,
+    Controllers,
+    Pending,
+    Bodies,
+    Ghost,
+}
+
+/// The digests of renamed collections this thread has computed, by collection digest and
+/// renaming: a successor shares most collections with its parent, and its siblings sort the
+/// same way, so most are found here instead of renamed and hashed again. Direct-mapped, per
+/// [`Field`] (a new entry replaces the one in its slot).
+///
+/// Sound as the fingerprints are: a collection's renamed digest is a function of its entries
+/// and the renaming (`rename_calls` reads nothing else), its entries are known by their
+/// digest, as the state's fingerprint knows them, and the key names one renaming of one group
+/// for the life of the process (`CallGroup::id`), so no other scenario's renaming shares it.
+/// A wrong entry needs two collections of one field with the same digest, which already makes
+/// two states' fingerprints collide.
+struct RenamedDigests {
+    slots: Vec<RenamedSlot>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct RenamedSlot {
+    digest: u64,
+    key: u64,
+    renamed: u64,
+}
+
+impl RenamedDigests {
+    /// Slots per field: a few hundred kilobytes in all, near the core.
+    const SLOTS: usize = 1024;
+
+    /// The digest of the collection whose digest is `plain` renamed by the renaming `key`
+    /// names: remembered, or `compute`d and remembered.
+    fn get_or(field: Field, plain: Digest, key: u64, compute: &dyn Fn() -> Digest) -> Digest {
+        thread_local! {
+            static RENAMED: RefCell<RenamedDigests> = RefCell::new(RenamedDigests {
+                slots: vec![RenamedSlot::default(); 8 * RenamedDigests::SLOTS],
+            });
+        }
+        let slot = field as usize * Self::SLOTS
+            + ((plain.0 ^ key.wrapping_mul(0x9e37_79b9_7f4a_7c15)) as usize & (Self::SLOTS - 1));
+        let known = RENAMED.with_borrow(|m| {
+            let e = m.slots[slot];
+            (e.digest == plain.0 && e.key == key).then_some(Digest(e.renamed))
+        });
+        known.unwrap_or_else(|| {
+            let renamed = compute();
+            RENAMED.with_borrow_mut(|m| {
+                m.slots[slot] = RenamedSlot {
+                    digest: plain.0,
+                    key,
+                    renamed: renamed.0,
+                }
+            });
+            renamed
+        })
+    }
 }
 
 /// Whether renaming `p` changes a document: its local map, its tools' registering calls, or
@@ -605,11 +724,13 @@ impl CallGroup {
             perms.push((p, sigma));
         }
         let released_at = statements.iter().max().map(|&k| k + 1)?;
+        static GROUPS: AtomicU64 = AtomicU64::new(1);
         Some(CallGroup {
             script,
             released_at: u8::try_from(released_at).ok()?,
             members,
             perms,
+            id: GROUPS.fetch_add(1, AtomicOrdering::Relaxed),
         })
     }
 }
@@ -658,4 +779,68 @@ fn is_symmetry_once_past(w: &World, p: &Perm, script: DocId, statements: &[usize
         }
     }
     invariant(&w.env.abort, |c| p.ctrl(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Variant, WebMcpModel};
+
+    /// `two-concurrent-executions` with a third, identical call.
+    fn three_calls() -> World {
+        let text = include_str!("../../scenarios/two-concurrent-executions.json");
+        let mut v: serde_json::Value = serde_json::from_str(text).expect("JSON");
+        let script = v["scripts"]["top"].as_array_mut().expect("a script");
+        let mut third = script[4].clone();
+        third["as"] = serde_json::json!("exec3");
+        script.push(third);
+        World::from_json(&v.to_string()).expect("compiles")
+    }
+
+    /// The remembered digests are kept apart by renaming: hashing one state under each of
+    /// the group's renamings in turn, remembering as the search does, gives each renaming's
+    /// own fingerprint, though every collection's digest is the same each time.
+    #[test]
+    fn remembered_renamed_digests_are_told_apart_by_renaming() {
+        let w = three_calls();
+        let calls = CallSymmetry::of(&w);
+        let [g] = calls.groups() else {
+            panic!("one group: {}", calls.describe(&w))
+        };
+        assert_eq!(g.order(), 6);
+        let m = WebMcpModel::new(w.clone(), Variant::SEED);
+        // Breadth-first to states where every renaming gives another state.
+        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+        let mut seen = std::collections::HashSet::new();
+        let mut tried = 0;
+        while let Some(s) = queue.pop_front() {
+            if g.is_released(&s) && g.perms().all(|p| rename_calls(&s, p) != s) {
+                tried += 1;
+                let mut fingerprints: Vec<u64> = Vec::new();
+                for (k, p) in g.perms().enumerate() {
+                    let key = Some(g.id << 8 | k as u64);
+                    let remembered = hash_renamed(&s, p, key);
+                    assert_eq!(remembered, fingerprint(&rename_calls(&s, p)));
+                    // Asked again, it is found, and the same.
+                    assert_eq!(hash_renamed(&s, p, key), remembered);
+                    fingerprints.push(remembered);
+                }
+                fingerprints.sort_unstable();
+                fingerprints.dedup();
+                assert!(fingerprints.len() > 1, "every renaming gave one state");
+                if tried == 20 {
+                    return;
+                }
+            }
+            let mut actions = Vec::new();
+            m.enabled_actions(&s, &mut actions);
+            for a in actions {
+                let t = m.apply(&s, a, &mut ());
+                if seen.insert(fingerprint(&t)) {
+                    queue.push_back(t);
+                }
+            }
+        }
+        panic!("only {tried} states where every renaming moves something");
+    }
 }

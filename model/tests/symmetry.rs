@@ -143,6 +143,7 @@ fn facts(w: &World, states: &HashSet<State>) -> BTreeSet<String> {
     out
 }
 
+#[derive(Debug)]
 struct Counts {
     plain: usize,
     reduced: usize,
@@ -240,6 +241,13 @@ fn check_class_fingerprints(name: &str, sym: &Symmetry, plain: &HashSet<State>) 
     let mut by_fingerprint: HashMap<u64, State> = HashMap::new();
     for s in plain {
         let (r, f) = (sym.representative(s), sym.class_fingerprint(s));
+        if !sym.calls().is_trivial() {
+            assert_eq!(
+                f,
+                sym.calls().class_fingerprint_from_scratch(s),
+                "{name}: a remembered renamed digest is not the one computed"
+            );
+        }
         assert_eq!(
             *by_class.entry(r.clone()).or_insert(f),
             f,
@@ -715,4 +723,30 @@ fn a_call_group_applied_before_its_statements_run_is_not_a_symmetry() {
     for variant in variants() {
         check_exact(&w.name, &w, &sym, variant);
     }
+}
+
+/// Three interchangeable calls, each with its own AbortController: six renamings, of which
+/// those that sort a state are told apart by the class fingerprint's remembered digests
+/// (keyed by renaming). The reduction stays exact, Burnside's count holds, and two states
+/// share a class fingerprint exactly when they share a representative.
+#[test]
+fn three_interchangeable_calls_with_their_own_signals_stay_exact() {
+    let w = two_executions_edited(|v| {
+        let script = v["scripts"]["top"].as_array_mut().unwrap();
+        let mut third = script[4].clone();
+        third["as"] = serde_json::json!("exec3");
+        script.push(third);
+        for (k, c) in [(3, "c1"), (4, "c2"), (5, "c3")] {
+            script[k]["signal"] = serde_json::json!(c);
+        }
+        v["environment"]["toolOutcomes"] = serde_json::json!(["fulfil"]);
+    });
+    let sym = Symmetry::of(&w);
+    assert_eq!(
+        sym.describe(&w),
+        "{exec1, exec2, exec3} after statement 6 of top"
+    );
+    let counts = check_exact("three-calls", &w, &sym, variants()[0]);
+    eprintln!("three calls: {} -> {}", counts.plain, counts.reduced);
+    assert!(counts.reduced * 4 < counts.plain, "{counts:?}");
 }
