@@ -476,42 +476,38 @@ fn hash_renamed(s: &State, p: &Perm, key: Option<u64>) -> u64 {
             .collect();
         digest_of_entries(&renamed)
     });
-    let queues = memo(Field::Queues, s.queues.digest(), &|| {
-        if !s.queues.iter().any(|q| queue_moves(q, p)) {
-            return s.queues.digest();
+    // A vector of inner vectors (per agent, per tab): the inner ones a renaming moves are
+    // renamed, the others give their cached digests.
+    fn nested_digest<T: Hash>(
+        outer: &Vector<Vector<T>, true>,
+        moves: impl Fn(&Vector<T>) -> bool,
+        rename: impl Fn(&T) -> T,
+    ) -> Digest {
+        if !outer.iter().any(&moves) {
+            return outer.digest();
         }
-        let each: Buffer<Digest> = s
-            .queues
+        let each: Buffer<Digest> = outer
             .iter()
-            .map(|q| {
-                if queue_moves(q, p) {
-                    let renamed: Buffer<Task> = q.iter().map(|t| t.rename(p)).collect();
+            .map(|inner| {
+                if moves(inner) {
+                    let renamed: Buffer<T> = inner.iter().map(&rename).collect();
                     digest_of_entries(&renamed)
                 } else {
-                    q.digest()
+                    inner.digest()
                 }
             })
             .collect();
         digest_of_entries(&each)
+    }
+    let queues = memo(Field::Queues, s.queues.digest(), &|| {
+        nested_digest(&s.queues, |q| queue_moves(q, p), |t| t.rename(p))
     });
     let pending = memo(Field::Pending, s.pending.digest(), &|| {
-        if !s.pending.iter().any(|m| pending_moves(m, p)) {
-            return s.pending.digest();
-        }
-        let each: Buffer<Digest> = s
-            .pending
-            .iter()
-            .map(|m| {
-                if pending_moves(m, p) {
-                    let renamed: Buffer<(CallId, PendingExecution)> =
-                        m.iter().map(|(c, e)| (p.call(*c), e.rename(p))).collect();
-                    digest_of_entries(&renamed)
-                } else {
-                    m.digest()
-                }
-            })
-            .collect();
-        digest_of_entries(&each)
+        nested_digest(
+            &s.pending,
+            |m| pending_moves(m, p),
+            |(c, e)| (p.call(*c), e.rename(p)),
+        )
     });
     let ghost = memo(Field::Ghost, s.ghost.digest(), &|| {
         let mut renamed: Buffer<Ghost> = s.ghost.iter().map(|g| g.rename(p)).collect();
