@@ -78,7 +78,7 @@
 //! ## Where the time goes ([`phases`])
 //!
 //! [`Options::time_phases`] times the one-thread search phase by phase (the frontier, the
-//! enabled actions, the properties, building successors, symmetry's canonical forms,
+//! enabled actions, the properties, building successors, symmetry's class fingerprints,
 //! fingerprints, the visited set, dropping states) and reports it in
 //! [`Exploration::phases`], with the cost of the clock reads measured and subtracted. The
 //! search is the same, state for state; without the option it is compiled without a clock
