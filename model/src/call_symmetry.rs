@@ -247,11 +247,11 @@ impl CallSymmetry {
     }
 
     /// The renamings by the released groups that put each group's members in the order of
-    /// their [`member_signature`]s, ties enumerated; `None` is the identity.
+    /// their signatures ([`member_signatures`]), ties enumerated; `None` is the identity.
     fn sorting_renamings(&self, s: &State) -> SmallVec<[Option<Renaming<'_>>; 2]> {
         let mut sorting: SmallVec<[Option<Renaming<'_>>; 2]> = smallvec![None];
         for g in self.groups.iter().filter(|g| g.is_released(s)) {
-            let signatures: Signatures = g.members.iter().map(|b| member_signature(s, b)).collect();
+            let signatures = member_signatures(s, g);
             let mut sorted = signatures.clone();
             sorted.sort_unstable();
             let sorts = |dest: &[usize]| {
@@ -314,46 +314,65 @@ fn compose<'p>(a: Option<Renaming<'p>>, b: Option<Renaming<'p>>) -> Option<Renam
     }
 }
 
-/// [`signature`] of a member's call and controller, refined by where its call stands in the
-/// pending maps, the local maps, the threads and the task queues: positions in a pending map
-/// or a queue tell two members apart wherever both are there, so few states tie. Reads only
-/// the member's own part, in orders renaming keeps (insertion order, queue order), so a
-/// renamed member keeps its signature.
-fn member_signature(s: &State, b: &Block) -> u64 {
-    let c = b.calls[0];
-    let mut h = signature(s, b);
-    let mut word = |x: u32| h = (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
+/// Per member of `g`: [`signature`] of its call and controller, refined by where its call
+/// stands in the pending maps, the local maps, the threads and the task queues: positions in
+/// a pending map or a queue tell two members apart wherever both are there, so few states
+/// tie. Each member's signature reads only its own part, in orders renaming keeps (insertion
+/// order, queue order), so a renamed member keeps its signature. One pass over each
+/// collection for all members; each member's words are those of one member's scan
+/// (`tests::member_signature`, which a test compares with this on every reachable state).
+fn member_signatures(s: &State, g: &CallGroup) -> Signatures {
+    let calls: SmallVec<[CallId; MAX_CALL_GROUP_MEMBERS]> =
+        g.members.iter().map(|b| b.calls[0]).collect();
+    let member = |c: CallId| calls.iter().position(|&x| x == c);
+    let mut h: Signatures = g.members.iter().map(|b| signature(s, b)).collect();
+    let word = |h: &mut u64, x: u32| *h = (*h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
     for map in s.pending.iter() {
-        word(
-            map.iter()
-                .position(|(x, _)| *x == c)
-                .map_or(u32::MAX, |i| i as u32),
-        );
+        let mut position = [u32::MAX; MAX_CALL_GROUP_MEMBERS];
+        for (i, (x, _)) in map.iter().enumerate() {
+            if let Some(m) = member(*x) {
+                position[m] = position[m].min(i as u32);
+            }
+        }
+        for (h, &p) in h.iter_mut().zip(&position) {
+            word(h, p);
+        }
     }
     for doc in s.docs.iter() {
-        word(u32::from(doc.local.contains(&c)));
+        let mut local = [false; MAX_CALL_GROUP_MEMBERS];
+        for &x in doc.local.iter() {
+            if let Some(m) = member(x) {
+                local[m] = true;
+            }
+        }
+        for (h, &l) in h.iter_mut().zip(&local) {
+            word(h, u32::from(l));
+        }
     }
     for key in s.threads.keys() {
-        let kind = match *key {
-            ThreadKey::Execute(x) if x == c => 1,
-            ThreadKey::CancelOnAbort(x) if x == c => 2,
-            ThreadKey::Completion(x) if x == c => 3,
-            ThreadKey::CleanupCompletion(x, n) if x == c => 4 + u32::from(n),
+        let (x, kind) = match *key {
+            ThreadKey::Execute(x) => (x, 1),
+            ThreadKey::CancelOnAbort(x) => (x, 2),
+            ThreadKey::Completion(x) => (x, 3),
+            ThreadKey::CleanupCompletion(x, n) => (x, 4 + u32::from(n)),
             _ => continue,
         };
-        word(kind);
+        if let Some(m) = member(x) {
+            word(&mut h[m], kind);
+        }
     }
     for (q, queue) in s.queues.iter().enumerate() {
         for (i, task) in queue.iter().enumerate() {
-            if task.kind.execution() == Some(c) {
-                let kind = match task.kind {
-                    TaskKind::RejectExecute { .. } => 1,
-                    TaskKind::ResolveExecute { .. } => 2,
-                    TaskKind::RunToolExecuteSteps { .. } => 3,
-                    _ => 4,
-                };
-                word(((q as u32) << 24) | ((i as u32) << 4) | kind);
-            }
+            let Some(m) = task.kind.execution().and_then(member) else {
+                continue;
+            };
+            let kind = match task.kind {
+                TaskKind::RejectExecute { .. } => 1,
+                TaskKind::ResolveExecute { .. } => 2,
+                TaskKind::RunToolExecuteSteps { .. } => 3,
+                _ => 4,
+            };
+            word(&mut h[m], ((q as u32) << 24) | ((i as u32) << 4) | kind);
         }
     }
     h
@@ -782,7 +801,89 @@ mod tests {
     use super::*;
     use crate::{Variant, WebMcpModel};
 
-    /// `two-concurrent-executions` with a third, identical call.
+    /// [`signature`] of a member's call and controller, refined by where its call stands in the
+    /// pending maps, the local maps, the threads and the task queues: positions in a pending map
+    /// or a queue tell two members apart wherever both are there, so few states tie. Reads only
+    /// the member's own part, in orders renaming keeps (insertion order, queue order), so a
+    /// renamed member keeps its signature.
+    pub(super) fn member_signature(s: &State, b: &Block) -> u64 {
+        let c = b.calls[0];
+        let mut h = signature(s, b);
+        let mut word = |x: u32| h = (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
+        for map in s.pending.iter() {
+            word(
+                map.iter()
+                    .position(|(x, _)| *x == c)
+                    .map_or(u32::MAX, |i| i as u32),
+            );
+        }
+        for doc in s.docs.iter() {
+            word(u32::from(doc.local.contains(&c)));
+        }
+        for key in s.threads.keys() {
+            let kind = match *key {
+                ThreadKey::Execute(x) if x == c => 1,
+                ThreadKey::CancelOnAbort(x) if x == c => 2,
+                ThreadKey::Completion(x) if x == c => 3,
+                ThreadKey::CleanupCompletion(x, n) if x == c => 4 + u32::from(n),
+                _ => continue,
+            };
+            word(kind);
+        }
+        for (q, queue) in s.queues.iter().enumerate() {
+            for (i, task) in queue.iter().enumerate() {
+                if task.kind.execution() == Some(c) {
+                    let kind = match task.kind {
+                        TaskKind::RejectExecute { .. } => 1,
+                        TaskKind::ResolveExecute { .. } => 2,
+                        TaskKind::RunToolExecuteSteps { .. } => 3,
+                        _ => 4,
+                    };
+                    word(((q as u32) << 24) | ((i as u32) << 4) | kind);
+                }
+            }
+        }
+        h
+    }
+
+    /// The one-pass signatures are, member by member, those of one member's own scan.
+    #[test]
+    fn one_pass_signatures_are_each_members_own() {
+        let w = three_calls();
+        let calls = CallSymmetry::of(&w);
+        let [g] = calls.groups() else {
+            panic!("one group: {}", calls.describe(&w))
+        };
+        let m = WebMcpModel::new(w.clone(), Variant::SEED);
+        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+        let mut seen = std::collections::HashSet::new();
+        let (mut released, mut cancelling, mut visited) = (0, 0, 0);
+        // The first 20,000 states breadth-first: every kind of thread and task is there.
+        while let Some(s) = queue.pop_front().filter(|_| visited < 20_000) {
+            visited += 1;
+            let each: Signatures = g.members.iter().map(|b| member_signature(&s, b)).collect();
+            assert_eq!(member_signatures(&s, g), each);
+            released += usize::from(g.is_released(&s));
+            cancelling += usize::from(
+                s.threads
+                    .keys()
+                    .any(|k| matches!(k, ThreadKey::CancelOnAbort(_))),
+            );
+            let mut actions = Vec::new();
+            m.enabled_actions(&s, &mut actions);
+            for a in actions {
+                let t = m.apply(&s, a, &mut ());
+                if seen.insert(fingerprint(&t)) {
+                    queue.push_back(t);
+                }
+            }
+        }
+        assert!(released > 1000, "{released} released states");
+        assert!(cancelling > 100, "{cancelling} states cancelling on abort");
+    }
+
+    /// `two-concurrent-executions` with a third, identical call, each with its own
+    /// AbortController, which the environment may abort.
     fn three_calls() -> World {
         let text = include_str!("../../scenarios/two-concurrent-executions.json");
         let mut v: serde_json::Value = serde_json::from_str(text).expect("JSON");
@@ -790,6 +891,11 @@ mod tests {
         let mut third = script[4].clone();
         third["as"] = serde_json::json!("exec3");
         script.push(third);
+        for (k, c) in [(3, "c1"), (4, "c2"), (5, "c3")] {
+            script[k]["signal"] = serde_json::json!(c);
+        }
+        v["environment"]["toolOutcomes"] = serde_json::json!(["fulfil"]);
+        v["environment"]["abort"] = serde_json::json!(["c1", "c2", "c3"]);
         World::from_json(&v.to_string()).expect("compiles")
     }
 
