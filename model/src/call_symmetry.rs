@@ -849,26 +849,37 @@ mod tests {
     /// The one-pass signatures are, member by member, those of one member's own scan.
     #[test]
     fn one_pass_signatures_are_each_members_own() {
-        let w = three_calls();
-        let calls = CallSymmetry::of(&w);
+        let (w, calls) = three_calls();
         let [g] = calls.groups() else {
             panic!("one group: {}", calls.describe(&w))
         };
-        let m = WebMcpModel::new(w.clone(), Variant::SEED);
-        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
-        let mut seen = std::collections::HashSet::new();
         let (mut released, mut cancelling, mut visited) = (0, 0, 0);
-        // The first 20,000 states breadth-first: every kind of thread and task is there.
-        while let Some(s) = queue.pop_front().filter(|_| visited < 20_000) {
+        // The first 20,000 states: every kind of thread and task is there.
+        breadth_first(&w, |s| {
             visited += 1;
-            let each: Signatures = g.members.iter().map(|b| member_signature(&s, b)).collect();
-            assert_eq!(member_signatures(&s, g), each);
-            released += usize::from(g.is_released(&s));
+            let each: Signatures = g.members.iter().map(|b| member_signature(s, b)).collect();
+            assert_eq!(member_signatures(s, g), each);
+            released += usize::from(g.is_released(s));
             cancelling += usize::from(
                 s.threads
                     .keys()
                     .any(|k| matches!(k, ThreadKey::CancelOnAbort(_))),
             );
+            visited < 20_000
+        });
+        assert!(released > 1000, "{released} released states");
+        assert!(cancelling > 100, "{cancelling} states cancelling on abort");
+    }
+
+    /// Visits `w`'s reachable states breadth-first while `visit` asks for more.
+    fn breadth_first(w: &World, mut visit: impl FnMut(&State) -> bool) {
+        let m = WebMcpModel::new(w.clone(), Variant::SEED);
+        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
+        let mut seen = std::collections::HashSet::new();
+        while let Some(s) = queue.pop_front() {
+            if !visit(&s) {
+                return;
+            }
             let mut actions = Vec::new();
             m.enabled_actions(&s, &mut actions);
             for a in actions {
@@ -878,13 +889,11 @@ mod tests {
                 }
             }
         }
-        assert!(released > 1000, "{released} released states");
-        assert!(cancelling > 100, "{cancelling} states cancelling on abort");
     }
 
     /// `two-concurrent-executions` with a third, identical call, each with its own
     /// AbortController, which the environment may abort.
-    fn three_calls() -> World {
+    fn three_calls() -> (World, CallSymmetry) {
         let text = include_str!("../../scenarios/two-concurrent-executions.json");
         let mut v: serde_json::Value = serde_json::from_str(text).expect("JSON");
         let script = v["scripts"]["top"].as_array_mut().expect("a script");
@@ -896,7 +905,9 @@ mod tests {
         }
         v["environment"]["toolOutcomes"] = serde_json::json!(["fulfil"]);
         v["environment"]["abort"] = serde_json::json!(["c1", "c2", "c3"]);
-        World::from_json(&v.to_string()).expect("compiles")
+        let w = World::from_json(&v.to_string()).expect("compiles");
+        let calls = CallSymmetry::of(&w);
+        (w, calls)
     }
 
     /// The remembered digests are kept apart by renaming: hashing one state under each of
@@ -904,45 +915,35 @@ mod tests {
     /// own fingerprint, though every collection's digest is the same each time.
     #[test]
     fn remembered_renamed_digests_are_told_apart_by_renaming() {
-        let w = three_calls();
-        let calls = CallSymmetry::of(&w);
+        let (w, calls) = three_calls();
         let [g] = calls.groups() else {
             panic!("one group: {}", calls.describe(&w))
         };
         assert_eq!(g.order(), 6);
-        let m = WebMcpModel::new(w.clone(), Variant::SEED);
-        // Breadth-first to states where every renaming gives another state.
-        let mut queue = std::collections::VecDeque::from([m.initial_state()]);
-        let mut seen = std::collections::HashSet::new();
+        // Breadth-first to 20 states where every renaming gives another state.
         let mut tried = 0;
-        while let Some(s) = queue.pop_front() {
-            if g.is_released(&s) && g.perms().all(|p| rename_calls(&s, p) != s) {
-                tried += 1;
-                let mut fingerprints: Vec<u64> = Vec::new();
-                for (k, p) in g.perms().enumerate() {
-                    let key = Some(g.id << 8 | k as u64);
-                    let remembered = hash_renamed(&s, p, key);
-                    assert_eq!(remembered, fingerprint(&rename_calls(&s, p)));
-                    // Asked again, it is found, and the same.
-                    assert_eq!(hash_renamed(&s, p, key), remembered);
-                    fingerprints.push(remembered);
-                }
-                fingerprints.sort_unstable();
-                fingerprints.dedup();
-                assert!(fingerprints.len() > 1, "every renaming gave one state");
-                if tried == 20 {
-                    return;
-                }
+        breadth_first(&w, |s| {
+            if !(g.is_released(s) && g.perms().all(|p| rename_calls(s, p) != *s)) {
+                return true;
             }
-            let mut actions = Vec::new();
-            m.enabled_actions(&s, &mut actions);
-            for a in actions {
-                let t = m.apply(&s, a, &mut ());
-                if seen.insert(fingerprint(&t)) {
-                    queue.push_back(t);
-                }
+            tried += 1;
+            let mut fingerprints: Vec<u64> = Vec::new();
+            for (k, p) in g.perms().enumerate() {
+                let key = Some(g.id << 8 | k as u64);
+                let remembered = hash_renamed(s, p, key);
+                assert_eq!(remembered, fingerprint(&rename_calls(s, p)));
+                // Asked again, it is found, and the same.
+                assert_eq!(hash_renamed(s, p, key), remembered);
+                fingerprints.push(remembered);
             }
-        }
-        panic!("only {tried} states where every renaming moves something");
+            fingerprints.sort_unstable();
+            fingerprints.dedup();
+            assert!(fingerprints.len() > 1, "every renaming gave one state");
+            tried < 20
+        });
+        assert_eq!(
+            tried, 20,
+            "too few states where every renaming moves something"
+        );
     }
 }
