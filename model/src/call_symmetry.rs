@@ -452,9 +452,9 @@ pub fn rename_calls(s: &State, p: &Perm) -> State {
 }
 
 /// `fingerprint(&rename_calls(s, p))`, without building the renamed state: each collection
-/// [`rename_calls`] rebuilds is renamed into a buffer on the stack and digested as the
-/// rebuilt collection would be ([`digest_of_entries`]: a map's entries sorted by key), and
-/// each one it shares gives its cached digest. The fields are hashed in `State`'s order, as
+/// [`rename_calls`] rebuilds is renamed into a buffer (on the stack up to eight entries) and
+/// digested as the rebuilt collection would be ([`digest_of_entries`]: a map's entries
+/// sorted by key), and each one it shares gives its cached digest. The fields are hashed in `State`'s order, as
 /// its derived `Hash` does. `model/tests/symmetry.rs` checks the two agree on every
 /// renaming of every reachable state of the scenarios with call groups.
 pub fn renamed_fingerprint(s: &State, p: &Perm) -> u64 {
@@ -468,7 +468,7 @@ fn hash_renamed(s: &State, p: &Perm, key: Option<u64>) -> u64 {
         Some(key) => RenamedDigests::get_or(field, plain, key, compute),
         None => compute(),
     };
-    /// Entries renamed into a buffer on the stack, in the rebuilt collection's order.
+    /// Entries renamed, in the rebuilt collection's order: on the stack up to eight.
     type Buffer<T> = SmallVec<[T; 8]>;
     fn sorted_by_key<K: Ord, V>(mut v: Buffer<(K, V)>) -> Buffer<(K, V)> {
         v.sort_unstable_by(|a, b| a.0.cmp(&b.0));
