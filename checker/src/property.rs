@@ -86,33 +86,34 @@ impl<M: Model> Property<M> {
     }
 }
 
-/// The properties a search has yet to decide, each with [`Property::needs`]: the loop that
-/// asks, at every state, which properties to judge there reads sixteen bytes per undecided
-/// property (its index and that mask) and none for a decided one.
+/// The properties a search has yet to decide, grouped by [`Property::needs`]: the loop that
+/// asks, at every state, which properties to judge there tests each distinct mask once (a
+/// catalogue has a few dozen properties and a score of masks) and reads nothing of a decided
+/// property.
 pub(crate) struct Undecided {
-    left: Vec<(u32, u64)>,
+    /// Per distinct mask, in order of first appearance: the mask and the indices of its
+    /// undecided properties, ascending. No group is empty.
+    groups: Vec<(u64, Vec<u32>)>,
 }
 
 impl Undecided {
     /// Every property but those `decided` names.
     pub(crate) fn new<M: Model>(props: &[Property<M>], decided: impl Fn(usize) -> bool) -> Self {
-        let left = props
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| !decided(i))
-            .map(|(i, p)| {
-                (
-                    u32::try_from(i).expect("fewer than 2^32 properties"),
-                    p.needs(),
-                )
-            })
-            .collect();
-        Undecided { left }
+        let mut groups: Vec<(u64, Vec<u32>)> = Vec::new();
+        for (i, p) in props.iter().enumerate().filter(|&(i, _)| !decided(i)) {
+            let i = u32::try_from(i).expect("fewer than 2^32 properties");
+            let needs = p.needs();
+            match groups.iter_mut().find(|(mask, _)| *mask == needs) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((needs, vec![i])),
+            }
+        }
+        Undecided { groups }
     }
 
     /// Whether every property is decided.
     pub(crate) fn is_empty(&self) -> bool {
-        self.left.is_empty()
+        self.groups.is_empty()
     }
 
     /// Each property left whose outcome `state` shows (a violation, or an example), judged
@@ -127,17 +128,20 @@ impl Undecided {
         unchanged: u32,
     ) -> impl Iterator<Item = usize> + 'a {
         let unchanged = u64::from(unchanged);
-        self.left
+        self.groups
             .iter()
-            .filter(move |&&(i, needs)| {
-                needs & !unchanged != 0 && props[i as usize].shows_at(model, state, terminal)
-            })
-            .map(|&(i, _)| i as usize)
+            .filter(move |(needs, _)| needs & !unchanged != 0)
+            .flat_map(|(_, members)| members.iter())
+            .map(|&i| i as usize)
+            .filter(move |&i| props[i].shows_at(model, state, terminal))
     }
 
     /// Decided: no longer judged.
     pub(crate) fn remove(&mut self, property: usize) {
-        self.left.retain(|&(i, _)| i as usize != property);
+        for (_, members) in &mut self.groups {
+            members.retain(|&i| i as usize != property);
+        }
+        self.groups.retain(|(_, members)| !members.is_empty());
     }
 }
 
@@ -216,5 +220,82 @@ mod tests {
             1,
             "a property claiming nothing is judged whatever is shared"
         );
+    }
+
+    /// A model whose state is eight bits, one per property below.
+    struct Bits;
+
+    impl Model for Bits {
+        type State = u8;
+        type Action = ();
+        fn init_states(&self) -> Vec<u8> {
+            vec![0]
+        }
+        fn actions(&self, _: &u8, _: &mut Vec<()>) {}
+        fn next_state(&self, _: &u8, _: ()) -> Option<u8> {
+            None
+        }
+    }
+
+    fn bit<const I: u8>(_: &Bits, s: &u8) -> bool {
+        s >> I & 1 == 1
+    }
+
+    const BITS: [fn(&Bits, &u8) -> bool; 8] = [
+        bit::<0>, bit::<1>, bit::<2>, bit::<3>, bit::<4>, bit::<5>, bit::<6>, bit::<7>,
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
+            ..proptest::prelude::ProptestConfig::with_cases(512)
+        })]
+
+        /// Grouping by mask changes which properties are judged at no state: the list shows
+        /// exactly the undecided properties that, one by one, are not `as_before` and show
+        /// their outcome, before and after any of them is decided.
+        #[test]
+        fn grouping_by_mask_judges_what_each_property_asks(
+            kinds in proptest::collection::vec((0u8..3, proptest::option::of(0u32..4)), 1..8),
+            decided in 0u8..=255,
+            removed in proptest::collection::vec(0usize..8, 0..4),
+            judged in proptest::collection::vec((0u8..=255, 0u32..16, proptest::bool::ANY), 1..6),
+        ) {
+            let props: Vec<Property<Bits>> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, &(e, parts))| Property {
+                    name: "p",
+                    expectation: [
+                        Expectation::Always,
+                        Expectation::AtTermination,
+                        Expectation::Sometimes,
+                    ][e as usize],
+                    condition: BITS[i],
+                    reads: parts.map_or(Reads::Anything, |p| Reads::Parts(1 << p | p)),
+                })
+                .collect();
+            let mut left = Undecided::new(&props, |i| decided >> i & 1 == 1);
+            let mut gone: Vec<usize> = (0..props.len()).filter(|i| decided >> i & 1 == 1).collect();
+            for r in std::iter::once(None).chain(removed.iter().map(Some)) {
+                if let Some(&r) = r {
+                    left.remove(r);
+                    gone.push(r);
+                }
+                proptest::prop_assert_eq!(left.is_empty(), (0..props.len()).all(|i| gone.contains(&i)));
+                for &(state, unchanged, terminal) in &judged {
+                    let mut shown: Vec<usize> = left
+                        .showing(&props, &Bits, &state, terminal, unchanged)
+                        .collect();
+                    shown.sort_unstable();
+                    let expected: Vec<usize> = (0..props.len())
+                        .filter(|i| !gone.contains(i))
+                        .filter(|&i| !props[i].as_before(unchanged))
+                        .filter(|&i| props[i].shows_at(&Bits, &state, terminal))
+                        .collect();
+                    proptest::prop_assert_eq!(shown, expected);
+                }
+            }
+        }
     }
 }
