@@ -59,6 +59,16 @@ use crate::world::{CallId, CallKind, CtrlId, DocId, Op, World};
 
 /// The most members a call group may have (its permutations are enumerated: 5! = 120).
 pub const MAX_CALL_GROUP_MEMBERS: usize = 5;
+/// A group's renamings are numbered in the low 8 bits of their key ([`RenamedDigests`]):
+/// every one but the identity must fit there, or two renamings would share a key.
+const _: () = assert!({
+    let (mut n, mut order) = (1, 1);
+    while n <= MAX_CALL_GROUP_MEMBERS {
+        order *= n;
+        n += 1;
+    }
+    order - 1 <= 1 << 8
+});
 /// The most renamings the released groups of one state may generate together.
 pub const MAX_CALL_PERMUTATIONS: usize = 720;
 
