@@ -136,6 +136,11 @@ fn explore_with<M: Model>(
         let Some((s, fp, tag)) = queue.pop(order) else {
             break;
         };
+        // Breadth-first, the state after this one is the next expanded: its memory loads
+        // while this one is (depth-first, this one's successors come first).
+        if let Some(after) = queue.peek(order).filter(|_| order == Order::Fifo) {
+            model.prefetch(after);
+        }
         watch.lap(Phase::Frontier);
         let depth = tag.depth();
         // Every state shallower than `depth` is judged: what was shown at `depth` is final.

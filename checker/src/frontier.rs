@@ -151,6 +151,22 @@ impl<'m, S> Frontier<'m, S> {
 
     /// The next state to expand: the oldest under [`Order::Fifo`], the newest under
     /// [`Order::Lifo`].
+    /// The state [`Frontier::pop`] takes next, where it is kept as a value.
+    pub(crate) fn peek(&self, order: Order) -> Option<&S> {
+        let segment = match order {
+            Order::Fifo => self.segments.front()?,
+            Order::Lifo => self.segments.back()?,
+        };
+        let Segment::Values(q) = segment else {
+            return None;
+        };
+        match order {
+            Order::Fifo => q.front(),
+            Order::Lifo => q.back(),
+        }
+        .map(|(s, _, _)| s)
+    }
+
     pub(crate) fn pop(&mut self, order: Order) -> Option<(S, u64, Tag)> {
         loop {
             let segment = match order {
@@ -419,6 +435,42 @@ mod tests {
             bytes.push(5u32, 9, tag);
             assert_eq!(values.pop(Order::Fifo), Some((5, 9, tag)));
             assert_eq!(bytes.pop(Order::Fifo), Some((5, 9, tag)));
+        }
+    }
+
+    /// `peek` names the state `pop` takes next while it is a value, in either order, and
+    /// nothing once the next is kept as bytes (breadth-first, after a switch under Auto).
+    #[test]
+    fn peek_names_the_value_pop_takes_next() {
+        for order in [Order::Fifo, Order::Lifo] {
+            let mut q = Frontier::new(order, Some(&Le), FrontierStorage::Auto);
+            for i in 0..4u32 {
+                q.push(i, u64::from(i), Tag::new(1, 0));
+            }
+            q.memory_is_scarce();
+            for i in 4..6u32 {
+                q.push(i, u64::from(i), Tag::new(1, 0));
+            }
+            let mut popped = Vec::new();
+            loop {
+                let peeked = q.peek(order).copied();
+                let Some((s, _, _)) = q.pop(order) else {
+                    assert_eq!(peeked, None);
+                    break;
+                };
+                assert!(
+                    peeked.is_none() || peeked == Some(s),
+                    "{order:?}: {peeked:?} then {s}"
+                );
+                popped.push((s, peeked.is_some()));
+            }
+            let expected: Vec<(u32, bool)> = match order {
+                // The values first, then the bytes.
+                Order::Fifo => (0..6).map(|i| (i, i < 4)).collect(),
+                // A depth-first frontier keeps values only.
+                Order::Lifo => (0..6).rev().map(|i| (i, true)).collect(),
+            };
+            assert_eq!(popped, expected, "{order:?}");
         }
     }
 

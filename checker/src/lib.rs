@@ -143,7 +143,7 @@ mod table;
 pub use check::{Checker, ClassFingerprint, TerminalObserver};
 pub use draft::Draft;
 pub use limits::StopReason;
-pub use model::{Localizer, Model, StateCodec};
+pub use model::{prefetch, Localizer, Model, StateCodec};
 pub use options::{FrontierStorage, Mode, Options, Progress, Reduction};
 pub use path::Path;
 pub use phases::{Phase, PhaseTimes};

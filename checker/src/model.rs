@@ -42,6 +42,11 @@ pub trait Model {
         self.next_state(state, action).map(crate::Draft::owned)
     }
 
+    /// A hint: the search expands `state` next, so the model may ask the processor to load
+    /// the memory listing its actions will read ([`prefetch`]) while the current state is
+    /// expanded. It changes nothing; the default does nothing.
+    fn prefetch(&self, _state: &Self::State) {}
+
     /// Which of a state's parts (bit `i`: part `i`, as the model numbers them, at most 32)
     /// `next` shares unchanged with `state`, the state it was built from. A property that
     /// reads only those parts ([`crate::property::Reads`]) has the same outcome at `next` as
@@ -152,4 +157,17 @@ pub trait StateCodec<S>: Sync {
     fn encode(&self, state: &S, out: &mut Vec<u8>);
     /// The state `encode` wrote as `bytes`.
     fn decode(&self, bytes: &[u8]) -> S;
+}
+
+/// A hint to load the cache line at `p` (nothing on targets without one). It never faults,
+/// whatever the address, and changes nothing but what the cache holds.
+#[inline(always)]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

@@ -374,9 +374,14 @@ fn work_on_level<M: Model>(
         sh.visited
             .unique
             .fetch_add(std::mem::take(&mut found), Ordering::Relaxed);
-        for (mut s, fp, unchanged) in chunk.into_states(model.codec()) {
+        let mut states = chunk.into_states(model.codec()).peekable();
+        while let Some((mut s, fp, unchanged)) = states.next() {
             if sh.stop.load(Ordering::Relaxed) {
                 break 'chunks;
+            }
+            // The next state of the chunk loads while this one is expanded.
+            if let Some((after, _, _)) = states.peek() {
+                model.prefetch(after);
             }
             if let Some(l) = &mut localizer {
                 l.localize(&mut s);

@@ -12,6 +12,8 @@
 
 use std::mem::MaybeUninit;
 
+use crate::model::prefetch;
+
 /// A map from fingerprints to values.
 pub(crate) struct FpTable<V> {
     /// Per slot, its key; 0 where the slot is empty.
@@ -184,18 +186,6 @@ impl<V> Drop for FpTable<V> {
             }
         }
     }
-}
-
-/// A hint to load the cache line at `p` (nothing on targets without one).
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 #[cfg(test)]

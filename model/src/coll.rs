@@ -288,6 +288,13 @@ macro_rules! slice_traits {
             pub fn localize(&mut self, r: &mut Replicas<$elem>, within: impl FnMut(&mut $elem)) {
                 self.0.localize(r, WIDELY_SHARED, within)
             }
+            /// A hint to load the collection's storage before it is read.
+            #[inline]
+            pub fn prefetch(&self) {
+                if let Some(node) = &self.0 .0 {
+                    node.prefetch()
+                }
+            }
             /// Whether the two hold the very same storage (not only equal entries).
             pub fn shares_storage_with(&self, other: &Self) -> bool {
                 match (&self.0 .0, &other.0 .0) {

@@ -478,6 +478,10 @@ impl webmcp_checker::Model for WebMcpModel {
     type State = State;
     type Action = Action;
 
+    fn prefetch(&self, s: &State) {
+        s.prefetch()
+    }
+
     fn init_states(&self) -> Vec<State> {
         vec![self.initial_state()]
     }

@@ -551,6 +551,16 @@ impl State {
         top_level_collections!(own_each)
     }
 
+    /// A hint to load every top-level collection's storage (`webmcp_checker::Model::prefetch`).
+    pub fn prefetch(&self) {
+        macro_rules! prefetch_each {
+            ($($c:ident: $part:ident),*) => {
+                { $(self.$c.prefetch();)* }
+            };
+        }
+        top_level_collections!(prefetch_each);
+    }
+
     /// Which of the state's parts ([`parts`]) `next` shares with this state, the very same
     /// storage: a transition that leaves a collection alone leaves it shared, so a property
     /// reading only those parts has this state's outcome at `next`.

@@ -164,6 +164,12 @@ impl<T> Node<T> {
         unsafe { (self.raw().as_ptr() as *mut u8).add(Self::OFFSET) as *mut T }
     }
 
+    /// Asks the processor to load the node's first cache line: its header, and the first
+    /// entries ([`webmcp_checker::prefetch`]).
+    pub(super) fn prefetch(&self) {
+        webmcp_checker::prefetch(self.raw().as_ptr());
+    }
+
     pub(super) fn as_slice(&self) -> &[T] {
         // SAFETY: the first `len` entries are initialised.
         unsafe { std::slice::from_raw_parts(self.entries_ptr(), self.header().len) }
