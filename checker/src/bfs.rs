@@ -138,8 +138,10 @@ fn explore_with<M: Model>(
         };
         // Breadth-first, the state after this one is the next expanded: its memory loads
         // while this one is (depth-first, this one's successors come first).
-        if let Some(after) = queue.peek(order).filter(|_| order == Order::Fifo) {
-            model.prefetch(after);
+        if order == Order::Fifo {
+            if let Some(after) = queue.peek(order) {
+                model.prefetch(after);
+            }
         }
         watch.lap(Phase::Frontier);
         let depth = tag.depth();

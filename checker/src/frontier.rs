@@ -149,8 +149,6 @@ impl<'m, S> Frontier<'m, S> {
         }
     }
 
-    /// The next state to expand: the oldest under [`Order::Fifo`], the newest under
-    /// [`Order::Lifo`].
     /// The state [`Frontier::pop`] takes next, where it is kept as a value.
     pub(crate) fn peek(&self, order: Order) -> Option<&S> {
         let segment = match order {
@@ -167,6 +165,8 @@ impl<'m, S> Frontier<'m, S> {
         .map(|(s, _, _)| s)
     }
 
+    /// The next state to expand: the oldest under [`Order::Fifo`], the newest under
+    /// [`Order::Lifo`].
     pub(crate) fn pop(&mut self, order: Order) -> Option<(S, u64, Tag)> {
         loop {
             let segment = match order {

@@ -9,17 +9,10 @@
 use webmcp_model::symmetry::Symmetry;
 use webmcp_model::{Variant, WebMcpModel, World};
 use webmcp_properties::bench::Family;
-use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+use webmcp_properties::{check, CheckOptions, Reduction};
 
 mod common;
-use common::{options, replay_paths, standard_worlds};
-
-fn outcomes(r: &ScenarioResult) -> Vec<(&'static str, Verdict, Option<usize>)> {
-    r.properties
-        .iter()
-        .map(|p| (p.def.name, p.verdict, p.path.as_ref().map(Vec::len)))
-        .collect()
-}
+use common::{options, outcomes, replay_paths, standard_worlds};
 
 /// Checks `world` with and without symmetry under each configuration; returns the least
 /// ratio of unique states without to with.

@@ -94,10 +94,7 @@ fn judge(outcome: &Outcome) -> Result<(), TestCaseError> {
 }
 
 fn cases() -> u32 {
-    std::env::var("SCENARIO_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(10_000)
+    scenario_gen::cases("SCENARIO_FUZZ_CASES", 10_000)
 }
 
 #[test]

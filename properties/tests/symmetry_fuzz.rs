@@ -16,23 +16,13 @@ use proptest::test_runner::{Config, RngSeed, TestRunner};
 use scenario_gen::{near_symmetric, Choices};
 use webmcp_model::symmetry::Symmetry;
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+use webmcp_properties::{check, CheckOptions, Reduction};
 
 /// Small enough for a few hundred cases, large enough for two or three abortable calls.
 const MAX_STATES: usize = 150_000;
 
-fn outcomes(r: &ScenarioResult) -> Vec<(&'static str, Verdict, Option<usize>)> {
-    r.properties
-        .iter()
-        .map(|p| (p.def.name, p.verdict, p.path.as_ref().map(Vec::len)))
-        .collect()
-}
-
 fn cases() -> u32 {
-    std::env::var("SYMMETRY_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(160)
+    scenario_gen::cases("SYMMETRY_FUZZ_CASES", 160)
 }
 
 #[test]
@@ -88,7 +78,7 @@ fn symmetry_changes_no_verdict_on_nearly_symmetric_scenarios() {
                 stats.set(s);
                 return Ok(());
             }
-            prop_assert_eq!(outcomes(&plain), outcomes(&sym), "{}", text);
+            prop_assert_eq!(common::outcomes(&plain), common::outcomes(&sym), "{}", text);
             if let Err(e) = common::replay_paths(&m, &sym) {
                 return Err(TestCaseError::fail(format!("{e}\n{text}")));
             }

@@ -123,3 +123,13 @@ pub fn first_reached(
     }
     (all, true)
 }
+
+/// Each property's name, verdict and path length: what a reduction must leave unchanged.
+pub fn outcomes(
+    r: &webmcp_properties::ScenarioResult,
+) -> Vec<(&'static str, webmcp_properties::Verdict, Option<usize>)> {
+    r.properties
+        .iter()
+        .map(|p| (p.def.name, p.verdict, p.path.as_ref().map(Vec::len)))
+        .collect()
+}

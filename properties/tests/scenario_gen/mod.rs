@@ -38,6 +38,15 @@ pub const HOSTILE: &[&str] = &[
     "é",
 ];
 
+/// How many cases a fuzzer runs: `default`, or the number in the environment variable `var`
+/// (for a longer local run).
+pub fn cases(var: &str, default: u32) -> u32 {
+    std::env::var(var)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
 pub struct Choices<'a> {
     numbers: &'a [u32],
     at: usize,
