@@ -12,7 +12,6 @@ mod scenario_gen;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed, TestRunner};
 use scenario_gen::{near_valid, renamed, valid, Choices};
 use webmcp_model::{Variant, WebMcpModel, World};
 use webmcp_properties::{check, CheckOptions, Mode, ScenarioResult, Verdict};
@@ -99,12 +98,7 @@ fn cases() -> u32 {
 
 #[test]
 fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        rng_seed: RngSeed::Fixed(13),
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = scenario_gen::runner(cases(), 13);
     let strategy = (prop::collection::vec(any::<u32>(), 0..300), 0u8..3);
     let stats = std::cell::Cell::new([0usize; 8]);
     runner

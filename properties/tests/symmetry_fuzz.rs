@@ -12,7 +12,6 @@ mod common;
 mod scenario_gen;
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed, TestRunner};
 use scenario_gen::{near_symmetric, Choices};
 use webmcp_model::symmetry::Symmetry;
 use webmcp_model::{Variant, WebMcpModel, World};
@@ -27,12 +26,7 @@ fn cases() -> u32 {
 
 #[test]
 fn symmetry_changes_no_verdict_on_nearly_symmetric_scenarios() {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        rng_seed: RngSeed::Fixed(15),
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let mut runner = scenario_gen::runner(cases(), 15);
     let strategy = prop::collection::vec(any::<u32>(), 0..60);
     // Compared exhaustively; of which with a call group; of which with fewer states; with
     // the reductions; on two threads; stopped by the bound.

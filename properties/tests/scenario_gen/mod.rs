@@ -47,6 +47,18 @@ pub fn cases(var: &str, default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// A fuzzer's runner: `cases` cases from a fixed seed (the same cases on every run), no
+/// failure file written.
+pub fn runner(cases: u32, seed: u64) -> proptest::test_runner::TestRunner {
+    use proptest::test_runner::{Config, RngSeed, TestRunner};
+    TestRunner::new(Config {
+        cases,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
 pub struct Choices<'a> {
     numbers: &'a [u32],
     at: usize,
