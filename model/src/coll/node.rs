@@ -26,6 +26,8 @@ use std::ops::{Deref, DerefMut};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{self, AtomicU64, AtomicUsize, Ordering};
 
+use super::recycle;
+
 struct Header {
     /// How many references there are to the node.
     count: AtomicUsize,
@@ -71,7 +73,7 @@ impl<T> Node<T> {
     pub(super) fn with_capacity(cap: usize) -> Self {
         let (layout, _) = Self::layout(cap);
         // SAFETY: the layout has a header, so a non-zero size.
-        let raw = unsafe { alloc::alloc(layout) } as *mut Header;
+        let raw = unsafe { recycle::alloc(layout) } as *mut Header;
         let Some(ptr) = NonNull::new(raw) else {
             alloc::handle_alloc_error(layout)
         };
@@ -284,7 +286,7 @@ impl<T> Node<T> {
         // once, and the allocation was made with the layout of `cap` entries.
         unsafe {
             ptr::drop_in_place(ptr::slice_from_raw_parts_mut(self.entries_ptr(), len));
-            alloc::dealloc(self.raw().as_ptr() as *mut u8, Self::layout(cap).0);
+            recycle::free(self.raw().as_ptr() as *mut u8, Self::layout(cap).0);
         }
     }
 }
