@@ -23,6 +23,7 @@ use std::ops::{Index, IndexMut};
 use std::sync::atomic::Ordering as AtomicOrdering;
 
 mod node;
+mod recycle;
 use node::{Node, Unique};
 
 /// The shared storage: `None` is the empty collection.
