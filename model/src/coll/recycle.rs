@@ -27,26 +27,49 @@ const DEPTH: usize = 8;
 struct Bins {
     blocks: [[*mut u8; DEPTH]; CLASSES],
     len: [u8; CLASSES],
+    /// Whether blocks may be kept: [`NEW`], [`OPEN`] or [`CLOSED`].
+    state: u8,
 }
 
-impl Drop for Bins {
-    fn drop(&mut self) {
-        for (class, blocks) in self.blocks.iter().enumerate() {
-            for &block in &blocks[..usize::from(self.len[class])] {
-                // SAFETY: kept by `free`, which took it from a block of this class's layout.
-                unsafe { alloc::dealloc(block, layout_of(class)) };
-            }
-        }
-    }
-}
+/// No block kept yet: the first one registers the thread's [`Guard`].
+const NEW: u8 = 0;
+/// The guard is registered: blocks are kept.
+const OPEN: u8 = 1;
+/// The guard has given the blocks back (the thread is ending): none are kept any more.
+const CLOSED: u8 = 2;
 
+// The bins have no destructor, so reaching them is a plain thread-local access, with no
+// check of whether they are still alive (a thread-local with a destructor checks at every
+// access). The guard, registered by the first block kept, gives their blocks back.
 thread_local! {
     static BINS: UnsafeCell<Bins> = const {
         UnsafeCell::new(Bins {
             blocks: [[std::ptr::null_mut(); DEPTH]; CLASSES],
             len: [0; CLASSES],
+            state: NEW,
         })
     };
+    static GUARD: Guard = const { Guard };
+}
+
+/// Gives a thread's kept blocks back to the global allocator when the thread ends.
+struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        BINS.with(|bins| {
+            // SAFETY: this thread's bins; nothing called while the reference lives takes them.
+            let bins = unsafe { &mut *bins.get() };
+            bins.state = CLOSED;
+            for (class, blocks) in bins.blocks.iter().enumerate() {
+                for &block in &blocks[..usize::from(bins.len[class])] {
+                    // SAFETY: kept by `free`, which took it from a block of this class's layout.
+                    unsafe { alloc::dealloc(block, layout_of(class)) };
+                }
+            }
+            bins.len = [0; CLASSES];
+        });
+    }
 }
 
 /// The size class of `layout`, if its blocks are kept.
@@ -69,10 +92,8 @@ fn layout_of(class: usize) -> Layout {
 #[inline]
 pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
     if let Some(class) = class_of(layout) {
-        // SAFETY: this thread's bins; nothing called while the reference lives takes them.
-        // After the thread's bins are gone (its last destructors), `try_with` fails and
-        // the global allocator serves.
-        let kept = BINS.try_with(|bins| {
+        let kept = BINS.with(|bins| {
+            // SAFETY: this thread's bins; nothing called while the reference lives takes them.
             let bins = unsafe { &mut *bins.get() };
             let len = bins.len[class];
             (len > 0).then(|| {
@@ -80,7 +101,7 @@ pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
                 bins.blocks[class][usize::from(len - 1)]
             })
         });
-        if let Ok(Some(block)) = kept {
+        if let Some(block) = kept {
             return block;
         }
     }
@@ -96,9 +117,12 @@ pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
 #[inline]
 pub(super) unsafe fn free(block: *mut u8, layout: Layout) {
     if let Some(class) = class_of(layout) {
-        let kept = BINS.try_with(|bins| {
+        let kept = BINS.with(|bins| {
             // SAFETY: as in `alloc`.
             let bins = unsafe { &mut *bins.get() };
+            if bins.state != OPEN && !open(bins) {
+                return false;
+            }
             let len = bins.len[class];
             let room = usize::from(len) < DEPTH;
             if room {
@@ -107,12 +131,26 @@ pub(super) unsafe fn free(block: *mut u8, layout: Layout) {
             }
             room
         });
-        if kept == Ok(true) {
+        if kept {
             return;
         }
     }
     // SAFETY: the caller's promise.
     unsafe { alloc::dealloc(block, layout) }
+}
+
+/// Registers the thread's guard before the first block is kept; `false` once the guard has
+/// run, or when it can no longer be registered (the thread is ending).
+#[cold]
+fn open(bins: &mut Bins) -> bool {
+    if bins.state == NEW {
+        bins.state = if GUARD.try_with(|_| ()).is_ok() {
+            OPEN
+        } else {
+            CLOSED
+        };
+    }
+    bins.state == OPEN
 }
 
 #[cfg(test)]
@@ -183,6 +221,7 @@ mod tests {
             let b = unsafe { alloc(l) };
             unsafe { free(b, l) };
             BINS.with(|bins| assert_eq!(unsafe { &*bins.get() }.len[7], 1));
+            BINS.with(|bins| assert_eq!(unsafe { &*bins.get() }.state, OPEN));
         });
     }
 }
