@@ -597,12 +597,13 @@ impl<T: Ord, const W: bool> OrdSet<T, W> {
 }
 
 impl<T: Ord + Clone + Hash, const W: bool> OrdSet<T, W> {
-    /// Inserts; returns the element it replaced, if equal to one already there.
+    /// Inserts; hands `x` back if an equal element is already there, which stays, and
+    /// the set is neither copied nor changed (a fact recorded again costs nothing).
     pub fn insert(&mut self, x: T) -> Option<T> {
         noted_with::<W, _>(self, || hashed(&x), Kind::Insert);
         noted::<W, _>(self, Key::Len, Kind::Insert);
         match self.entries().binary_search(&x) {
-            Ok(i) => Some(std::mem::replace(&mut self.0.make_mut()[i], x)),
+            Ok(_) => Some(x),
             Err(i) => {
                 self.0.make_mut().insert(i, x);
                 None

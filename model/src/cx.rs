@@ -354,6 +354,11 @@ impl<R: Recorder> Cx<'_, R> {
 
     fn pending_set_now(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
         let tab = self.w.navs[trav.index()].tab.index();
+        // Read first: storing what is already there changes nothing, and copies nothing.
+        let part = self.s.pending.part(tab, uuid.index() as u8);
+        if part.iter().any(|&entry| entry == (uuid, exec)) {
+            return;
+        }
         let map = self.s.pending.part_mut(tab, uuid.index() as u8);
         match map.iter().position(|(k, _)| *k == uuid) {
             Some(i) => map[i] = (uuid, exec),
@@ -373,9 +378,11 @@ impl<R: Recorder> Cx<'_, R> {
 
     fn pending_remove_now(&mut self, trav: NavId, uuid: CallId) {
         let tab = self.w.navs[trav.index()].tab.index();
-        let map = self.s.pending.part_mut(tab, uuid.index() as u8);
-        if let Some(i) = map.iter().position(|(k, _)| *k == uuid) {
-            map.remove(i);
+        // Read first: removing an execution that is not there changes nothing, and copies
+        // nothing.
+        let part = self.s.pending.part(tab, uuid.index() as u8);
+        if let Some(i) = part.iter().position(|(k, _)| *k == uuid) {
+            self.s.pending.part_mut(tab, uuid.index() as u8).remove(i);
         }
     }
 }
