@@ -998,7 +998,11 @@ mod ord_set_tests {
             for (insert, x) in ops {
                 copies.push((set.clone(), model.clone()));
                 if insert {
-                    prop_assert_eq!(set.insert(x).is_some(), !model.insert(x));
+                    let present = set.insert(x).is_some();
+                    prop_assert_eq!(present, !model.insert(x));
+                    // An element already there leaves the set as it was, not even copied.
+                    let before = &copies.last().expect("pushed above").0;
+                    prop_assert_eq!(present, set.shares_storage_with(before));
                 } else {
                     prop_assert_eq!(set.remove(&x).is_some(), model.remove(&x));
                 }

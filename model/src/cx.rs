@@ -354,16 +354,19 @@ impl<R: Recorder> Cx<'_, R> {
 
     fn pending_set_now(&mut self, trav: NavId, uuid: CallId, exec: PendingExecution) {
         let tab = self.w.navs[trav.index()].tab.index();
+        let part = uuid.index() as u8;
         // Read first: storing what is already there changes nothing, and copies nothing.
-        let part = self.s.pending.part(tab, uuid.index() as u8);
-        if part.iter().any(|&entry| entry == (uuid, exec)) {
-            return;
-        }
-        let map = self.s.pending.part_mut(tab, uuid.index() as u8);
-        match map.iter().position(|(k, _)| *k == uuid) {
-            Some(i) => map[i] = (uuid, exec),
+        match self
+            .s
+            .pending
+            .part(tab, part)
+            .iter()
+            .position(|(k, _)| *k == uuid)
+        {
+            Some(i) if self.s.pending.part(tab, part)[i].1 == exec => {}
+            Some(i) => self.s.pending.part_mut(tab, part)[i] = (uuid, exec),
             None => {
-                map.push_back((uuid, exec));
+                self.s.pending.part_mut(tab, part).push_back((uuid, exec));
                 // A new entry goes after every other: it changes the order too.
                 self.s
                     .pending

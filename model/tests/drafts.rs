@@ -36,6 +36,16 @@ fn a_draft_is_the_successor_and_leaves_its_parent_as_it_was() {
                 assert_eq!(*draft, built, "{name}: {a:?}");
                 assert_eq!(fingerprint(&*draft), fingerprint(&built), "{name}: {a:?}");
                 let shared = s.unchanged_parts(&draft);
+                // A fact recorded again, a pending execution stored as it was or removed
+                // where it is not: nothing changes, so nothing is copied.
+                assert!(
+                    draft.ghost.shares_storage_with(&s.ghost) || draft.ghost != s.ghost,
+                    "{name}: {a:?} copied the ghost set and left it equal"
+                );
+                assert!(
+                    draft.pending.shares_storage_with(&s.pending) || draft.pending != s.pending,
+                    "{name}: {a:?} copied the pending maps and left them equal"
+                );
                 assert_eq!(draft.borrows(), shared != 0, "{name}: {a:?}");
                 leaning += usize::from(shared != 0);
                 successors += 1;

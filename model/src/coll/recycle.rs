@@ -15,12 +15,13 @@
 use std::alloc::{self, Layout};
 use std::cell::UnsafeCell;
 
-/// The alignment of every block kept: a node's header's, which no entry type here exceeds.
-pub(super) const ALIGN: usize = 8;
+/// The alignment of every block kept: a node's header's (a node whose entries align more is
+/// not kept).
+const ALIGN: usize = 8;
 /// Block sizes are multiples of the alignment (a layout is padded to it).
 const CLASSES: usize = 64;
 /// The largest block kept, in bytes.
-pub(super) const LARGEST: usize = CLASSES * ALIGN;
+const LARGEST: usize = CLASSES * ALIGN;
 /// Blocks kept per size.
 const DEPTH: usize = 8;
 
