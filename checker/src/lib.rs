@@ -84,6 +84,14 @@
 //! search is the same, state for state; without the option it is compiled without a clock
 //! read.
 //!
+//! ## Measuring ([`bench`](mod@bench))
+//!
+//! What a benchmark reads of the process and the machine: CPU time and peak resident memory
+//! so far, the CPU model and count, the hypervisor's steal, and the medians repeated runs are
+//! summarised by. Which scenarios to run, in which configurations, and the tables they make
+//! belong to a profile's benchmark above the engine (`webmcp_properties::bench` for the
+//! draft's).
+//!
 //! ## Bounds ([`limits`])
 //!
 //! A search stops early on a number of generated states, a depth, a wall-clock time, the
@@ -121,6 +129,7 @@
 //! );
 //! ```
 
+pub mod bench;
 pub mod bfs;
 mod check;
 pub mod draft;

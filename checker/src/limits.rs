@@ -197,12 +197,7 @@ fn page_size() -> u64 {
 fn peak_resident_bytes() -> Option<u64> {
     #[cfg(unix)]
     {
-        // SAFETY: getrusage only writes the struct we hand it.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-            return None;
-        }
-        let max = usage.ru_maxrss.max(0) as u64;
+        let max = crate::bench::rusage_self()?.ru_maxrss.max(0) as u64;
         // Linux reports KiB, macOS bytes.
         Some(if cfg!(target_os = "macos") {
             max

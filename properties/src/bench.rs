@@ -12,6 +12,10 @@
 //! [`Family`] generates scenarios with a size knob (tabs, iframes, script length, concurrent
 //! executions) for the scaling series; [`scaling_svg`] plots it.
 //!
+//! What it reads of the process and the machine (CPU time, peak memory, steal, the CPU) and
+//! the medians are the engine's (`webmcp_checker::bench`); what is here is the draft
+//! profile's: its scenarios and families, the child protocol, the targets and the tables.
+//!
 //! Nothing here judges wall time: timings are reported, never asserted.
 
 use std::fmt::Write as _;
@@ -29,6 +33,9 @@ use crate::limits::StopReason;
 
 pub mod targets;
 
+pub use webmcp_checker::bench::{cpu_seconds, peak_rss_kib, CpuTimes, Machine};
+use webmcp_checker::bench::{median_f64, median_opt_u64, median_u};
+
 /// The hidden subcommand that measures one run in a fresh process.
 pub const CHILD_SUBCOMMAND: &str = "bench-child";
 
@@ -44,118 +51,6 @@ pub fn options(threads: usize, symmetry: bool, timeout: Option<Duration>) -> Che
         timeout,
         symmetry,
         ..CheckOptions::default()
-    }
-}
-
-/// The peak resident set size of this process so far, in KiB (`VmHWM`), where Linux says.
-pub fn peak_rss_kib() -> Option<u64> {
-    proc_status_kib("VmHWM:")
-}
-
-/// CPU time (user + system) this process has used so far, all threads, in seconds.
-pub fn cpu_seconds() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        // SAFETY: getrusage only writes the struct we hand it.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-            return None;
-        }
-        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        Some(secs(usage.ru_utime) + secs(usage.ru_stime))
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
-}
-
-fn proc_status_kib(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-}
-
-/// The machine's CPU time so far, from the first line of `/proc/stat` (clock ticks, every
-/// CPU together).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CpuTimes {
-    /// user, nice, system, idle, iowait, irq, softirq and steal together (guest time is
-    /// already in user and nice).
-    pub total: u64,
-    /// The time the hypervisor ran other guests while this one had work (steal).
-    pub steal: u64,
-}
-
-impl CpuTimes {
-    /// Now, or `None` where `/proc/stat` is not readable (not Linux) or not understood.
-    pub fn now() -> Option<CpuTimes> {
-        CpuTimes::parse(&std::fs::read_to_string("/proc/stat").ok()?)
-    }
-
-    /// The `cpu` line of a `/proc/stat` text.
-    pub fn parse(stat: &str) -> Option<CpuTimes> {
-        let mut fields = stat.lines().next()?.split_whitespace();
-        if fields.next()? != "cpu" {
-            return None;
-        }
-        let ticks: Vec<u64> = fields
-            .take(8)
-            .map(|f| f.parse().ok())
-            .collect::<Option<_>>()?;
-        if ticks.len() < 8 {
-            return None;
-        }
-        let total = ticks.iter().try_fold(0u64, |sum, t| sum.checked_add(*t))?;
-        Some(CpuTimes {
-            total,
-            steal: ticks[7],
-        })
-    }
-
-    /// The share of the CPU time from `start` to now that was stolen; `None` where either
-    /// reading is missing, no time passed or a counter went back.
-    pub fn steal_since(start: Option<CpuTimes>) -> Option<f64> {
-        start
-            .zip(CpuTimes::now())
-            .and_then(|(start, now)| start.steal_share(now))
-    }
-
-    /// The share of the CPU time from `self` to `later` that was stolen; `None` when no time
-    /// passed or a counter went back.
-    pub fn steal_share(self, later: CpuTimes) -> Option<f64> {
-        let total = later.total.checked_sub(self.total)?;
-        let steal = later.steal.checked_sub(self.steal)?;
-        (total > 0 && steal <= total).then(|| steal as f64 / total as f64)
-    }
-}
-
-/// The machine a measurement ran on.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Machine {
-    /// What `nproc` says (the CPUs this process may use).
-    pub nproc: usize,
-    /// `model name` of `/proc/cpuinfo`.
-    pub cpu: String,
-}
-
-impl Machine {
-    pub fn this() -> Machine {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|text| {
-                text.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split_once(':'))
-                    .map(|(_, v)| v.trim().to_string())
-            })
-            .unwrap_or_else(|| "unknown".to_string());
-        Machine {
-            nproc: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            cpu,
-        }
     }
 }
 
@@ -747,29 +642,6 @@ impl Row {
     }
 }
 
-fn median_f64(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
-}
-
-fn median_u<T: Ord + Copy>(mut v: Vec<T>) -> T {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn median_opt_u64(v: Vec<Option<u64>>) -> Option<u64> {
-    let v: Option<Vec<u64>> = v.into_iter().collect();
-    v.filter(|v| !v.is_empty()).map(median_u)
-}
-
 /// The medians of repeated measurements of one configuration (`runs` must not be empty).
 pub fn median_row(runs: &[Measurement]) -> Row {
     assert!(!runs.is_empty(), "no runs to take a median of");
@@ -1311,44 +1183,6 @@ pub fn scaling_svg(points: &[ScalingPoint], path: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn steal_is_read_from_the_cpu_line_of_proc_stat() {
-        let at = |steal: u64, idle: u64| {
-            CpuTimes::parse(&format!(
-                "cpu  100 5 20 {idle} 4 0 1 {steal} 0 0\ncpu0 50 2 10 400 2 0 0 5 0 0\n"
-            ))
-            .unwrap()
-        };
-        let before = at(10, 800);
-        assert_eq!(
-            before,
-            CpuTimes {
-                total: 940,
-                steal: 10
-            }
-        );
-        // 100 ticks later, 25 of them stolen.
-        let later = at(35, 875);
-        assert_eq!(before.steal_share(later), Some(0.25));
-        assert_eq!(before.steal_share(before), None, "no time passed");
-        assert_eq!(later.steal_share(before), None, "a counter went back");
-        assert_eq!(CpuTimes::steal_since(None), None, "no first reading");
-        for bad in [
-            "",
-            "intr 1 2 3",
-            "cpu 1 2 3",
-            "cpu a b c d e f g h",
-            "cpu 18446744073709551615 1 0 0 0 0 0 0",
-        ] {
-            assert_eq!(CpuTimes::parse(bad), None, "{bad:?}");
-        }
-        // Older kernels without guest columns still have steal.
-        assert!(CpuTimes::parse("cpu 1 2 3 4 5 6 7 8").is_some());
-        if std::path::Path::new("/proc/stat").exists() {
-            assert!(CpuTimes::now().is_some(), "this machine's /proc/stat");
-        }
-    }
 
     fn m(seconds: f64, peak: u64) -> Measurement {
         Measurement {
