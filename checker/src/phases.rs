@@ -9,9 +9,10 @@
 //! The search reads the clock at every boundary between two phases (a *lap*): about six
 //! times per state and four per successor. A lap costs a clock read, which the timed search
 //! pays on top of its work; [`PhaseTimes`] subtracts that cost, measured before the search
-//! ([`lap_cost`]), from each phase as many times as it was lapped, and says how long the
+//! ([`PhaseTimes::lap_cost`]), from each phase as many times as it was lapped, and says how long the
 //! timed search took in all, so that a reader can compare it with an untimed run. Without
-//! [`Options::time_phases`] the search is compiled without any clock read ([`Untimed`]).
+//! [`Options::time_phases`] the search is compiled without any clock read (a stopwatch that
+//! reads none).
 //!
 //! [`Options::time_phases`]: crate::Options::time_phases
 

@@ -8,7 +8,7 @@
 //! action, symmetry between interchangeable tabs) is here.
 //!
 //! Also here: what explores the draft for other ends than verdicts ([`coverage`],
-//! [`mutants`]) and the measurements of `webmcp-check bench` ([`bench`]).
+//! [`mutants`]) and the measurements of `webmcp-check bench` ([`bench`](mod@bench)).
 
 pub mod bench;
 pub mod catalogue;
