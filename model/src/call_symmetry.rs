@@ -10,7 +10,7 @@
 //! counter alone, so a class is all released or all not). On released states the transition
 //! function cannot tell the members apart:
 //!
-//! - the members' statements are equal up to the renaming ([`Perm::op_maps_to`]: the same
+//! - the members' statements are equal up to the renaming (`Perm::op_maps_to`: the same
 //!   tool, input and list; each its own signal, or none), and no other statement
 //!   of any script or tool body names a member's call or own controller (each maps to itself),
 //!   so what is left to run is the same after renaming;

@@ -278,7 +278,7 @@ macro_rules! slice_traits {
                 self.0.own()
             }
             /// Whether this collection reads storage it holds no reference to
-            /// ([`Self::borrow`]).
+            /// (`borrow`).
             pub fn is_borrowed(&self) -> bool {
                 self.0 .0.as_ref().is_some_and(Node::is_borrowed)
             }

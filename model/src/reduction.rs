@@ -588,7 +588,7 @@ pub struct Visibility {
     /// at a state with one: removing facts of the kind never makes one fail or hold), and
     /// no at-termination property reads them. Such facts are forgotten once the state
     /// holding them is judged, where the search forgets dead parts
-    /// ([`dead_facts`](crate::reduction::dead_facts)).
+    /// ([`dead_facts`]).
     pub fact_read_as_presence: fn(&crate::state::Ghost) -> bool,
 }
 
@@ -728,7 +728,7 @@ impl WebMcpModel {
     /// The persistent set [`webmcp_checker::Model::persistent_set`] names: a safe step alone
     /// if there is one, else a task alone ([`WebMcpModel::task_alone`]), else a body's
     /// settlement alone ([`WebMcpModel::body_alone`]), else a set of queuing steps
-    /// ([`WebMcpModel::queuing_steps`]).
+    /// (`WebMcpModel::queuing_steps`).
     pub fn persistent_steps(&self, s: &State, set: &mut Vec<(Action, State)>) -> bool {
         if let Some(step) = self.safe_step(s) {
             set.push(step);

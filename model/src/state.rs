@@ -600,7 +600,7 @@ impl State {
         mixed
     }
 
-    /// Whether some top-level collection is still borrowed ([`State::borrow`]): true only of
+    /// Whether some top-level collection is still borrowed (`State::borrow`): true only of
     /// a successor being built, never of a state the search keeps.
     pub fn borrows(&self) -> bool {
         macro_rules! any_borrowed {

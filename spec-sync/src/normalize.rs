@@ -77,7 +77,7 @@ impl fmt::Display for Fingerprint {
     }
 }
 
-/// A text's *sketch*: each of its words (see [`words`]) as 8 hex digits of its FNV-1a hash,
+/// A text's *sketch*: each of its words (see `words`) as 8 hex digits of its FNV-1a hash,
 /// separated by spaces. The store keeps sketches rather than the draft's sentences, so the
 /// project ships no copy of the spec; the drift heuristics only compare words for equality,
 /// which a sketch preserves (two words share a token only by a 2^-32 collision).

@@ -1,6 +1,6 @@
 //! Step IDs of the draft (`spec/webmcp-algorithms.md`), as one table.
 //!
-//! Transitions cite steps with [`s!`], which resolves the ID at compile time: a typo in a
+//! Transitions cite steps with [`s!`](crate::s), which resolves the ID at compile time: a typo in a
 //! step ID is a build error, not a silent gap in coverage.
 
 mod table;
