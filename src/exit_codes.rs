@@ -3,7 +3,8 @@
 pub const TOP: &str = "\
 Exit codes: 0 success (every property held), 1 a property was violated or a trace or browser run
 diverged, 2 bad usage or input (one line on stderr), 3 incomplete (a bound stopped the work; never
-a pass). Each command's --help says what they mean for it.
+a pass). Each command's --help says what they mean for it. A reader that closes standard output
+early stops the printing, not the run: the exit code is still what the run found.
 
 Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary of the browser commands
 and tests (default /usr/bin/chromium); WEBMCP_REQUIRE_BROWSER=1 makes the browser tests fail, not
