@@ -411,7 +411,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     let start = Instant::now();
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     if args.count {
-        let deadline = plan.deadline.map(|d| start + d);
+        let deadline = deadline_after(start, plan.deadline);
         let (counts, finished) = count_until(&plan.bound, deadline, None);
         let shard = plan.shard.unwrap_or(Shard::WHOLE);
         let selected = shard_size(counts.canonical, shard);
@@ -449,12 +449,16 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
     if let (Some(shard), 0) = (sweep.shard, sweep.selected) {
         crate::shard::note_empty(shard, sweep.whole, "scenarios");
     }
-    find_causes(&mut sweep, &plan.options, plan.deadline.map(|d| start + d));
+    find_causes(
+        &mut sweep,
+        &plan.options,
+        deadline_after(start, plan.deadline),
+    );
     sweep.seconds = start.elapsed().as_secs_f64();
     sweep.cpu_seconds = webmcp_properties::bench::cpu_seconds();
     sweep.peak_rss_mib = webmcp_properties::bench::peak_rss_kib().map(|k| k as f64 / 1024.0);
     if let Some(dir) = &args.out {
-        write_smallest(&mut sweep, &plan, dir, plan.deadline.map(|d| start + d))?;
+        write_smallest(&mut sweep, &plan, dir, deadline_after(start, plan.deadline))?;
     }
     let timings = !args.no_timings;
     let text = match args.format {
@@ -502,6 +506,13 @@ fn count_stopped(plan: &Plan, format: Format, so_far: Counts) -> ExitCode {
 /// The sweep's --timeout as a stop is named.
 fn timeout_name(limit: Duration) -> String {
     StopReason::Timeout { limit }.to_string()
+}
+
+/// The instant `timeout` after `start`; none where there is no timeout, or where it lies
+/// beyond what the clock can name (`--timeout` takes any number of seconds), which no run
+/// reaches either.
+fn deadline_after(start: Instant, timeout: Option<Duration>) -> Option<Instant> {
+    timeout.and_then(|t| start.checked_add(t))
 }
 
 /// Whether `deadline` has come.
@@ -793,7 +804,7 @@ fn count_for_bar(
 /// adding each result to `sweep` as it comes, with a progress bar and ETA. --timeout stops
 /// the enumeration as well as the searches.
 fn run(plan: &Plan, sweep: &mut Sweep, start: Instant, show_progress: bool) {
-    let deadline = plan.deadline.map(|d| start + d);
+    let deadline = deadline_after(start, plan.deadline);
     let stop_count = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let bar = show_progress.then(|| {
         let bar = indicatif::ProgressBar::no_length();

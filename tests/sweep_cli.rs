@@ -216,6 +216,21 @@ fn a_budget_that_stops_the_sweep_is_exit_3_never_a_pass() {
     );
 }
 
+/// `--timeout` takes any number of seconds; one past what the clock can add to now is no
+/// deadline at all, not a panic (it was `overflow when adding duration to instant`).
+#[test]
+fn a_timeout_beyond_the_clock_is_no_deadline() {
+    let bound = "docs=1,stmts=1,total=1,moves=0";
+    for extra in [&[][..], &["--count"][..], &["--sample", "2"][..]] {
+        let mut args = vec!["--bound", bound, "--timeout", "18446744073709551615"];
+        args.extend_from_slice(extra);
+        let out = sweep(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{extra:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {err}");
+    }
+}
+
 #[test]
 fn out_writes_each_smallest_scenario_and_a_trace_that_replays() {
     let dir = scratch("out");
