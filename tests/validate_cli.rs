@@ -98,6 +98,27 @@ fn bad_logs_get_one_line_and_exit_2() {
             "unknown variant `telepathy`",
         ),
         ("empty.log", String::new(), "empty"),
+        (
+            "own-parent.log",
+            LOG.replace(
+                "\"parent\": null, \"frame\": null",
+                "\"parent\": \"top\", \"frame\": \"f\"",
+            ),
+            "names itself as its parent",
+        ),
+        (
+            "own-parent-with-a-child.log",
+            LOG.replacen(
+                "{\"seq\": 1, \"doc\": \"top\"",
+                concat!(
+                    "{\"seq\": 1, \"doc\": \"a\", \"dseq\": 0, \"kind\": \"document\", ",
+                    "\"url\": \"https://a.example/\", \"parent\": \"a\", \"frame\": \"fa\", ",
+                    "\"originKeyed\": true}\n{\"seq\": 2, \"doc\": \"top\""
+                ),
+                1,
+            ),
+            "names itself as its parent",
+        ),
         ("binary.log", "\u{0}\u{1}garbage".into(), "header"),
     ];
     for (name, text, want) in cases {

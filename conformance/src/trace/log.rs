@@ -337,6 +337,14 @@ fn check_references(
     match event {
         Event::Document { parent, frame, .. } => {
             if let Some(p) = parent {
+                // The document is already in `docs` (its own event counted), so its own name
+                // would pass the check below.
+                if p == doc {
+                    return Err(at(
+                        line,
+                        format!("document \"{doc}\" names itself as its parent"),
+                    ));
+                }
                 if !docs.contains_key(p) {
                     return Err(at(
                         line,
