@@ -221,6 +221,10 @@ fn bad_flag_values_are_one_line_usage_errors() {
         &["bench", "--scaling", "--max-size", "0"],
         &["bench", "--scaling", "--limit-seconds", "0"],
         &["bench", "--scaling", "--limit-seconds", "NaN"],
+        // --timeout bounds each run, so an unbounded count of runs ran for ever.
+        &["bench", "--repeat", "0"],
+        &["bench", "--repeat", "1001"],
+        &["bench", "--repeat", "18446744073709551615"],
         &["coverage", "--scenario", "register-and-discover", "--all"],
         &["mutants", "--mutant", "x", "--operator", "drop-step"],
     ];
