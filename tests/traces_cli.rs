@@ -460,6 +460,13 @@ fn tampered_traces_never_exit_zero() {
             1,
             "env.comment: expected true, actual <absent>",
         ),
+        (
+            // One line, but not a megabyte of it: the value is quoted up to 200 characters.
+            "a huge value",
+            |d| d["states"][2]["env"]["comment"] = "x".repeat(1 << 20).into(),
+            1,
+            "xxx… (1048578 bytes in all), actual <absent>",
+        ),
     ];
     for (what, edit, want, message) in cases {
         let mut doc = corpus_doc();
@@ -484,6 +491,11 @@ fn tampered_traces_never_exit_zero() {
             };
             assert_eq!(code, want, "{what}: {args:?}: {line}");
             assert_eq!(line.trim_end().lines().count(), 1, "{what}: {line}");
+            assert!(
+                line.len() < 1000,
+                "{what}: {args:?}: a {}-byte line",
+                line.len()
+            );
             assert!(line.contains(message), "{what}: {args:?}: {line}");
         }
         assert!(!out.exists());

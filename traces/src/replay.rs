@@ -29,6 +29,18 @@ impl std::fmt::Display for Divergence {
     }
 }
 
+/// The longest text of a value or path a divergence quotes whole; a trace is untrusted, and
+/// one of its strings may hold 16 MiB.
+const MAX_QUOTED_CHARS: usize = 200;
+
+/// `text`, or its first [`MAX_QUOTED_CHARS`] characters and how long it is in all.
+fn clipped(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!("{}… ({} bytes in all)", &text[..end], text.len()).into(),
+    }
+}
+
 /// What a replay found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Replayed {
@@ -87,9 +99,9 @@ pub fn replay(l: &Loaded) -> Replayed {
                 Some(a) => first_difference(var, &t.value(i, j), a).map(|c| {
                     format!(
                         "{}: expected {}, actual {}",
-                        c.path,
-                        c.before.as_deref().unwrap_or("<absent>"),
-                        c.after.as_deref().unwrap_or("<absent>")
+                        clipped(&c.path),
+                        clipped(c.before.as_deref().unwrap_or("<absent>")),
+                        clipped(c.after.as_deref().unwrap_or("<absent>"))
                     )
                 }),
             };
