@@ -69,10 +69,15 @@ pub(crate) fn simulate<M: Model>(
         };
         let mut s = init.clone();
         let mut path = Vec::new();
+        // The walk's first state counts as generated, as the initial states do in the
+        // searches, so that no count of unique states exceeds the states generated.
+        total += 1;
         seen.insert(fingerprint(&s));
         record(init, &s, &path, &mut discoveries);
         loop {
-            if options.max_depth.is_some_and(|d| path.len() >= d) {
+            // Depth counts a path's states (the initial state is depth 1), as in the searches:
+            // a walk under `--max-depth d` takes at most d - 1 actions.
+            if options.max_depth.is_some_and(|d| path.len() + 1 >= d) {
                 break;
             }
             actions.clear();
@@ -99,7 +104,7 @@ pub(crate) fn simulate<M: Model>(
                     progress(Progress {
                         total_states: total,
                         unique_states: seen.len(),
-                        max_depth: max_depth.max(path.len()),
+                        max_depth: max_depth.max(path.len() + 1),
                         elapsed: start.elapsed(),
                     });
                     budget.exceeded()
@@ -108,11 +113,11 @@ pub(crate) fn simulate<M: Model>(
             };
             if out_of_budget.is_some() {
                 stopped_by = out_of_budget;
-                max_depth = max_depth.max(path.len());
+                max_depth = max_depth.max(path.len() + 1);
                 break 'runs;
             }
         }
-        max_depth = max_depth.max(path.len());
+        max_depth = max_depth.max(path.len() + 1);
     }
     Exploration {
         total_states: total,

@@ -301,6 +301,33 @@ fn simulation_is_never_exhaustive() {
     assert_eq!(v[2], Verdict::Violated);
 }
 
+/// Random walks count as the searches do: depth is a path's states (the initial state is
+/// depth 1), `--max-depth d` keeps every state at depth d or less, and every walk's first
+/// state is generated, so no more states are unique than generated.
+#[test]
+fn simulation_counts_depth_and_states_as_the_searches_do() {
+    let (_, full) = check(&Options::default());
+    for max_depth in [None, Some(1), Some(2), Some(4)] {
+        let (_, bfs) = check(&Options {
+            max_depth,
+            ..Options::default()
+        });
+        let (_, sim) = check(&Options {
+            mode: Mode::Sim {
+                seed: 3,
+                runs: 2_000,
+            },
+            max_depth,
+            ..Options::default()
+        });
+        // Two thousand walks reach every state of so small a graph, to its deepest.
+        assert_eq!(sim.max_depth, bfs.max_depth, "{max_depth:?}");
+        assert_eq!(sim.unique_states, bfs.unique_states, "{max_depth:?}");
+        assert!(sim.unique_states <= sim.total_states, "{max_depth:?}");
+        assert!(sim.max_depth <= max_depth.unwrap_or(full.max_depth));
+    }
+}
+
 /// x and y are interchangeable for every property but those about x alone: those dropped,
 /// and one added that holds, so that the search runs to its end.
 fn symmetric_properties() -> Vec<Property<TwoCounters>> {
