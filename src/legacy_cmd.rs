@@ -133,6 +133,7 @@ pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {
         timings.then_some(r.seconds),
         stop_text(r).as_deref(),
     );
+    out.push_str(&crate::output::fingerprint_note(r.unique_states));
     let (mut held, mut unwitnessed, mut undecided) = (0, 0, 0);
     for p in &r.properties {
         match p.verdict {
@@ -221,6 +222,8 @@ pub fn json_report(results: &[LegacyResult], timings: bool) -> String {
                 "max_depth": r.max_depth,
                 "exhaustive": r.exhaustive,
                 "stopped_by": r.stopped_by.as_ref().map(|s| s.to_json()),
+                "fingerprint_collision_chance":
+                    webmcp_checker::fingerprint::collision_chance(r.unique_states),
                 "observations": r.observations.len(),
                 "properties": properties,
             });

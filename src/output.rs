@@ -1,6 +1,7 @@
 //! Rendering check results for people (human) and programs (JSON).
 
 use serde_json::json;
+use webmcp_checker::fingerprint::collision_chance;
 use webmcp_model::World;
 use webmcp_properties::{ScenarioResult, Verdict};
 
@@ -22,6 +23,25 @@ pub fn run_header(
         incomplete.map_or(String::new(), |why| format!(
             ", INCOMPLETE (not exhaustive: {why})"
         )),
+    )
+}
+
+/// The chance at or above which a report says how likely two of its states were taken for
+/// one (a search of about six million states).
+const COLLISION_NOTE_FROM: f64 = 1e-6;
+
+/// A line for a search whose states were many enough that two distinct ones may have shared a
+/// fingerprint (`webmcp_checker::fingerprint::collision_chance`), and nothing for the others.
+pub fn fingerprint_note(unique: usize) -> String {
+    let chance = collision_chance(unique);
+    if chance < COLLISION_NOTE_FROM {
+        return String::new();
+    }
+    format!(
+        "  fingerprints: the search knows its {} states by 64-bit fingerprints; the chance that \
+         two of them share one, and were taken for one state, is about {chance:.1e} \
+         (docs/model.md §7)\n",
+        thousands(unique)
     )
 }
 
@@ -50,6 +70,7 @@ pub fn human(
         timings.then_some(r.seconds),
         r.why_incomplete().as_deref(),
     );
+    out.push_str(&fingerprint_note(r.unique_states));
     let mut held = 0;
     for p in &r.properties {
         let show = verbose || matches!(p.verdict, Verdict::Violated | Verdict::Witnessed);
@@ -152,6 +173,7 @@ pub fn json(
                 "max_depth": r.max_depth,
                 "exhaustive": r.exhaustive,
                 "stopped_by": r.stopped_by.as_ref().map(|s| s.to_json()),
+                "fingerprint_collision_chance": collision_chance(r.unique_states),
                 "properties": properties,
             });
             if timings {
@@ -594,6 +616,22 @@ mod tests {
             text.contains("\\u{0000}") && text.contains("<d>&e\"f'g"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_fingerprint_note_is_said_from_about_six_million_states() {
+        assert_eq!(fingerprint_note(0), "");
+        assert_eq!(
+            fingerprint_note(108_900),
+            "",
+            "the largest standard scenario"
+        );
+        assert_eq!(fingerprint_note(5_000_000), "");
+        let note = fingerprint_note(7_871_625);
+        assert!(note.contains("7,871,625 states"), "{note}");
+        assert!(note.contains("about 1.7e-6"), "{note}");
+        assert!(note.starts_with("  fingerprints: ") && note.ends_with(")\n"));
+        assert_eq!(note.lines().count(), 1);
     }
 
     #[test]

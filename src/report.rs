@@ -153,6 +153,9 @@ pub struct ScenarioJson {
     exhaustive: bool,
     stopped_by: Option<serde_json::Value>,
     seconds: Option<f64>,
+    /// Derived from `unique_states`, and derived again when the report is written.
+    #[serde(rename = "fingerprint_collision_chance")]
+    _fingerprint_collision_chance: Option<serde::de::IgnoredAny>,
     properties: Vec<PropertyJson>,
 }
 

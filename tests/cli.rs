@@ -38,7 +38,15 @@ fn check_all_gives_every_expected_verdict() {
             s["exhaustive"], true,
             "{name} must be explored exhaustively"
         );
-        assert!(s["unique_states"].as_u64().unwrap() > 0);
+        let unique = s["unique_states"].as_u64().unwrap();
+        assert!(unique > 0);
+        // What the pass rests on: the chance two of its states shared a fingerprint.
+        let chance = s["fingerprint_collision_chance"].as_f64().unwrap();
+        let n = unique as f64;
+        assert!(
+            (chance - n * (n - 1.0) / 2.0 / 2f64.powi(64)).abs() <= chance * 1e-9,
+            "{name}: {chance}"
+        );
         let expect = &expectations[name];
         for p in s["properties"].as_array().unwrap() {
             let prop = p["name"].as_str().unwrap();

@@ -21,6 +21,18 @@ pub fn fingerprint<S: Hash + ?Sized>(s: &S) -> u64 {
     ahash::RandomState::with_seeds(SEEDS[0], SEEDS[1], SEEDS[2], SEEDS[3]).hash_one(s)
 }
 
+/// The chance that two of `states` distinct states share a fingerprint, were fingerprints
+/// drawn at random: `n(n-1)/2` pairs, each alike with probability 2⁻⁶⁴. A search that stores
+/// fingerprints, not states, takes a state whose fingerprint it has seen for that state, and
+/// would not explore past it; this is the chance of that, the estimate TLC prints for its
+/// own fingerprints. It is not a bound: how far it holds rests on how random the hash is
+/// on the states at hand, and a model whose fingerprint combines digests of parts (ours)
+/// adds terms of the same kind for the parts' digests.
+pub fn collision_chance(states: usize) -> f64 {
+    let n = states as f64;
+    n * (n - 1.0).max(0.0) / 2.0 / 2f64.powi(64)
+}
+
 /// A hasher for maps keyed by fingerprints: the key is already a good hash, so it is used
 /// as it is.
 #[derive(Default)]
@@ -57,6 +69,23 @@ mod tests {
         assert_ne!(fingerprint(&a), fingerprint(&(3u8, vec![2u32, 1], "x")));
         // Fixed seeds: the same value has the same fingerprint in every run.
         assert_eq!(fingerprint(&7u64), fingerprint(&7u64));
+    }
+
+    #[test]
+    fn the_collision_chance_grows_with_the_square_of_the_states() {
+        assert_eq!(collision_chance(0), 0.0);
+        assert_eq!(collision_chance(1), 0.0);
+        // One pair: 2^-64.
+        assert_eq!(collision_chance(2), 2f64.powi(-64));
+        // About n²/2⁶⁵: a million states, 2.7e-8; ninety-one million, 2.2e-4.
+        let near = |n: usize, want: f64| (collision_chance(n) / want - 1.0).abs() < 0.01;
+        assert!(near(1_000_000, 2.71e-8), "{}", collision_chance(1_000_000));
+        assert!(
+            near(91_024_825, 2.246e-4),
+            "{}",
+            collision_chance(91_024_825)
+        );
+        assert!(collision_chance(usize::MAX).is_finite());
     }
 
     #[test]
