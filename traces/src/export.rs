@@ -22,15 +22,26 @@ pub const READ_BACK_FROM: usize = 512 * 1024;
 /// The default `--trace-dir` of `check`.
 pub const DEFAULT_TRACE_DIR: &str = "target/webmcp-traces";
 
+/// The longest trace file name written, in bytes: under the 255 most file systems allow, with
+/// room for the temporary name a file is first written under ([`Output::create`]).
+pub const MAX_FILE_NAME_BYTES: usize = 200;
+
 /// A file name made of the scenario, variant and property: `NAME.VARIANT.PROPERTY.itf.json`,
-/// each part [`file_safe`].
+/// each part [`file_safe`]. A variant of many fixes can make that too long for a file
+/// system; the variant is then cut, and a hash of all of it added (`~` and 12 hex digits),
+/// so that every variant keeps a name of its own.
 pub fn file_name(scenario: &str, variant: &str, property: &str) -> String {
-    format!(
-        "{}.{}.{}.itf.json",
-        file_safe(scenario),
-        file_safe(variant),
-        file_safe(property)
-    )
+    let (scenario, safe_variant, property) =
+        (file_safe(scenario), file_safe(variant), file_safe(property));
+    let name = format!("{scenario}.{safe_variant}.{property}.itf.json");
+    if name.len() <= MAX_FILE_NAME_BYTES {
+        return name;
+    }
+    let tag = format!("~{}", &crate::trace::sha256_hex(variant)[..12]);
+    let room = MAX_FILE_NAME_BYTES.saturating_sub(name.len() - safe_variant.len() + tag.len());
+    // `file_safe` leaves ASCII only, so any byte is a character boundary.
+    let cut = &safe_variant[..room.min(safe_variant.len())];
+    format!("{scenario}.{cut}{tag}.{property}.itf.json")
 }
 
 /// A name as a part of a file name: every character outside `[A-Za-z0-9._-]` replaced by
@@ -274,4 +285,53 @@ pub fn write_result(
         written.push(file);
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trace_file_name_fits_a_file_system_whatever_the_variant() {
+        assert_eq!(
+            file_name("abort-before-dispatch", "seed", "exists:get-tools#8.2"),
+            "abort-before-dispatch.seed.exists_get-tools_8.2.itf.json"
+        );
+        let fixes = [
+            "check-signal-before-invoking",
+            "store-only-live-documents",
+            "skip-cancelled-execution",
+            "reject-on-caller-unload",
+            "completion-in-parallel",
+            "reject-on-self-unload",
+            "abort-local-on-unload",
+            "keep-settled-result",
+        ];
+        let scenario = "s".repeat(64);
+        let property = "exists:cancel-pending-execution#3";
+        let long = format!("seed+{}", fixes.join("+"));
+        let other = format!("seed+{}", fixes[..7].join("+"));
+        let name = file_name(&scenario, &long, property);
+        assert!(
+            name.len() <= MAX_FILE_NAME_BYTES,
+            "{} bytes: {name}",
+            name.len()
+        );
+        assert!(
+            name.starts_with(&format!("{scenario}.seed_check-signal")),
+            "{name}"
+        );
+        assert!(
+            name.ends_with(".exists_cancel-pending-execution_3.itf.json"),
+            "{name}"
+        );
+        assert_eq!(
+            name,
+            file_name(&scenario, &long, property),
+            "the same every run"
+        );
+        // Two variants that share what is kept of them still get names of their own.
+        assert_ne!(name, file_name(&scenario, &other, property));
+        assert!(file_name(&scenario, &other, property).len() <= MAX_FILE_NAME_BYTES);
+    }
 }
