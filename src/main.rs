@@ -740,8 +740,8 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
             )
         })
         .collect();
-    let text = webmcp_traces::results_doc::results_markdown(&worlds, &results);
-    write_output(output, &text)?;
+    // The document says each scenario is checked exhaustively: where a bound stopped one,
+    // nothing is written (as `findings` and `properties` do), and the old document stays.
     let mut stopped = false;
     for r in &results {
         if let Some(why) = r.why_incomplete() {
@@ -749,7 +749,13 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
             stopped = true;
         }
     }
-    Ok(ExitCode::from(if stopped { 3 } else { 0 }))
+    if stopped {
+        eprintln!("webmcp-check: nothing written: a bound stopped the checks (exit 3)");
+        return Ok(ExitCode::from(3));
+    }
+    let text = webmcp_traces::results_doc::results_markdown(&worlds, &results);
+    write_output(output, &text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {

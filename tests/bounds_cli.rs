@@ -228,6 +228,17 @@ fn every_exploring_command_honours_the_memory_limit() {
             assert!(!out.contains("add a scenario"), "{out}");
         }
     }
+    // A results document stopped by a bound would say "checked exhaustively" over rows of one
+    // state each: nothing is written, and the document there before stays.
+    let doc = std::env::temp_dir().join(format!("webmcp-bounds-report-{}.md", std::process::id()));
+    std::fs::write(&doc, "the results before\n").unwrap();
+    let o = run(&["report", "-o", doc.to_str().unwrap(), "--memory-limit", "1"]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(o.stdout.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&doc).unwrap(),
+        "the results before\n"
+    );
     let o = run(&[
         "check",
         "--profile",
