@@ -35,8 +35,9 @@ Exit codes:
      numbers counted so far are lower bounds)
 A --shard that holds no scenario checks nothing and exits 0, saying so on stderr: `merge`
 decides whether the shards together are the whole sweep.
-With --scale: 0 once the table is printed (the bound the time limit stopped is marked
-\"(stopped)\" and never counted as swept), 2 bad usage.
+With --scale: 0 once the table is printed with one bound swept at least (the bound the limits
+stopped is marked \"(stopped)\" and never counted as swept), 3 when no bound finished (nothing
+measured, no plot written), 2 bad usage.
 
 Bounds: --bound tiny|small|medium, or KEY=N,... (tabs, docs, depth, iframes, stmts, total,
 tools, signals, moves, outcomes, forged, unkeyed), or PRESET,KEY=N,... to change a preset;

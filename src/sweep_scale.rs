@@ -78,12 +78,24 @@ pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
         }
     }
     out!("{}", table(&rows, plan));
+    // The ladder ends at a bound the limits stopped, or at its last rung: a measurement,
+    // exit 0, when it swept one bound at least; else it measured nothing, exit 3, and there
+    // is nothing to plot.
+    if !rows.iter().any(|r| r.complete) {
+        if let Some(path) = plan.svg {
+            eprintln!(
+                "sweep --scale: {}: not written: nothing to plot",
+                path.display()
+            );
+        }
+        eprintln!("sweep --scale: no bound of the ladder finished within the limits (exit 3)");
+        return Ok(ExitCode::from(3));
+    }
     if let (Some(path), Some(output)) = (plan.svg, svg_output) {
         let svg = plot(&rows).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
         output.commit(&svg).map_err(|e| UsageError(e.to_string()))?;
         eprintln!("wrote {}", path.display());
     }
-    // The ladder always ends at a bound the limit stopped, or at its last rung.
     Ok(ExitCode::SUCCESS)
 }
 
@@ -164,8 +176,10 @@ fn table(rows: &[Row], plan: &ScalePlan) -> String {
         None => {
             let _ = writeln!(
                 out,
-                "\nNo bound of the ladder finished within {} s.",
-                plan.limit_seconds
+                "\nNo bound of the ladder finished within {} s{}.",
+                plan.limit_seconds,
+                plan.memory_limit_mib
+                    .map_or(String::new(), |m| format!(" and {m} MiB"))
             );
         }
     }

@@ -399,6 +399,26 @@ fn scale_runs_the_ladder_until_a_bound_does_not_finish() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    // A ladder whose first rung the limits stop measured nothing: exit 3, no plot, and the
+    // table says which limits.
+    let none_svg = dir.join("none.svg");
+    let none = bin()
+        .args([
+            "sweep",
+            "--scale",
+            "--timeout",
+            "5",
+            "--memory-limit",
+            "1",
+            "--svg",
+        ])
+        .arg(&none_svg)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&none.stdout);
+    assert_eq!(none.status.code(), Some(3), "{text}");
+    assert!(text.contains("within 5 s and 1 MiB"), "{text}");
+    assert!(!none_svg.exists());
     let bad = bin().args(["sweep", "--jobs", "1000"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     let bad = bin().args(["sweep", "--svg", "x.svg"]).output().unwrap();
