@@ -296,6 +296,8 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                 .into(),
         ));
     }
+    // The plot's file is checked before the series runs, not after.
+    let svg_output = crate::output_file(args.svg.as_deref())?;
     let (rows, scaling) = if args.scaling {
         let families = if args.families.is_empty() {
             Family::ALL.to_vec()
@@ -326,8 +328,18 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             )
         })
         .map_err(|e| UsageError(e.to_string()))?;
-        if let Some(path) = &args.svg {
-            bench::scaling_svg(&points, path).map_err(UsageError)?;
+        if let (Some(path), Some(output)) = (&args.svg, svg_output) {
+            if bench::scaling_plottable(&points) {
+                output
+                    .commit(&bench::scaling_svg(&points).map_err(UsageError)?)
+                    .map_err(|e| UsageError(e.to_string()))?;
+            } else {
+                // Every point stopped by a bound: the table says so, and exits 3.
+                eprintln!(
+                    "bench: {}: not written: no exhaustive point to plot",
+                    path.display()
+                );
+            }
         }
         (Vec::new(), points)
     } else {

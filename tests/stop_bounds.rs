@@ -193,6 +193,25 @@ fn bench_exits_3_when_a_bound_stopped_a_row() {
         "json",
     ]);
     assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+    // With a plot asked for: the same exit 3 and table, and no plot of nothing (it was exit
+    // 2, "no exhaustive scaling point to plot", and no table).
+    let svg = std::env::temp_dir().join(format!("webmcp-stop-{}.svg", std::process::id()));
+    let r = run(&[
+        "bench",
+        "--scaling",
+        "--family",
+        "tabs",
+        "--max-size",
+        "1",
+        "--memory-limit",
+        "1",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(3), "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("stopped"), "{}", r.stdout);
+    assert!(r.stderr.contains("not written"), "{}", r.stderr);
+    assert!(!svg.exists());
 }
 
 #[test]

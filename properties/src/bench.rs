@@ -1001,11 +1001,23 @@ const COLORS: [plotters::style::RGBColor; 6] = [
     plotters::style::RGBColor(23, 190, 207),
 ];
 
-/// Writes the scaling plot: unique states (left) and wall time (right) against size, one
-/// colour per family; one thread solid, two threads dashed (symmetry: dotted, thinner).
-pub fn scaling_svg(points: &[ScalingPoint], path: &Path) -> Result<(), String> {
+/// Whether the scaling series has a point to plot: one search at least was exhaustive.
+pub fn scaling_plottable(points: &[ScalingPoint]) -> bool {
+    points.iter().any(|p| p.row.exhaustive)
+}
+
+/// The scaling plot as SVG text: unique states (left) and wall time (right) against size, one
+/// colour per family; one thread solid, two threads dashed (symmetry: dotted, thinner). The
+/// caller writes it (atomically: a file is never left half-drawn).
+pub fn scaling_svg(points: &[ScalingPoint]) -> Result<String, String> {
+    let mut svg = String::new();
+    draw_scaling(points, &mut svg)?;
+    Ok(svg)
+}
+
+fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String> {
     use plotters::prelude::*;
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let fail = |e: &dyn std::fmt::Display| format!("the scaling plot: {e}");
     let exhaustive: Vec<&ScalingPoint> = points.iter().filter(|p| p.row.exhaustive).collect();
     if exhaustive.is_empty() {
         return Err("no exhaustive scaling point to plot".into());
@@ -1019,7 +1031,7 @@ pub fn scaling_svg(points: &[ScalingPoint], path: &Path) -> Result<(), String> {
     let (min_s, max_s) = exhaustive.iter().fold((f64::MAX, 0f64), |(lo, hi), p| {
         (lo.min(p.row.seconds.max(1e-5)), hi.max(p.row.seconds))
     });
-    let root = SVGBackend::new(path, (1200, 520)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (1200, 520)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let (left, right) = root.split_horizontally(600);
     let configs: Vec<(usize, bool)> = {
