@@ -175,8 +175,8 @@ pub fn main(
     let analyses = Analyses::embedded();
     if let Some(path) = &args.save {
         let v = json_report(&version, &results, &skipped, &analyses, shard_of.clone());
-        std::fs::write(path, serde_json::to_string_pretty(&v).unwrap())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        // Whole or not at all: a failed write leaves the report there before as it was.
+        webmcp_traces::export::write_atomically(path, &serde_json::to_string_pretty(&v).unwrap())?;
     }
     let text = render(
         args.format,
@@ -308,7 +308,7 @@ fn write_docs(
     let wpt = wpt_section(args, chromium, forms)?;
     let at = text.find("\n## Divergences").unwrap_or(text.len());
     text.insert_str(at, &format!("\n{wpt}"));
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    webmcp_traces::export::write_atomically(path, &text)?;
     let all: Vec<ScenarioResult> = runs.into_iter().flatten().collect();
     Ok((
         exit_code(&all, &analyses),

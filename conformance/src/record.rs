@@ -133,8 +133,7 @@ pub fn main(args: &Args) -> Result<(u8, String), String> {
     let Recording {
         collected, quiet, ..
     } = record(args)?;
-    std::fs::write(&args.output, write_log(&collected.events))
-        .map_err(|e| format!("{}: {e}", args.output.display()))?;
+    webmcp_traces::export::write_atomically(&args.output, &write_log(&collected.events))?;
     let docs = collected
         .events
         .iter()

@@ -545,7 +545,9 @@ pub fn emit(
     std::fs::create_dir_all(dir.join("resources"))?;
     let (files, unwritten) = files(forms, variant, limit);
     for (path, text) in files {
-        std::fs::write(dir.join(path), text)?;
+        // Each file whole or not at all: a full disk leaves no test cut short.
+        webmcp_traces::export::write_atomically(&dir.join(path), &text)
+            .map_err(std::io::Error::other)?;
     }
     Ok(Emitted {
         tests: forms.len() - unwritten.len(),
