@@ -333,7 +333,12 @@ pub fn writable(path: &Path) -> Result<(), String> {
             parent.display()
         ));
     }
-    Ok(())
+    // A directory that exists may still refuse a file (a read-only mount): the temporary
+    // file the output is later written through is made, and removed, now, before the
+    // browser runs rather than after.
+    webmcp_traces::export::Output::create(path)
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 /// The largest script a page loads from a file (the polyfill's IIFE build, testharness.js):
