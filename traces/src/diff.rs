@@ -94,15 +94,18 @@ fn walk<'a>(path: &str, a: &'a Value, b: &'a Value, out: &mut Vec<Change>, limit
         // Elements looked up by their JSON text (canonical: objects keep their keys sorted),
         // n log n where `contains` was n².
         let (ia, ib) = (elements(a).expect("a set"), elements(b).expect("a set"));
-        let texts = |v: &[Value]| -> BTreeSet<String> { v.iter().map(Value::to_string).collect() };
-        let (ta, tb) = (texts(ia), texts(ib));
-        for x in ia {
-            if out.len() < limit && !tb.contains(&x.to_string()) {
+        // Each element's text made once: for the lookup, and for the other side's scan.
+        let texts = |v: &[Value]| -> Vec<String> { v.iter().map(Value::to_string).collect() };
+        let (xa, xb) = (texts(ia), texts(ib));
+        let (ta, tb): (BTreeSet<&String>, BTreeSet<&String>) =
+            (xa.iter().collect(), xb.iter().collect());
+        for (x, text) in ia.iter().zip(&xa) {
+            if out.len() < limit && !tb.contains(text) {
                 push(out, path, Some(x), None);
             }
         }
-        for y in ib {
-            if out.len() < limit && !ta.contains(&y.to_string()) {
+        for (y, text) in ib.iter().zip(&xb) {
+            if out.len() < limit && !ta.contains(text) {
                 push(out, path, None, Some(y));
             }
         }
