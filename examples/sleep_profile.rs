@@ -13,12 +13,14 @@
 //! a floor for any sleep sets we could build. `--only-thread-steps` relates only pairs of
 //! in-parallel steps: what footprints of thread steps alone could reach. `--footprints`
 //! uses the footprints `--reduction sleep` uses (`model/src/footprint.rs`), and asserts
-//! that every pair they call independent commutes. The pairs put to sleep are counted by
+//! that every pair they call independent commutes. `--local-steps` relates two thread steps
+//! that each change only their own thread's entry, the cheapest relation that needs no
+//! footprint, and asserts that they commute. The pairs put to sleep are counted by
 //! kind of action, which says whose footprints matter (`docs/performance.md`, "Sleep sets").
 //!
 //! ```sh
 //! target/release/webmcp-check bench --print-family iframes:2 > f.json
-//! cargo run --release --example sleep_profile -- f.json [--only-thread-steps | --footprints]
+//! cargo run --release --example sleep_profile -- f.json [--only-thread-steps | --footprints | --local-steps]
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
@@ -33,6 +35,7 @@ fn main() {
         None => Relation::Exact,
         Some("--only-thread-steps") => Relation::ThreadSteps,
         Some("--footprints") => Relation::Footprints,
+        Some("--local-steps") => Relation::LocalSteps,
         Some(other) => panic!("unknown argument {other:?}"),
     };
     let world =
@@ -60,6 +63,7 @@ fn main() {
             Relation::Exact => " (exact)",
             Relation::ThreadSteps => " (thread steps only)",
             Relation::Footprints => " (our footprints)",
+            Relation::LocalSteps => " (steps that change only their own thread)",
         },
         sleep.generated,
         per_state(sleep.generated),
@@ -130,6 +134,18 @@ enum Relation {
     Exact,
     ThreadSteps,
     Footprints,
+    LocalSteps,
+}
+
+/// Whether `next`, reached from `s` by thread `key`'s step, differs from `s` only in that
+/// thread's entry (changed, or gone).
+fn local_step(s: &State, next: &State, key: webmcp_model::threads::ThreadKey) -> bool {
+    use webmcp_model::state::parts;
+    s.same_outside(next, parts::THREADS)
+        && s.threads
+            .iter()
+            .filter(|(k, _)| **k != key)
+            .eq(next.threads.iter().filter(|(k, _)| **k != key))
 }
 
 fn sleep_bfs(m: &WebMcpModel, relation: Relation) -> Search {
@@ -138,6 +154,18 @@ fn sleep_bfs(m: &WebMcpModel, relation: Relation) -> Search {
         Relation::ThreadSteps => {
             matches!((a, b), (Action::Step(_), Action::Step(_))) && commute_here(m, s, a, sa, b)
         }
+        Relation::LocalSteps => match (a, b) {
+            (Action::Step(ka), Action::Step(kb)) => {
+                let sb = m.apply(s, b, &mut ());
+                let local = local_step(s, sa, ka) && local_step(s, &sb, kb);
+                assert!(
+                    !local || commute_here(m, s, a, sa, b),
+                    "{a:?} and {b:?} change only their own threads and do not commute"
+                );
+                local
+            }
+            _ => false,
+        },
         Relation::Footprints => {
             let (_, fa) = m.apply_with_footprint(s, a);
             let (_, fb) = m.apply_with_footprint(s, b);
