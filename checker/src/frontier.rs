@@ -18,6 +18,12 @@ use crate::options::FrontierStorage;
 /// The size of one block of the byte queue.
 pub const BLOCK: usize = 1 << 20;
 
+/// The most states one segment of values holds. A frontier kept in one growing buffer is
+/// copied into a buffer twice as large each time it fills, and holds both while it copies;
+/// segments of a fixed size are never copied, and a spent one is freed as the search moves
+/// past it (a few MiB each, for states of a hundred bytes or so).
+pub const VALUES_PER_SEGMENT: usize = 1 << 15;
+
 /// The bytes before a record's state: its fingerprint and the state's length.
 const RECORD_HEADER: usize = 8 + 4;
 
@@ -94,6 +100,11 @@ pub(crate) struct Frontier<'m, S> {
     codec: Option<&'m dyn StateCodec<S>>,
     compact: bool,
     scratch: Vec<u8>,
+    /// The most states a segment of values holds ([`VALUES_PER_SEGMENT`]).
+    segment_cap: usize,
+    /// A spent segment of values, kept for the next one to start (so that a depth-first
+    /// search going back and forth over a segment's edge does not allocate each time).
+    spare: Option<VecDeque<(S, u64, Tag)>>,
 }
 
 enum Segment<S> {
@@ -116,6 +127,22 @@ impl<'m, S> Frontier<'m, S> {
             compact: codec.is_some() && storage == FrontierStorage::Bytes,
             codec,
             scratch: Vec::new(),
+            segment_cap: VALUES_PER_SEGMENT,
+            spare: None,
+        }
+    }
+
+    /// The same with segments of values of at most `cap` states (tests).
+    #[cfg(test)]
+    fn with_segment_cap(
+        order: Order,
+        codec: Option<&'m dyn StateCodec<S>>,
+        storage: FrontierStorage,
+        cap: usize,
+    ) -> Self {
+        Frontier {
+            segment_cap: cap,
+            ..Frontier::new(order, codec, storage)
         }
     }
 
@@ -142,10 +169,20 @@ impl<'m, S> Frontier<'m, S> {
                 };
                 queue.push(fp, tag.to_bits(), &self.scratch);
             }
-            (_, _, Some(Segment::Values(q))) => q.push_back((state, fp, tag)),
-            _ => self
-                .segments
-                .push_back(Segment::Values(VecDeque::from([(state, fp, tag)]))),
+            (_, _, Some(Segment::Values(q))) if q.len() < self.segment_cap => {
+                q.push_back((state, fp, tag))
+            }
+            (_, _, back) => {
+                // A full segment is followed by one of full size; the first grows as needed.
+                let full = matches!(back, Some(Segment::Values(_)));
+                let mut q = match self.spare.take() {
+                    Some(q) => q,
+                    None if full => VecDeque::with_capacity(self.segment_cap),
+                    None => VecDeque::new(),
+                };
+                q.push_back((state, fp, tag));
+                self.segments.push_back(Segment::Values(q));
+            }
         }
     }
 
@@ -186,14 +223,20 @@ impl<'m, S> Frontier<'m, S> {
             if next.is_some() {
                 return next;
             }
-            // This segment is spent; the last one stays (its allocation is reused).
+            // This segment is spent; the last one stays (its allocation is reused), and the
+            // latest spent segment of values is kept for the next.
             if self.segments.len() == 1 {
                 return None;
             }
-            match order {
+            let spent = match order {
                 Order::Fifo => self.segments.pop_front(),
                 Order::Lifo => self.segments.pop_back(),
             };
+            if let Some(Segment::Values(q)) = spent {
+                if q.capacity() >= self.segment_cap {
+                    self.spare = Some(q);
+                }
+            }
         }
     }
 }
@@ -472,6 +515,66 @@ mod tests {
             };
             assert_eq!(popped, expected, "{order:?}");
         }
+    }
+
+    proptest! {
+        /// Whatever is pushed and popped, in either order and across segments of values
+        /// and of bytes, comes out as a queue (FIFO) or a stack (LIFO) would give it.
+        #[test]
+        fn the_frontier_is_a_queue_or_a_stack_across_segments(
+            lifo in any::<bool>(),
+            cap in 1usize..5,
+            ops in proptest::collection::vec(prop_oneof![3 => Just(0u8), 2 => Just(1u8), 1 => Just(2u8)], 0..200),
+        ) {
+            let order = if lifo { Order::Lifo } else { Order::Fifo };
+            let mut q = Frontier::with_segment_cap(order, Some(&Le), FrontierStorage::Auto, cap);
+            let mut model: VecDeque<u32> = VecDeque::new();
+            let mut next = 0u32;
+            for op in ops {
+                match op {
+                    0 => {
+                        q.push(next, u64::from(next), Tag::new(1, next));
+                        model.push_back(next);
+                        next += 1;
+                    }
+                    1 => {
+                        let want = if lifo { model.pop_back() } else { model.pop_front() };
+                        let got = q.pop(order);
+                        prop_assert_eq!(got.map(|(s, _, _)| s), want);
+                        if let Some((s, fp, tag)) = got {
+                            prop_assert_eq!((fp, tag), (u64::from(s), Tag::new(1, s)));
+                        }
+                    }
+                    // From now on bytes (breadth-first only; a depth-first frontier ignores it).
+                    _ => q.memory_is_scarce(),
+                }
+                for seg in &q.segments {
+                    if let Segment::Values(v) = seg {
+                        prop_assert!(v.len() <= cap, "a segment of {} values, cap {}", v.len(), cap);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_growing_frontier_of_values_starts_segments_and_frees_them() {
+        let mut q = Frontier::with_segment_cap(Order::Fifo, None, FrontierStorage::Values, 4);
+        for i in 0..10u32 {
+            q.push(i, 0, Tag::new(1, 0));
+        }
+        assert_eq!(q.segments.len(), 3, "4 + 4 + 2");
+        for i in 0..5u32 {
+            assert_eq!(q.pop(Order::Fifo).map(|(s, _, _)| s), Some(i));
+        }
+        assert_eq!(q.segments.len(), 2, "the first segment is gone once taken");
+        assert!(q.spare.is_some(), "and kept for the next");
+        for i in 10..13u32 {
+            q.push(i, 0, Tag::new(1, 0));
+        }
+        assert!(q.spare.is_none(), "the spare started the fourth segment");
+        let rest: Vec<u32> = std::iter::from_fn(|| q.pop(Order::Fifo).map(|(s, _, _)| s)).collect();
+        assert_eq!(rest, (5..13).collect::<Vec<u32>>());
     }
 
     #[test]
