@@ -32,8 +32,8 @@ pub struct MutantsArgs {
     threads: usize,
     #[command(flatten)]
     memory: crate::MemoryLimitArg,
-    /// A mutant whose state space grows past this many times the unmutated size counts
-    /// as killed (exploded); 1 to 1000.
+    /// A mutant whose search generates more than this many times the states the unmutated
+    /// search generates counts as killed (exploded); 1 to 1000.
     #[arg(long, value_name = "FACTOR", default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
     bound: u16,
     /// Exit 1 when the mutation score (a percentage, 0 to 100) is below this.
@@ -305,8 +305,8 @@ fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize, candidates: usiz
          the `proposed` model (the variant under which every property holds) at one step of the\n\
          draft, and the whole standard suite is checked, smallest scenario first, until some\n\
          property's verdict changes (a violation, or a witness no longer reached). A crash of\n\
-         the model counts as a detection, and so does a state space that grows past {bound}\n\
-         times its unmutated size. Mutants come from the step table (`model/src/mutation.rs`):\n\
+         the model counts as a detection, and so does a search that generates more than {bound}\n\
+         times the states the unmutated search generates. Mutants come from the step table (`model/src/mutation.rs`):\n\
          every `Step` row crossed with the operators, kept where the model has a site for the\n\
          operator at that step: {candidates} candidates, {} with a site (a `Let` step, for one,\n\
          writes nothing that a dropped step could lose).\n\n\

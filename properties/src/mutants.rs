@@ -216,12 +216,15 @@ impl Baseline {
         Ok((list, s))
     }
 
-    /// Runs `mutant` on the scenarios, smallest first, until one kills it. A scenario may
-    /// grow to `bound` times its unmutated size before the mutant counts as exploded.
+    /// Runs `mutant` on the scenarios, smallest first, until one kills it. A scenario's search
+    /// may generate `bound` times the states its unmutated search generated before the
+    /// mutant counts as exploded.
     pub fn judge(&self, mutant: Mutant, bound: usize) -> Fate {
         for (model, base) in self.models.iter().zip(&self.results) {
             let mutated = model.clone().with_mutant(mutant);
-            let limit = (base.unique_states * bound).max(10_000);
+            // In the unit `max_states` counts: states generated, duplicates included (the
+            // unmutated search generates two to four times the states it keeps).
+            let limit = base.total_states.saturating_mul(bound).max(10_000);
             let run = catch_unwind(AssertUnwindSafe(|| {
                 check(mutated, &one_thread(Some(limit), self.reduction))
             }));

@@ -91,3 +91,21 @@ fn the_suite_kills_a_dropped_pending_execution_and_knows_an_equivalent_swap() {
         Fate::Equivalent
     );
 }
+
+/// `--bound` compares like with like: the states the mutated search generates against those
+/// the unmutated one generated. An equivalent mutant generates exactly as many, so no bound
+/// of 1 or more calls it exploded (it did at bounds 1 to 3 when the unmutated size counted
+/// only the states kept, on a scenario past the 10,000-state floor).
+#[test]
+fn an_equivalent_mutant_never_explodes_even_at_a_bound_of_one() {
+    let baseline = Baseline::new(vec![model("target-in-bfcache")]).expect("exhaustive");
+    assert!(baseline.results[0].total_states > 10_000, "past the floor");
+    assert!(baseline.results[0].total_states > 2 * baseline.results[0].unique_states);
+    for bound in [1, 2, 3] {
+        assert_eq!(
+            baseline.judge(mutant("swap-adjacent@register-tool#19,#20"), bound),
+            Fate::Equivalent,
+            "bound {bound}"
+        );
+    }
+}
