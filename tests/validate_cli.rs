@@ -231,3 +231,83 @@ fn a_log_longer_than_the_model_is_judged_on_its_longest_prefix() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The documented example with the draft's serialized result: allowed. Each edit below names
+/// something the log never defined, or a value outside the format, and is refused as
+/// malformed (exit 2, one line naming the line), not judged as behaviour (exit 1) nor left
+/// undecided (exit 3); a signal the draft never leaves out (`none`) is behaviour: exit 1.
+#[test]
+fn references_the_log_never_made_and_unknown_signals_are_malformed() {
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/trace-example.log"
+    ))
+    .unwrap();
+    let fixed: Vec<String> = example
+        .lines()
+        .map(|l| {
+            if l.contains(r#""kind": "settle", "call": "x""#) {
+                l.replace(r#""value": "done""#, r#""value": "\"done\"""#)
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let edited = |name: &str, from: &str, to: &str| {
+        let text = fixed.join("\n").replacen(from, to, 1);
+        assert_ne!(text, fixed.join("\n"), "{name}: the edit applies");
+        write(name, &(text + "\n"))
+    };
+    let allowed = write("fixed.log", &(fixed.join("\n") + "\n"));
+    assert_eq!(run(&["validate", &allowed]).status.code(), Some(0));
+
+    let none = edited("none.log", r#""signal": "live""#, r#""signal": "none""#);
+    assert_eq!(run(&["validate", &none]).status.code(), Some(1));
+
+    for (name, from, to, line, says) in [
+        (
+            "signal.log",
+            r#""signal": "live""#,
+            r#""signal": "zzz""#,
+            9,
+            "unknown variant `zzz`",
+        ),
+        (
+            "list.log",
+            r#""list": "l""#,
+            r#""list": "nope""#,
+            8,
+            "call \"nope\", which has not appeared",
+        ),
+        (
+            "register.log",
+            r#""list": "l""#,
+            r#""list": "r""#,
+            8,
+            "not a getTools call",
+        ),
+        (
+            "window.log",
+            r#""window": "top"}]"#,
+            r#""window": "ghost"}]"#,
+            7,
+            "document \"ghost\"",
+        ),
+        (
+            "forged.log",
+            r#""window": "top", "list": "l""#,
+            r#""window": "ghost""#,
+            8,
+            "document \"ghost\", which has not appeared",
+        ),
+    ] {
+        let out = run(&["validate", &edited(name, from, to)]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(
+            err.contains(&format!("line {line}: ")) && err.contains(says),
+            "{name}: {err}"
+        );
+    }
+}

@@ -78,6 +78,16 @@ pub enum By {
     Environment,
 }
 
+/// The signal the tool's `execute` callback received: not aborted, aborted, or none at
+/// all (the draft always passes one, so `none` is an observation the model never makes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SignalState {
+    Live,
+    Aborted,
+    None,
+}
+
 /// One event, without its common fields.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
@@ -108,7 +118,7 @@ pub enum Event {
         invocation: String,
         tool: String,
         input: Option<String>,
-        signal: String,
+        signal: SignalState,
     },
     BodySettle {
         invocation: String,
@@ -210,7 +220,7 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
     }
     let mut entries = Vec::new();
     let mut next_dseq: BTreeMap<String, usize> = BTreeMap::new();
-    let mut calls: BTreeMap<String, String> = BTreeMap::new();
+    let mut calls: BTreeMap<String, (String, Method)> = BTreeMap::new();
     let mut settled: BTreeSet<String> = BTreeSet::new();
     let mut invocations: BTreeMap<String, String> = BTreeMap::new();
     let mut body_settled: BTreeSet<String> = BTreeSet::new();
@@ -323,13 +333,58 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
     Ok(Log { entries })
 }
 
+/// A tool an `executeTool` call names: through `list`, an earlier `getTools` call of the
+/// log; without it, through `window`, a document of the log.
+fn check_tool_reference(
+    line: usize,
+    tool: Option<&Value>,
+    docs: &BTreeMap<String, usize>,
+    calls: &BTreeMap<String, (String, Method)>,
+) -> Result<(), LogError> {
+    let Some(tool) = tool.filter(|t| !t.is_null()) else {
+        return Ok(());
+    };
+    match tool.get("list").filter(|l| !l.is_null()) {
+        Some(Value::String(list)) => match calls.get(list) {
+            Some((_, Method::GetTools)) => Ok(()),
+            Some(_) => Err(at(
+                line,
+                format!("the tool's \"list\" names call \"{list}\", which is not a getTools call"),
+            )),
+            None => Err(at(
+                line,
+                format!("the tool's \"list\" names call \"{list}\", which has not appeared in the log yet"),
+            )),
+        },
+        Some(_) => Err(at(line, "the tool's \"list\" must be a call's name")),
+        None => check_window(line, tool.get("window"), docs),
+    }
+}
+
+/// A tool's `window`, where given, names a document of the log.
+fn check_window(
+    line: usize,
+    window: Option<&Value>,
+    docs: &BTreeMap<String, usize>,
+) -> Result<(), LogError> {
+    match window.filter(|w| !w.is_null()) {
+        None => Ok(()),
+        Some(Value::String(w)) if docs.contains_key(w) => Ok(()),
+        Some(Value::String(w)) => Err(at(
+            line,
+            format!("the tool's \"window\" names document \"{w}\", which has not appeared in the log yet"),
+        )),
+        Some(_) => Err(at(line, "a tool's \"window\" must be a document's name")),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_references(
     line: usize,
     doc: &str,
     event: &Event,
     docs: &BTreeMap<String, usize>,
-    calls: &mut BTreeMap<String, String>,
+    calls: &mut BTreeMap<String, (String, Method)>,
     settled: &mut BTreeSet<String>,
     invocations: &mut BTreeMap<String, String>,
     body_settled: &mut BTreeSet<String>,
@@ -356,8 +411,14 @@ fn check_references(
                 }
             }
         }
-        Event::Call { call, .. } => {
-            if calls.insert(call.clone(), doc.to_string()).is_some() {
+        Event::Call { call, method, args } => {
+            if *method == Method::ExecuteTool {
+                check_tool_reference(line, args.get("tool"), docs, calls)?;
+            }
+            if calls
+                .insert(call.clone(), (doc.to_string(), *method))
+                .is_some()
+            {
                 return Err(at(line, format!("call \"{call}\" appears twice")));
             }
         }
@@ -367,7 +428,8 @@ fn check_references(
             value,
             error,
         } => {
-            if calls.get(call).map(String::as_str) != Some(doc) {
+            let made = calls.get(call);
+            if made.map(|(d, _)| d.as_str()) != Some(doc) {
                 return Err(at(
                     line,
                     format!(
@@ -377,6 +439,11 @@ fn check_references(
             }
             if !settled.insert(call.clone()) {
                 return Err(at(line, format!("call \"{call}\" settles twice")));
+            }
+            if let (Some((_, Method::GetTools)), Some(Value::Array(tools))) = (made, value) {
+                for tool in tools {
+                    check_window(line, tool.get("window"), docs)?;
+                }
             }
             match outcome {
                 Outcome::Rejected if error.is_none() => {

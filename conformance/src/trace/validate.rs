@@ -16,7 +16,7 @@ use webmcp_model::{Variant, WebMcpModel, World};
 use webmcp_properties::limits::{Budget, StopReason};
 
 use super::derive::Derived;
-use super::log::{Entry, Event, Log};
+use super::log::{Entry, Event, Log, SignalState};
 
 /// The most (state, position) pairs one search visits.
 pub const DEFAULT_MAX_STATES: usize = 2_000_000;
@@ -257,12 +257,14 @@ fn matches(
                 .input_json(variant)
                 .ok()
                 .map(|id| canonical(w.str(id)));
-            let aborted = if body.signal_aborted {
-                "aborted"
+            let model_signal = if body.signal_aborted {
+                SignalState::Aborted
             } else {
-                "live"
+                SignalState::Live
             };
-            name == tool && input.as_deref().map(canonical) == model_input && signal == aborted
+            name == tool
+                && input.as_deref().map(canonical) == model_input
+                && *signal == model_signal
         }
         (Observed::BodySettle(uuid), Event::BodySettle { invocation, .. }) => {
             // The body was derived from the log's outcome; the tool must be the same.
