@@ -572,6 +572,11 @@ pub fn closing_summary(
     );
     let outcome = Outcome::of(results, j);
     out.push_str(&match outcome {
+        Outcome::AllHeld if count(Verdict::Violated) > 0 => format!(
+            "exit 0: each of the {} violations is one the baseline lists, and every exploration\n\
+             was exhaustive.\n",
+            thousands(count(Verdict::Violated))
+        ),
         Outcome::AllHeld => {
             "exit 0: every property held, and every exploration was exhaustive.\n".to_string()
         }

@@ -1320,16 +1320,28 @@ fn human(s: &Sweep, timings: bool) -> String {
                 s.why_none_checked()
             ));
         }
-        out.push_str(&format!(
-            "  {} held in every scenario{}; {} reached by none\n",
-            plural(held, "property"),
-            if s.undecided() {
-                " that was searched to the end"
-            } else {
-                ""
-            },
-            plural(unwitnessed, "witness")
-        ));
+        let finished = s.checked.saturating_sub(s.incomplete);
+        if s.checked > 0 && finished == 0 {
+            out.push_str(
+                "  no scenario was searched to the end: no property is shown to hold, and no \
+                 witness to be out of reach\n",
+            );
+        } else if s.checked > 0 && s.undecided() {
+            out.push_str(&format!(
+                "  {} held in every scenario searched to the end ({} of {} checked); {} reached \
+                 by no search (some were cut short, so they may still be reachable)\n",
+                plural(held, "property"),
+                thousands(finished),
+                thousands(s.checked),
+                plural(unwitnessed, "witness")
+            ));
+        } else if s.checked > 0 {
+            out.push_str(&format!(
+                "  {} held in every scenario; {} reached by none\n",
+                plural(held, "property"),
+                plural(unwitnessed, "witness")
+            ));
+        }
     }
     out.push_str(&match s.exit_code() {
         1 if s.variant == "seed" => format!(

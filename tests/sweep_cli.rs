@@ -549,3 +549,35 @@ fn the_reduction_changes_no_verdict_on_the_tiny_space() {
     assert_eq!(counts(&full), counts(&asleep));
     assert_eq!(states(&asleep), states(&full));
 }
+
+/// A sweep whose searches were cut short says what was searched to the end, and a sweep that
+/// searched nothing to the end claims no property held and no witness out of reach.
+#[test]
+fn a_cut_sweep_claims_nothing_of_what_it_did_not_finish() {
+    // Under seed some cut searches still find violations: exit 1.
+    let cut = sweep(&["--bound", "tiny", "--max-states", "100"]);
+    assert_eq!(cut.status.code(), Some(1));
+    let cut = String::from_utf8_lossy(&cut.stdout);
+    assert!(
+        cut.contains("held in every scenario searched to the end ("),
+        "{cut}"
+    );
+    assert!(cut.contains("may still be reachable"), "{cut}");
+    assert!(!cut.contains("reached by none"), "{cut}");
+    let none = sweep(&["--bound", "tiny", "--max-states", "1"]);
+    assert_eq!(none.status.code(), Some(3));
+    let none = String::from_utf8_lossy(&none.stdout);
+    assert!(
+        none.contains("no scenario was searched to the end"),
+        "{none}"
+    );
+    assert!(!none.contains(" held in every scenario"), "{none}");
+    let timed_out = sweep(&["--bound", "tiny", "--timeout", "0"]);
+    assert_eq!(timed_out.status.code(), Some(3));
+    let timed_out = String::from_utf8_lossy(&timed_out.stdout);
+    assert!(timed_out.contains("nothing is decided"), "{timed_out}");
+    assert!(
+        !timed_out.contains(" held in every scenario"),
+        "{timed_out}"
+    );
+}

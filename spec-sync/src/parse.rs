@@ -31,7 +31,8 @@
 //! `key: text` is part of the enclosing item's text.
 //!
 //! Limits, so that hostile input gives an error instead of a crash or a hang: the input is at
-//! most [`MAX_INPUT`] bytes and lists nest at most [`MAX_DEPTH`] levels. A `<div algorithm>`
+//! most [`MAX_INPUT`] bytes, lists nest at most [`MAX_DEPTH`] levels, and there are at most
+//! [`MAX_STEPS`] steps. A `<div algorithm>`
 //! that is never closed is an error; everything else that is malformed (unclosed tags, stray
 //! `::`, unbalanced lists) is read as well as it can be.
 
@@ -41,10 +42,16 @@ use std::fmt;
 use crate::normalize::{find_near, normalize, Fingerprint};
 use crate::slugs::{fallback_slug, slug_for};
 
-/// The largest source accepted, in bytes (the real draft is under 100 KiB).
-pub const MAX_INPUT: usize = 16 * 1024 * 1024;
+/// The largest source accepted, in bytes (the real draft is under 100 KiB). Reading costs
+/// about 70 bytes per line before any step is found, so a source of newlines at this limit
+/// takes under 300 MB.
+pub const MAX_INPUT: usize = 4 * 1024 * 1024;
 /// The deepest nesting of steps, items and branches accepted (the draft uses 5).
 pub const MAX_DEPTH: usize = 32;
+/// The most steps (with items, notes, issues and examples) accepted: the draft has a few
+/// hundred, and comparing and reporting costs a few KiB per step, so a source of a million
+/// one-line steps (5 MiB) would take gigabytes.
+pub const MAX_STEPS: usize = 50_000;
 
 /// What a step ID names. The names follow `StepKind` of the model crate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -142,6 +149,8 @@ pub enum ParseError {
     UnclosedAlgorithm { line: usize },
     /// Lists nest deeper than [`MAX_DEPTH`].
     TooDeep { line: usize, max: usize },
+    /// More than [`MAX_STEPS`] steps.
+    TooManySteps { line: usize, max: usize },
     /// Two algorithm blocks map to the same slug, so their step IDs would collide.
     DuplicateAlgorithm {
         slug: String,
@@ -161,6 +170,9 @@ impl fmt::Display for ParseError {
             }
             ParseError::TooDeep { line, max } => {
                 write!(f, "The list at line {line} nests deeper than the {max} levels accepted.")
+            }
+            ParseError::TooManySteps { line, max } => {
+                write!(f, "The step at line {line} is one more than the {max} steps accepted.")
             }
             ParseError::DuplicateAlgorithm { slug, line, first_line } => write!(
                 f,
@@ -688,7 +700,13 @@ struct Emitter {
 
 impl Emitter {
     /// Reserves a slot for a step whose text is known only after its children are read.
-    fn reserve(&mut self, id: String, line: usize) -> usize {
+    fn reserve(&mut self, id: String, line: usize) -> Result<usize, ParseError> {
+        if self.out.len() >= MAX_STEPS {
+            return Err(ParseError::TooManySteps {
+                line,
+                max: MAX_STEPS,
+            });
+        }
         let mut unique = id.clone();
         let mut n = 2;
         while self.ids.contains(&unique) {
@@ -703,7 +721,7 @@ impl Emitter {
             fingerprint: Fingerprint::of(""),
             line,
         });
-        self.out.len() - 1
+        Ok(self.out.len() - 1)
     }
 
     fn fill(&mut self, slot: usize, kind: Kind, text: String) {
@@ -713,9 +731,16 @@ impl Emitter {
         step.text = text;
     }
 
-    fn emit(&mut self, id: String, line: usize, kind: Kind, text: String) {
-        let slot = self.reserve(id, line);
+    fn emit(
+        &mut self,
+        id: String,
+        line: usize,
+        kind: Kind,
+        text: String,
+    ) -> Result<(), ParseError> {
+        let slot = self.reserve(id, line)?;
         self.fill(slot, kind, text);
+        Ok(())
     }
 
     /// Reads one container and returns the parts of its owner's own text.
@@ -792,7 +817,7 @@ impl Emitter {
                     } else {
                         steps += 1;
                         let id = child(steps);
-                        let slot = self.reserve(id.clone(), line);
+                        let slot = self.reserve(id.clone(), line)?;
                         let parts = self.container(
                             &content,
                             &self.out[slot].id.clone(),
@@ -822,7 +847,7 @@ impl Emitter {
                         )?;
                         own.push(format!("{key}: {}", parts.join(" ")).trim().to_string());
                     } else {
-                        let slot = self.reserve(format!("{prefix}[{key}]"), line);
+                        let slot = self.reserve(format!("{prefix}[{key}]"), line)?;
                         let parts = self.container(
                             &dd,
                             &self.out[slot].id.clone(),
@@ -877,11 +902,11 @@ impl Emitter {
                     AttachKind::Issue => Kind::Issue,
                     AttachKind::Example => Kind::Example,
                 };
-                let slot = self.reserve(id, a.line);
+                let slot = self.reserve(id, a.line)?;
                 let id = self.out[slot].id.clone();
                 self.fill(slot, step_kind, a.text.clone());
                 for (m, (line, text)) in a.items.iter().enumerate() {
-                    self.emit(format!("{id}.{}", m + 1), *line, step_kind, text.clone());
+                    self.emit(format!("{id}.{}", m + 1), *line, step_kind, text.clone())?;
                 }
             }
         }
@@ -1181,5 +1206,27 @@ mod tests {
             .collect();
         let err = parse(&format!("<div algorithm>\n<dfn>a</dfn>\n{deep}</div>\n")).unwrap_err();
         assert!(matches!(err, ParseError::TooDeep { .. }), "{err}");
+    }
+
+    /// A source of more steps than [`MAX_STEPS`] is refused at the first step past it, before
+    /// its comparison and report (which cost a few KiB per step) are built.
+    #[test]
+    fn a_source_of_too_many_steps_is_refused_at_the_first_past_the_limit() {
+        let steps = |n: usize| "1. a\n".repeat(n);
+        let block = |n: usize| format!("<div algorithm>\n<dfn>a</dfn>\n{}</div>\n", steps(n));
+        assert_eq!(
+            parse(&block(MAX_STEPS)).expect("at the limit").len(),
+            MAX_STEPS
+        );
+        let err = parse(&block(MAX_STEPS + 1)).unwrap_err();
+        // Line 1 opens the block, line 2 names it, the steps start at line 3.
+        assert_eq!(
+            err,
+            ParseError::TooManySteps {
+                line: MAX_STEPS + 3,
+                max: MAX_STEPS
+            }
+        );
+        assert!(err.to_string().contains("steps accepted"), "{err}");
     }
 }
