@@ -304,3 +304,63 @@ fn a_space_quick_to_count_keeps_its_size_when_the_timeout_stops_the_checking() {
     assert_eq!(r.code, Some(3), "{}", r.stderr);
     assert_eq!(json(&r)["canonical"], 22_282);
 }
+
+/// `--max-states` at exactly the number of states a complete search generates stops
+/// nothing, in every engine: the search is exhaustive and exits 0; one fewer stops it (exit
+/// 3) wherever something was left to generate. Timely's workers and stateright's parallel depth-first search called
+/// the exact count a stop.
+#[test]
+fn max_states_at_the_exact_count_is_complete_in_every_engine() {
+    let engines: [&[&str]; 6] = [
+        &["--threads", "1"],
+        &["--threads", "2"],
+        &["--mode", "dfs", "--threads", "1"],
+        &["--mode", "dfs", "--threads", "2"],
+        &["--engine", "timely", "--workers", "1"],
+        &["--engine", "timely", "--workers", "2"],
+    ];
+    let check = |extra: &[&str], max: Option<usize>| {
+        let max = max.map(|n| n.to_string());
+        let mut args = vec![
+            "check",
+            "--scenario",
+            "register-and-discover",
+            "--variant",
+            "proposed",
+            "--format",
+            "json",
+            "--no-timings",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        if let Some(n) = &max {
+            args.extend(["--max-states", n.as_str()]);
+        }
+        let r = run(&args);
+        let report = json(&r);
+        (r.code, report["scenarios"][0].clone())
+    };
+    let (code, whole) = check(&[], None);
+    assert_eq!(code, Some(0), "{whole}");
+    let total = whole["total_states"].as_u64().expect("a count") as usize;
+    for engine in engines {
+        let (code, at) = check(engine, Some(total));
+        assert_eq!(code, Some(0), "{engine:?} at {total}: {at}");
+        assert_eq!(at["exhaustive"], true, "{engine:?}");
+        assert_eq!(at["total_states"], whole["total_states"], "{engine:?}");
+        // One fewer: a stop (exit 3), unless the engine's order reached the last state
+        // with nothing left to cut (a depth-first search can), which is then exhaustive.
+        let (code, below) = check(engine, Some(total - 1));
+        match code {
+            Some(3) => assert_eq!(below["exhaustive"], false, "{engine:?}"),
+            Some(0) => {
+                assert_eq!(below["exhaustive"], true, "{engine:?}");
+                assert_eq!(below["total_states"], whole["total_states"], "{engine:?}");
+            }
+            other => panic!("{engine:?} at {}: exit {other:?}: {below}", total - 1),
+        }
+        if engine == ["--threads", "1"] {
+            assert_eq!(code, Some(3), "breadth-first, one thread, at {}", total - 1);
+        }
+    }
+}

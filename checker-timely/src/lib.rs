@@ -848,12 +848,15 @@ impl<M: Model> Expander<'_, '_, '_, M> {
             if i % PUMP == PUMP - 1 {
                 self.net.pump();
             }
-            mine.stop = mine.stop.or_else(|| self.bound_hit(i, &mine));
+            mine.stop = mine.stop.or_else(|| self.bound_hit(i));
             if mine.stop.is_some() {
                 break;
             }
             mine.level += 1;
             self.expand_state(fp, bytes, depth, expand, &mut mine);
+            if mine.stop.is_some() {
+                break;
+            }
         }
         drop(level);
         if mine.stop.is_none()
@@ -872,8 +875,9 @@ impl<M: Model> Expander<'_, '_, '_, M> {
     }
 
     /// A bound this worker passed before expanding its `i`th state of the level: time
-    /// (asked every [`PUMP`] states), memory ([`MEMORY_POLL`]) or states generated.
-    fn bound_hit(&self, i: usize, mine: &Summary) -> Option<Stop> {
+    /// (asked every [`PUMP`] states) or memory ([`MEMORY_POLL`]); states generated are asked
+    /// in [`Expander::expand_state`], once the state is known to have successors.
+    fn bound_hit(&self, i: usize) -> Option<Stop> {
         if i % PUMP == PUMP - 1
             && self
                 .options
@@ -888,9 +892,16 @@ impl<M: Model> Expander<'_, '_, '_, M> {
                 return Some(Stop::Memory);
             }
         }
-        let max = self.options.max_states.map(|m| m as u64);
-        max.filter(|&m| self.total + mine.generated >= m)
-            .map(|_| Stop::MaxStates)
+        None
+    }
+
+    /// Whether `max_states` stops the search before a state with successors is expanded: as
+    /// in the local searches, the bound stops what would generate more, so a search that
+    /// generates exactly `max_states` states and then finds only terminal ones is complete.
+    fn max_states_hit(&self, mine: &Summary) -> bool {
+        self.options
+            .max_states
+            .is_some_and(|m| self.total + mine.generated >= m as u64)
     }
 
     /// Judges one state and sends its successors to their owners (at the depth bound: asks
@@ -918,6 +929,11 @@ impl<M: Model> Expander<'_, '_, '_, M> {
             }
         }
         if terminal {
+            self.actions = actions;
+            return;
+        }
+        if self.max_states_hit(mine) {
+            mine.stop = Some(Stop::MaxStates);
             self.actions = actions;
             return;
         }

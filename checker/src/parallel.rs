@@ -118,7 +118,9 @@ pub(crate) fn explore<M: Model + Send + Sync + 'static>(
     };
     let mut builder = adapter.checker().threads(threads);
     if let Some(n) = options.max_states {
-        builder = builder.target_state_count(n);
+        // One more than the bound: a search that generates exactly `n` states is complete
+        // (as in our own searches), and one stopped here generated more than `n`.
+        builder = builder.target_state_count(n.saturating_add(1));
     }
     if let Some(d) = options.max_depth {
         // stateright skips a state whose depth reaches its target without judging it; ours
@@ -190,7 +192,7 @@ pub(crate) fn explore<M: Model + Send + Sync + 'static>(
     }
     let all_decided = discoveries.iter().all(Option::is_some);
     if stopped_by.is_none() && !all_decided {
-        if let Some(n) = options.max_states.filter(|n| total_states >= *n) {
+        if let Some(n) = options.max_states.filter(|n| total_states > *n) {
             stopped_by = Some(StopReason::MaxStates { n });
         } else if let Some(n) = options.max_depth.filter(|d| max_depth > *d) {
             stopped_by = Some(StopReason::MaxDepth { n });
