@@ -372,9 +372,11 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
     if args
         .label
         .as_deref()
-        .is_some_and(|l| l.contains(['\n', '\r']))
+        .is_some_and(|l| l.chars().any(char::is_control))
     {
-        return Err(UsageError("--label must be one line".into()));
+        return Err(UsageError(
+            "--label must be one line of text, without control characters".into(),
+        ));
     }
     let target = args
         .store

@@ -340,6 +340,15 @@ fn label_is_refused_before_any_work_when_it_cannot_apply() {
         vec![
             "spec-sync",
             FIXTURE,
+            "--accept",
+            "--store",
+            store,
+            "--label",
+            "a\u{1b}[2Jb",
+        ],
+        vec![
+            "spec-sync",
+            FIXTURE,
             "--store",
             store,
             "--label",

@@ -67,6 +67,9 @@ pub struct Store {
 pub enum StoreError {
     /// The first line is not `# source: <label>`.
     MissingHeader,
+    /// The header's label holds a control character (it is printed in reports, where one
+    /// could drive the terminal).
+    ControlInLabel,
     /// A row does not have exactly four tab-separated fields (a blank line or a comment line
     /// after the header is such a row).
     Malformed { line: usize, fields: usize },
@@ -96,6 +99,7 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::MissingHeader => write!(f, "Line 1 of the store is not the header \"# source: <label>\"."),
+            StoreError::ControlInLabel => write!(f, "Line 1 of the store has a control character in its label."),
             StoreError::Malformed { line, fields } => {
                 write!(f, "Line {line} of the store has {fields} tab-separated fields where a row has 4.")
             }
@@ -132,13 +136,13 @@ impl std::error::Error for StoreError {}
 const HEADER: &str = "# source: ";
 
 /// Writes the table of `steps` (sorted into source order) with the header label `source`.
-/// Line breaks in the label are written as spaces.
+/// Control characters in the label (line breaks among them) are written as spaces.
 pub fn write_store(source: &str, steps: &[SourceStep]) -> String {
     let mut sorted: Vec<&SourceStep> = steps.iter().collect();
     sorted.sort_by_key(|s| s.line);
     let label: String = source
         .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     let mut out = format!("{HEADER}{label}\n");
     for s in sorted {
@@ -169,6 +173,9 @@ pub fn read_store(text: &str) -> Result<Store, StoreError> {
     let Some(label) = header.strip_prefix(HEADER) else {
         return Err(StoreError::MissingHeader);
     };
+    if label.chars().any(char::is_control) {
+        return Err(StoreError::ControlInLabel);
+    }
     let mut steps = Vec::new();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for (index, row) in lines.enumerate() {
@@ -289,6 +296,12 @@ mod tests {
             step("b#2", "tab\there \\ back", 9),
             step("a#1", "line\nbreak", 3),
         ];
+        let dirty = write_store("a\u{1b}[31mb\tc", &steps);
+        assert!(dirty.starts_with("# source: a [31mb c\n"), "{dirty}");
+        assert_eq!(
+            read_store("# source: a\u{1b}[31m\n").unwrap_err(),
+            StoreError::ControlInLabel
+        );
         let text = write_store("label", &steps);
         assert!(text.starts_with("# source: label\na#1\tstep\t"));
         let store = read_store(&text).unwrap();
