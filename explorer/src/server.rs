@@ -27,8 +27,8 @@ pub const PAGE: &str = include_str!("page.html");
 pub const MAX_HEAD: usize = MAX_PATH_TEXT + 16 * 1024;
 /// Connections served at once; more are answered 503 and closed.
 pub const MAX_CONNECTIONS: usize = 32;
-/// A client that sends nothing for this long is dropped (a stalled connection must not keep
-/// a thread forever).
+/// A client whose request head has not arrived whole this long after it connected is
+/// dropped, however it trickles in (a stalled connection must not keep a thread forever).
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Connections being told 503 at once; beyond these a connection is closed unanswered.
@@ -201,6 +201,9 @@ fn serve_connection(mut stream: TcpStream, io_timeout: Duration, handler: &Handl
     let _ = stream.set_write_timeout(Some(io_timeout));
     let mut buf = vec![0u8; MAX_HEAD];
     let mut len = 0;
+    // One deadline for the whole head: a client sending a byte now and then must not hold
+    // the connection longer than one that sends nothing.
+    let deadline = std::time::Instant::now() + io_timeout;
     let head_end = loop {
         if let Some(end) = find_head_end(&buf[..len]) {
             break end;
@@ -211,6 +214,10 @@ fn serve_connection(mut stream: TcpStream, io_timeout: Duration, handler: &Handl
                 &Response::error(431, format!("the request is too large: its head is over {MAX_HEAD} bytes (a path has at most {MAX_PATH_TEXT} characters)")),
                 false,
             );
+            return;
+        }
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
             return;
         }
         match stream.read(&mut buf[len..]) {
@@ -278,8 +285,17 @@ fn answer(mut stream: TcpStream, r: &Response, head_only: bool) {
     }
 }
 
+/// Where the head ends: after its blank line, whose line ends may be CR LF or a bare LF (as
+/// the parser takes them).
 fn find_head_end(buf: &[u8]) -> Option<usize> {
-    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+    buf.iter().enumerate().find_map(|(i, &b)| {
+        if b != b'\n' {
+            return None;
+        }
+        let before = &buf[..i];
+        let blank = before.ends_with(b"\n") || before.ends_with(b"\n\r");
+        blank.then_some(i + 1)
+    })
 }
 
 fn write_response(stream: &mut TcpStream, r: &Response, head_only: bool) -> std::io::Result<()> {
@@ -540,6 +556,68 @@ mod tests {
             assert!(
                 waited >= Duration::from_millis(250) && waited < Duration::from_secs(10),
                 "closed after {waited:?}"
+            );
+        }
+    }
+
+    /// A client that sends a byte now and then is closed at the same timeout as one that
+    /// sends nothing: the timeout is for the whole head, not for each read.
+    #[test]
+    fn a_trickling_client_is_closed_after_the_io_timeout() {
+        let limits = Limits {
+            connections: 4,
+            io_timeout: Duration::from_millis(600),
+        };
+        let port = start(limits, echo_or_panic());
+        let mut s = connect(port);
+        let begun = Instant::now();
+        let head = b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: aaaaaaaaaaaaaaaaaaaa";
+        let mut closed = false;
+        for byte in head {
+            if s.write_all(&[*byte]).is_err() {
+                closed = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            if begun.elapsed() > Duration::from_secs(5) {
+                break;
+            }
+        }
+        let mut rest = Vec::new();
+        let _ = s.read_to_end(&mut rest);
+        assert!(
+            closed || begun.elapsed() < Duration::from_secs(5),
+            "still open after {:?}",
+            begun.elapsed()
+        );
+        assert!(rest.is_empty(), "{:?}", String::from_utf8_lossy(&rest));
+    }
+
+    /// A head whose lines end in a bare LF is answered, as the parser reads it.
+    #[test]
+    fn a_head_with_bare_line_feeds_is_answered() {
+        let limits = Limits {
+            connections: 4,
+            io_timeout: Duration::from_secs(5),
+        };
+        let port = start(limits, echo_or_panic());
+        let mut s = connect(port);
+        write!(s, "GET /lf HTTP/1.1\nHost: 127.0.0.1:{port}\n\n").unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.ends_with(r#"{"target":"/lf"}"#), "{answer}");
+        for (head, end) in [
+            (&b"GET / HTTP/1.1\r\n\r\n"[..], Some(18)),
+            (b"GET / HTTP/1.1\n\n", Some(16)),
+            (b"GET / HTTP/1.1\r\n\n", Some(17)),
+            (b"GET / HTTP/1.1\r\nHost: x\r\n", None),
+        ] {
+            assert_eq!(
+                find_head_end(head),
+                end,
+                "{:?}",
+                String::from_utf8_lossy(head)
             );
         }
     }

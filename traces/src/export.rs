@@ -65,7 +65,10 @@ pub fn file_safe(s: &str) -> String {
 /// write or rename fails, is removed.
 #[derive(Debug)]
 pub struct Output {
+    /// The output as it was named.
     path: PathBuf,
+    /// Where the temporary file goes: `path`, or the file a symbolic link `path` names.
+    place: PathBuf,
     /// The temporary file, or `None` when `path` is written in place (a device or a pipe,
     /// which renaming would replace).
     tmp: Option<PathBuf>,
@@ -81,8 +84,26 @@ fn output_error(path: &Path, reason: impl Into<String>) -> TraceError {
 
 impl Output {
     /// Checks `path` can be written: it is not a directory, and a file can be created next to
-    /// it (or, for a device or pipe, it opens for writing).
+    /// it (or, for a device or pipe, it opens for writing). A symbolic link is followed: the
+    /// file it names is replaced and the link stays; a link under `/dev` or `/proc`
+    /// (`/dev/stdout`, `/proc/self/fd/1`) is written through in place, since replacing the
+    /// file it names would take it from whoever holds it open (the shell's redirection).
     pub fn create(path: &Path) -> Result<Output, TraceError> {
+        let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        if linked {
+            if path.starts_with("/dev") || path.starts_with("/proc") {
+                return Output::in_place(path);
+            }
+            let target = std::fs::canonicalize(path).map_err(|e| {
+                output_error(
+                    path,
+                    format!("is a symbolic link to nothing that can be written: {e}"),
+                )
+            })?;
+            let mut output = Output::create(&target)?;
+            output.path = path.to_path_buf();
+            return Ok(output);
+        }
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => {
                 return Err(output_error(
@@ -90,18 +111,8 @@ impl Output {
                     "is a directory; the output must be a file name",
                 ))
             }
-            Ok(m) if !m.is_file() => {
-                // `/dev/stdout`, `/dev/null`, a FIFO: write to it directly.
-                let file = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(path)
-                    .map_err(|e| output_error(path, format!("cannot write to it: {e}")))?;
-                return Ok(Output {
-                    path: path.to_path_buf(),
-                    tmp: None,
-                    file: Some(file),
-                });
-            }
+            // `/dev/null`, a FIFO: write to it directly.
+            Ok(m) if !m.is_file() => return Output::in_place(path),
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(output_error(path, format!("cannot write to it: {e}"))),
@@ -130,9 +141,28 @@ impl Output {
                     format!("cannot create a file in {}: {e}", dir.display()),
                 )
             })?;
+        // The file it replaces keeps its permissions.
+        if let Ok(m) = std::fs::metadata(path) {
+            let _ = file.set_permissions(m.permissions());
+        }
         Ok(Output {
             path: path.to_path_buf(),
+            place: path.to_path_buf(),
             tmp: Some(tmp),
+            file: Some(file),
+        })
+    }
+
+    /// `path` opened for writing where it is, without a temporary file.
+    fn in_place(path: &Path) -> Result<Output, TraceError> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| output_error(path, format!("cannot write to it: {e}")))?;
+        Ok(Output {
+            path: path.to_path_buf(),
+            place: path.to_path_buf(),
+            tmp: None,
             file: Some(file),
         })
     }
@@ -149,7 +179,7 @@ impl Output {
             .map_err(|e| output_error(&self.path, format!("cannot write it: {e}")))?;
         drop(file);
         if let Some(tmp) = self.tmp.take() {
-            if let Err(e) = std::fs::rename(&tmp, &self.path) {
+            if let Err(e) = std::fs::rename(&tmp, &self.place) {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(output_error(
                     &self.path,
@@ -333,5 +363,62 @@ mod tests {
         // Two variants that share what is kept of them still get names of their own.
         assert_ne!(name, file_name(&scenario, &other, property));
         assert!(file_name(&scenario, &other, property).len() <= MAX_FILE_NAME_BYTES);
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("webmcp-output-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// An output named through a symbolic link replaces the file the link names and keeps
+    /// the link, and a replaced file keeps its permissions; a link to nothing is refused.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_output_replaces_what_the_link_names_and_keeps_the_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("link");
+        let (target, link) = (dir.join("target.md"), dir.join("link.md"));
+        std::fs::write(&target, "before").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::symlink("target.md", &link).unwrap();
+        write_atomically(&link, "after").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "after");
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let dangling = dir.join("dangling.md");
+        std::os::unix::fs::symlink("nothing/here.md", &dangling).unwrap();
+        let err = write_atomically(&dangling, "x").unwrap_err();
+        assert!(err.contains("symbolic link to nothing"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `/dev/stdout` redirected to a file is `/proc/self/fd/1`, a link to that file: it is
+    /// written through the open descriptor, not replaced (which left the redirection's file
+    /// empty). Shown with a descriptor of the test's own.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_descriptor_named_under_proc_is_written_in_place() {
+        use std::os::unix::io::AsRawFd;
+        let dir = scratch("fd");
+        let held = dir.join("held.md");
+        let file = std::fs::File::create(&held).unwrap();
+        let by_fd = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        write_atomically(&by_fd, "through the descriptor").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&held).unwrap(),
+            "through the descriptor"
+        );
+        assert!(std::fs::symlink_metadata(&by_fd)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        drop(file);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
