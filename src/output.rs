@@ -366,6 +366,13 @@ pub fn markdown_summary(
     } else {
         format!("**{new} violation(s)** in {} scenario(s).\n\n", results.len())
     });
+    let stopped = results.iter().filter(|r| !r.exhaustive).count();
+    if stopped > 0 {
+        out.push_str(&format!(
+            "**Incomplete**: a bound stopped the search of {stopped} scenario(s); their \
+             undecided properties are neither held nor violated.\n\n"
+        ));
+    }
     out.push_str(if timings {
         "| scenario | variant | unique states | max depth | seconds | violated | verdict |\n|---|---|---:|---:|---:|---:|---|\n"
     } else {

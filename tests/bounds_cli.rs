@@ -290,7 +290,12 @@ fn every_output_format_names_the_bound_that_stopped_the_run() {
     assert!(
         with("junit").contains("skipped message=\"incomplete: stopped by --max-states 10 after ")
     );
-    assert!(with("markdown").contains("| incomplete: stopped by --max-states 10 after "));
+    let markdown = with("markdown");
+    assert!(markdown.contains("| incomplete: stopped by --max-states 10 after "));
+    assert!(
+        markdown.contains("**Incomplete**: a bound stopped the search of 1 scenario(s)"),
+        "the headline says so too: {markdown}"
+    );
     assert!(with("github")
         .contains("was not decided for duplicate-name-race: stopped by --max-states 10"));
     let o = run(&[
