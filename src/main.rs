@@ -687,8 +687,11 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
     let worlds = if args.scenarios.is_empty() || args.all {
         catalog::all().map_err(UsageError)?
     } else {
+        // A scenario named twice is covered once (its counts would be added twice).
+        let mut seen = std::collections::BTreeSet::new();
         args.scenarios
             .iter()
+            .filter(|n| seen.insert(n.as_str()))
             .map(|n| catalog::named(n))
             .collect::<Result<Vec<_>, _>>()
             .map_err(UsageError)?

@@ -550,3 +550,32 @@ fn the_proposed_variant_passes_the_whole_suite_and_each_fix_is_needed() {
         );
     }
 }
+
+/// A scenario named twice is covered once: its counts are not added twice.
+#[test]
+fn coverage_of_a_scenario_named_twice_is_its_coverage() {
+    // One scenario leaves steps unreached (exit 1); what matters is that both say the same.
+    let json = |args: &[&str]| -> (Option<i32>, serde_json::Value) {
+        let o = run(args);
+        let v = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        (o.status.code(), v)
+    };
+    let once = json(&[
+        "coverage",
+        "--scenario",
+        "register-and-discover",
+        "--format",
+        "json",
+    ]);
+    let twice = json(&[
+        "coverage",
+        "--scenario",
+        "register-and-discover",
+        "--scenario",
+        "register-and-discover",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(once, twice);
+}
