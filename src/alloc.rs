@@ -10,7 +10,8 @@
 //!
 //! A search also keeps the memory it frees ([`keep_freed_memory`]): mimalloc's default hands
 //! freed pages back to the OS a second after they empty, and the next breadth-first level
-//! faults them in again, zeroed by the kernel.
+//! faults them in again, zeroed by the kernel. And it asks the kernel for no transparent huge
+//! pages ([`no_transparent_huge_pages`]), whose zeroing on first touch cost seconds.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::{c_int, c_long, c_void};
@@ -55,6 +56,32 @@ pub fn keep_freed_memory() {
         // considers purging.
         unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
     }
+}
+
+/// The environment variable with which mimalloc itself reads whether it may use transparent
+/// huge pages.
+const ALLOW_THP_ENV: &str = "MIMALLOC_ALLOW_THP";
+
+/// No transparent huge pages for this process (`PR_SET_THP_DISABLE`, inherited by the
+/// processes it starts), unless `MIMALLOC_ALLOW_THP` says otherwise: mimalloc asks for them
+/// on its arenas (`MADV_HUGEPAGE`), and each first touch of one then makes the kernel zero
+/// two MiB. On the virtual machine we measure on, that zeroing cost a large search seconds
+/// of system time, a different number each run (iframes n = 3 on one thread: 2.9–7.6 s
+/// against 1.1–1.3 s with 4 KiB pages, and 4–10 s on two threads against 1.1–1.2 s), for 5%
+/// less user time (`docs/performance.md`, *Transparent huge pages*). Returns whether they
+/// are off.
+pub fn no_transparent_huge_pages() -> bool {
+    if std::env::var_os(ALLOW_THP_ENV).is_some() {
+        return thp_disabled();
+    }
+    // SAFETY: PR_SET_THP_DISABLE takes one integer argument and touches no memory of ours.
+    unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0 }
+}
+
+/// Whether transparent huge pages are off for this process.
+fn thp_disabled() -> bool {
+    // SAFETY: PR_GET_THP_DISABLE reads a flag of the process and touches no memory of ours.
+    unsafe { libc::prctl(libc::PR_GET_THP_DISABLE, 0, 0, 0, 0) == 1 }
 }
 
 /// The purge delay mimalloc uses now, in ms (-1: never).
@@ -120,6 +147,17 @@ mod tests {
                 keep_freed_memory();
                 assert_eq!(purge_delay(), asked, "the environment's value is kept");
             }
+        }
+    }
+
+    /// Unless the environment asks for them, huge pages are off once asked to be, and the
+    /// kernel says so.
+    #[test]
+    fn transparent_huge_pages_are_off_unless_the_environment_allows_them() {
+        let off = no_transparent_huge_pages();
+        assert_eq!(off, thp_disabled());
+        if std::env::var_os(ALLOW_THP_ENV).is_none() {
+            assert!(off, "PR_SET_THP_DISABLE took effect");
         }
     }
 

@@ -482,6 +482,7 @@ fn clap_error_line(rendered: &str) -> String {
 
 fn main() -> ExitCode {
     alloc::keep_freed_memory();
+    alloc::no_transparent_huge_pages();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
