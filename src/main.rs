@@ -119,6 +119,16 @@ enum Command {
     Explore(explore_cmd::ExploreArgs),
 }
 
+impl Command {
+    /// Whether the command runs scenarios in a browser (Chromium, `browser/`).
+    fn starts_a_browser(&self) -> bool {
+        matches!(
+            self,
+            Command::Conformance(_) | Command::Record(_) | Command::LegacyConformance(_)
+        )
+    }
+}
+
 /// Which text is modelled: the current draft, or the legacy proposal (docs/legacy.md).
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Profile {
@@ -482,7 +492,6 @@ fn clap_error_line(rendered: &str) -> String {
 
 fn main() -> ExitCode {
     alloc::keep_freed_memory();
-    alloc::no_transparent_huge_pages();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -506,6 +515,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // A browser this process starts would inherit the setting; its pages are its own.
+    if !cli.command.starts_a_browser() {
+        alloc::no_transparent_huge_pages();
+    }
     // Hidden test hook: behave as if the OS refused any checker thread beyond this many.
     if let Some(most) = std::env::var(REFUSE_THREADS_ENV)
         .ok()
