@@ -174,7 +174,9 @@ pub fn read_trace(text: &str) -> Result<Loaded, Malformed> {
             return err(format!("not a trace: \"vars\" lists \"{v}\" twice"));
         }
     }
-    for required in [ACTION, STEPS] {
+    // Every state variable too: a replay compares the variables a trace records, and one
+    // that recorded none would be "reproduced" having compared nothing.
+    for &required in [ACTION, STEPS].iter().chain(crate::encode::STATE_VARS) {
         if !vars.iter().any(|v| v == required) {
             return err(format!(
                 "not a trace of webmcp-check: vars has no \"{required}\""

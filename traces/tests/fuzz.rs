@@ -428,6 +428,24 @@ fn hostile_shapes_are_refused_within_the_limits() {
         d["vars"] = Value::Array((0..=MAX_VARS).map(|i| json!(format!("v{i}"))).collect());
     });
     assert!(refused(&vars).contains("more than 64 variables"));
+    // A trace that leaves a state variable out would replay having compared less than the
+    // whole state; one that keeps only the `mbt::` variables, nothing of it.
+    for dropped in [&["ghost"][..], webmcp_traces::encode::STATE_VARS] {
+        let partial = edited(|d| {
+            let keep = |v: &Value| !dropped.contains(&v.as_str().unwrap());
+            d["vars"].as_array_mut().unwrap().retain(keep);
+            for state in d["states"].as_array_mut().unwrap() {
+                for var in dropped {
+                    state.as_object_mut().unwrap().remove(*var);
+                }
+            }
+        });
+        let why = refused(&partial);
+        assert!(
+            why.contains(&format!("vars has no \"{}\"", dropped[0])),
+            "{why}"
+        );
+    }
     // A state that would decode into too much memory: 200,000 one-field records (distinct,
     // as a set's elements must be).
     let heavy = edited(|d| d["states"][0]["ghost"] = json!("HEAVY")).replace(
