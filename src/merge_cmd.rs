@@ -134,6 +134,10 @@ pub enum MergeError {
         file: String,
         why: String,
     },
+    /// Check shards that are not, together, this build's `check --all`: why, in a clause.
+    NotTheSuite {
+        why: String,
+    },
 }
 
 impl std::fmt::Display for MergeError {
@@ -208,6 +212,10 @@ impl std::fmt::Display for MergeError {
                 error,
             } => write!(f, "{file}: scenario '{}': {error}", one_line(scenario, 80)),
             MergeError::Inconsistent { file, why } => write!(f, "{file}: {why}"),
+            MergeError::NotTheSuite { why } => write!(
+                f,
+                "the shards are not this build's `check --all`: {why} (merge the shards of one run, with the build that ran them)"
+            ),
         }
     }
 }
@@ -390,7 +398,8 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
     for ((file, record, _), shard) in entries.iter().zip(&shards) {
         results_match_record(file, record, &shard.scenarios)?;
     }
-    let (order, _) = check_set(&entries)?;
+    let (order, whole) = check_set(&entries)?;
+    is_the_suite(&whole)?;
     let first = &entries[0];
     let timings = option(&first.0, &first.1, "timings")? == "true";
     let with_baseline = option(&first.0, &first.1, "baseline")? == "true";
@@ -495,6 +504,39 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
         }
     };
     Ok((output::Outcome::of(&results, &judgement).exit_code(), text))
+}
+
+/// Check shards split the embedded scenarios of `--all` (nothing else can be sharded): the
+/// whole run's scenarios, in order, are this build's, all of them. Shards whose records
+/// agree with one another but name fewer (an edited total), others, or none would merge
+/// into a pass of scenarios that were never checked.
+fn is_the_suite(whole: &[String]) -> Result<(), MergeError> {
+    let suite: Vec<String> = crate::catalog::all()
+        .map_err(|why| MergeError::NotTheSuite { why })?
+        .into_iter()
+        .map(|w| w.name)
+        .collect();
+    let why = if whole.len() != suite.len() {
+        format!(
+            "they hold {} scenario(s) in all, and it has {}",
+            whole.len(),
+            suite.len()
+        )
+    } else if let Some((at, (theirs, ours))) = whole
+        .iter()
+        .zip(&suite)
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        format!(
+            "scenario {} of the whole run is '{}', where it has '{ours}'",
+            at + 1,
+            one_line(theirs, 80)
+        )
+    } else {
+        return Ok(());
+    };
+    Err(MergeError::NotTheSuite { why })
 }
 
 /// A check shard's results are for the scenarios its shard record names, one each, in its

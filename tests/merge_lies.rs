@@ -213,6 +213,94 @@ fn check_scenarios_not_judged_on_the_whole_catalogue_are_refused() {
     refused(&merge(&mixed), &["none1.json", "judges 0"]);
 }
 
+/// Shards whose records agree with one another, but that together are not this build's
+/// `check --all`: fewer scenarios (the total edited to match), the same ones in another
+/// order, or none at all. Each would have merged into a pass of scenarios never checked.
+#[test]
+fn check_shards_that_are_not_the_whole_suite_are_refused() {
+    let dir = scratch("suite");
+    let shards: Vec<Value> = (1..=3)
+        .map(|i| check_shard(&dir, "proposed", i, 3))
+        .collect();
+    let suite = shards
+        .iter()
+        .map(|s| s["scenarios"].as_array().unwrap().len())
+        .sum::<usize>();
+    let write_all = |name: &str, shards: &[Value]| -> Vec<PathBuf> {
+        shards
+            .iter()
+            .enumerate()
+            .map(|(i, s)| write(&dir, &format!("{name}{}.json", i + 1), s))
+            .collect()
+    };
+
+    // One scenario gone from shard 1's results and record, and every total one lower.
+    let mut fewer = shards.clone();
+    fewer[0]["scenarios"].as_array_mut().unwrap().remove(0);
+    fewer[0]["shard_of"]["items"]
+        .as_array_mut()
+        .unwrap()
+        .remove(0);
+    for s in &mut fewer {
+        s["shard_of"]["total"] = serde_json::json!(suite - 1);
+    }
+    refused(
+        &merge(&write_all("fewer", &fewer)),
+        &[
+            "not this build's `check --all`",
+            &format!(
+                "they hold {} scenario(s) in all, and it has {suite}",
+                suite - 1
+            ),
+        ],
+    );
+
+    // The first scenarios of shards 1 and 2 swapped, results and records alike.
+    let mut swapped = shards.clone();
+    let (a, b) = (
+        swapped[0]["scenarios"][0].clone(),
+        swapped[1]["scenarios"][0].clone(),
+    );
+    let (na, nb) = (
+        swapped[0]["shard_of"]["items"][0].clone(),
+        swapped[1]["shard_of"]["items"][0].clone(),
+    );
+    (swapped[0]["scenarios"][0], swapped[1]["scenarios"][0]) = (b, a);
+    (
+        swapped[0]["shard_of"]["items"][0],
+        swapped[1]["shard_of"]["items"][0],
+    ) = (nb.clone(), na.clone());
+    refused(
+        &merge(&write_all("swapped", &swapped)),
+        &[&format!(
+            "scenario 1 of the whole run is '{}', where it has '{}'",
+            nb.as_str().unwrap(),
+            na.as_str().unwrap()
+        )],
+    );
+
+    // One shard of one, holding nothing.
+    let mut empty = shards[0].clone();
+    empty["scenarios"] = serde_json::json!([]);
+    empty["shard_of"]["items"] = serde_json::json!([]);
+    empty["shard_of"]["total"] = serde_json::json!(0);
+    empty["shard_of"]["count"] = serde_json::json!(1);
+    refused(
+        &merge(&[write(&dir, "empty.json", &empty)]),
+        &[&format!(
+            "they hold 0 scenario(s) in all, and it has {suite}"
+        )],
+    );
+
+    // The shards as written still merge.
+    let out = merge(&write_all("whole", &shards));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn a_check_shard_missing_a_scenario_says_which() {
     let dir = scratch("missing");
