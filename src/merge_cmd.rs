@@ -21,13 +21,19 @@ property was violated (with --baseline: one the baseline does not list), 3 incom
 likewise; mutants: 1 the score is below --min-score, 3 a mutant is undecided; conformance: 1 an
 unexplained divergence, 3 a run inconclusive or not implemented without an explanation); 2 the
 files are
-not every shard of one run, each once (a shard missing or given twice, shards of different N,
-commands or options, items that do not add up), or a file is unreadable, malformed or larger
-than 32 MiB (one line on stderr).";
+not every shard of one run, each once (a shard missing or given twice, one file named twice,
+shards of different N, commands or options, items that do not add up, check shards that are
+not this build's check --all), or a file is unreadable, malformed or larger than 32 MiB, or
+the files are larger than 64 MiB in all (one line on stderr).";
 
 /// The largest shard report merge reads (32 MiB; `check --all --format json` writes 1.4 MB).
 /// Only `limit + 1` bytes are read, so `/dev/zero` or a pipe is refused too.
 pub const MAX_REPORT_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The most bytes merge reads over all its files (64 MiB): each file is held, then parsed,
+/// until the set is judged, so the limit of one file alone would let memory grow with the
+/// number of files given.
+pub const MAX_MERGE_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(clap::Args)]
 pub struct MergeArgs {
@@ -65,6 +71,16 @@ pub enum MergeError {
     },
     TooLarge {
         file: String,
+    },
+    /// The files together are larger than [`MAX_MERGE_BYTES`]; `file` is the one that
+    /// crossed it.
+    TooLargeInAll {
+        file: String,
+    },
+    /// One file named twice (by two paths, or a link to it).
+    SameFile {
+        first: String,
+        other: String,
     },
     Malformed {
         file: String,
@@ -148,6 +164,15 @@ impl std::fmt::Display for MergeError {
                 f,
                 "{file}: larger than {}, the limit for a shard report; not read",
                 size_text(MAX_REPORT_BYTES)
+            ),
+            MergeError::TooLargeInAll { file } => write!(
+                f,
+                "{file}: with the files before it, more than {} of shard reports, the limit for one merge; not read",
+                size_text(MAX_MERGE_BYTES)
+            ),
+            MergeError::SameFile { first, other } => write!(
+                f,
+                "{other} is the same file as {first}: give each shard once"
             ),
             MergeError::Malformed { file, why } => {
                 write!(f, "{file}: not a shard report ({why})")
@@ -252,11 +277,14 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn merge_files(args: &MergeArgs) -> Result<(u8, String), MergeError> {
-    let loaded = args
-        .files
-        .iter()
-        .map(|p| load(p))
-        .collect::<Result<Vec<_>, _>>()?;
+    same_files(&args.files)?;
+    let mut budget = MAX_MERGE_BYTES;
+    let mut loaded = Vec::with_capacity(args.files.len());
+    for path in &args.files {
+        let l = load(path, budget)?;
+        budget -= l.text.len() as u64;
+        loaded.push(l);
+    }
     let mut command: Option<(String, String)> = None;
     for l in &loaded {
         unfinished(l)?;
@@ -310,13 +338,38 @@ fn unfinished(l: &Loaded) -> Result<(), MergeError> {
     }
 }
 
-fn load(path: &std::path::Path) -> Result<Loaded, MergeError> {
+/// Refuses a file named twice before any is read (the shard records would say so too, but
+/// only once every file was read and parsed).
+fn same_files(paths: &[PathBuf]) -> Result<(), MergeError> {
+    use std::os::unix::fs::MetadataExt;
+    let mut seen: std::collections::HashMap<(u64, u64), &PathBuf> = Default::default();
+    for path in paths {
+        // A file that cannot be read is named as such when it is read.
+        let Ok(m) = std::fs::metadata(path) else {
+            continue;
+        };
+        if let Some(first) = seen.insert((m.dev(), m.ino()), path) {
+            return Err(MergeError::SameFile {
+                first: first.display().to_string(),
+                other: path.display().to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Reads one shard report, of at most [`MAX_REPORT_BYTES`] and at most `budget` bytes (what
+/// is left of [`MAX_MERGE_BYTES`]).
+fn load(path: &std::path::Path, budget: u64) -> Result<Loaded, MergeError> {
     let file = path.display().to_string();
-    let bytes = read_limited(path, MAX_REPORT_BYTES).map_err(|e| match e {
+    let bytes = read_limited(path, MAX_REPORT_BYTES.min(budget)).map_err(|e| match e {
         ReadError::Io(e) => MergeError::Read {
             file: file.clone(),
             error: e.to_string(),
         },
+        ReadError::TooLarge if budget < MAX_REPORT_BYTES => {
+            MergeError::TooLargeInAll { file: file.clone() }
+        }
         ReadError::TooLarge => MergeError::TooLarge { file: file.clone() },
     })?;
     let text = String::from_utf8(bytes).map_err(|_| MergeError::Malformed {

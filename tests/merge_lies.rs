@@ -213,6 +213,36 @@ fn check_scenarios_not_judged_on_the_whole_catalogue_are_refused() {
     refused(&merge(&mixed), &["none1.json", "judges 0"]);
 }
 
+/// Memory stays bounded whatever the files: one file named twice (here through a link) is
+/// refused before either is read, and files that are each under the limit of one report but
+/// together over the limit of one merge are refused at the one that crosses it.
+#[test]
+fn merge_reads_each_file_once_and_at_most_its_limit_in_all() {
+    let dir = scratch("limits");
+    let shard = check_shard(&dir, "proposed", 1, 2);
+    let a = write(&dir, "a.json", &shard);
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    refused(
+        &merge(&[a.clone(), link]),
+        &["link.json is the same file as", "a.json"],
+    );
+    // Three reports of 30 MiB each (valid JSON, so that each is read whole).
+    let big: Vec<PathBuf> = (1..=3)
+        .map(|i| {
+            let p = dir.join(format!("big{i}.json"));
+            let text = format!("{{\"x\":\"{}\"}}", "y".repeat(30 << 20));
+            std::fs::write(&p, text).unwrap();
+            p
+        })
+        .collect();
+    refused(
+        &merge(&big),
+        &["big3.json", "more than 64 MiB of shard reports", "not read"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Shards whose records agree with one another, but that together are not this build's
 /// `check --all`: fewer scenarios (the total edited to match), the same ones in another
 /// order, or none at all. Each would have merged into a pass of scenarios never checked.
