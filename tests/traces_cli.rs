@@ -692,3 +692,73 @@ fn an_out_of_range_bigint_says_so() {
         assert!(err.contains(complaint), "{err}");
     }
 }
+
+/// `corpus --dir` removes only the traces its own last index listed: a directory with
+/// someone else's `INDEX.md` is refused before any work, a trace it never wrote stays, and
+/// a run a bound stopped leaves no directory behind.
+#[test]
+fn corpus_removes_only_what_its_own_index_listed() {
+    let dir = tmp("corpus-own");
+    let foreign = dir.join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("INDEX.md"), "my notes\n").unwrap();
+    std::fs::write(foreign.join("mine.seed.p.itf.json"), "{}").unwrap();
+    let err = one_line_exit_two(&["corpus", "--dir", foreign.to_str().unwrap()]);
+    assert!(err.contains("not a corpus index"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(foreign.join("INDEX.md")).unwrap(),
+        "my notes\n"
+    );
+    assert!(foreign.join("mine.seed.p.itf.json").exists());
+
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(corpus.join("mine.seed.p.itf.json"), "{}").unwrap();
+    let c = corpus.to_str().unwrap();
+    let o = run(&["corpus", "--dir", c]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let written = traces_of(&corpus).len();
+    assert!(written > 1, "{written}");
+    assert!(
+        corpus.join("mine.seed.p.itf.json").exists(),
+        "not ours: kept"
+    );
+    // A finding that no longer occurs: a trace the index lists, which this run does not write.
+    let index = std::fs::read_to_string(corpus.join("INDEX.md")).unwrap();
+    std::fs::write(
+        corpus.join("INDEX.md"),
+        format!("{index}| `gone` | 1 | [old](old.seed.gone.itf.json) | old |\n"),
+    )
+    .unwrap();
+    std::fs::write(corpus.join("old.seed.gone.itf.json"), "{}").unwrap();
+    let o = run(&["corpus", "--dir", c]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        !corpus.join("old.seed.gone.itf.json").exists(),
+        "stale: removed"
+    );
+    assert!(corpus.join("mine.seed.p.itf.json").exists());
+    assert_eq!(traces_of(&corpus).len(), written);
+
+    let stopped = dir.join("new");
+    let o = run(&[
+        "corpus",
+        "--dir",
+        stopped.to_str().unwrap(),
+        "--memory-limit",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(!stopped.exists(), "nothing written, not even the directory");
+    let _ = std::fs::remove_dir_all(&dir);
+}

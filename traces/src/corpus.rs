@@ -43,7 +43,8 @@ pub struct Source {
 /// counterexample, writes one trace per violated (scenario, property) into `dir`, removes
 /// traces of findings that no longer occur, and writes `INDEX.md`.
 pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Before any work: a directory that holds another index is not ours to write into.
+    let earlier = earlier_traces(dir)?;
     // Per property: the scenarios that violate it, and the shortest counterexample so far.
     let mut best: Vec<(&'static str, Vec<String>, Loaded)> = Vec::new();
     for src in sources {
@@ -88,6 +89,7 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
             }
         }
     }
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut entries = Vec::new();
     for (property, also, loaded) in best {
         let min = minimize(&loaded)?;
@@ -106,16 +108,53 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
         });
     }
     entries.sort_by(|a, b| a.property.cmp(&b.property));
+    // The traces the last regeneration listed and this one does not: findings that no longer
+    // occur. Any other file is left alone.
     let keep: Vec<&str> = entries.iter().map(|e| e.file.as_str()).collect();
-    let listing = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for f in listing.flatten() {
-        let name = f.file_name().to_string_lossy().to_string();
-        if name.ends_with(".itf.json") && !keep.contains(&name.as_str()) {
-            std::fs::remove_file(f.path()).map_err(|e| format!("{name}: {e}"))?;
+    for name in earlier.iter().filter(|n| !keep.contains(&n.as_str())) {
+        match std::fs::remove_file(dir.join(name)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("{name}: {e}"))
+            }
+            _ => {}
         }
     }
-    write_atomically(&dir.join("INDEX.md"), &index(&entries))?;
+    write_atomically(&dir.join(INDEX), &index(&entries))?;
     Ok(entries)
+}
+
+/// The index a regeneration writes beside its traces.
+const INDEX: &str = "INDEX.md";
+
+/// How [`index`] begins: an `INDEX.md` that does not is someone else's.
+const INDEX_TITLE: &str = "# Corpus of findings\n";
+
+/// The traces that `dir`'s index lists (none without an index, or without `dir`); an error
+/// when `dir` holds an `INDEX.md` that this command did not write.
+fn earlier_traces(dir: &Path) -> Result<Vec<String>, String> {
+    let path = dir.join(INDEX);
+    let text = match crate::limits::read_limited(&path, 1 << 20) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(crate::limits::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Vec::new())
+        }
+        Err(crate::limits::ReadError::Io(e)) => return Err(format!("{}: {e}", path.display())),
+        Err(crate::limits::ReadError::TooLarge) => String::new(),
+    };
+    if !text.starts_with(INDEX_TITLE) {
+        return Err(format!(
+            "{}: not a corpus index, so {} is not a corpus: give --dir a new or empty directory, or the corpus's own",
+            path.display(),
+            dir.display()
+        ));
+    }
+    // Each row links its trace: `[scenario](FILE)`, a file name of this directory.
+    Ok(text
+        .lines()
+        .filter_map(|line| line.split("](").nth(1)?.split(')').next())
+        .filter(|f| f.ends_with(".itf.json") && !f.contains(['/', '\\']) && *f != "..")
+        .map(str::to_string)
+        .collect())
 }
 
 fn index(entries: &[Entry]) -> String {
