@@ -141,10 +141,20 @@ fn thread_participant_from_key(w: &World, key: &Value) -> Participant {
     }
 }
 
+/// A participant id for `s`: its ASCII letters and digits as they are, every other
+/// character (`_` too) as `_`, its code point in hex and `_`, so that two keys never share
+/// an id (`e.1` and `e-1` are two calls, and two lifelines). Mermaid shows shorter ones
+/// ([`mermaid_ids`]).
 fn sanitize_id(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            out.push_str(&format!("_{:x}_", u32::from(c)));
+        }
+    }
+    out
 }
 
 fn browser() -> Participant {
@@ -684,10 +694,51 @@ fn step_range(ids: &[String]) -> String {
     }
 }
 
+/// Per participant id, the id a Mermaid diagram gives it: the id with each escaped
+/// character as one `_` (readable, as a diagram's source is read), and where two would then
+/// be the same, the later ones numbered (`_2`, `_3`, ...) in the order they first appear.
+fn mermaid_ids(participants: &[Participant]) -> std::collections::HashMap<&str, String> {
+    let short = |id: &str| {
+        let mut out = String::with_capacity(id.len());
+        let mut escaped = false;
+        for c in id.chars() {
+            match (c, escaped) {
+                ('_', false) => {
+                    escaped = true;
+                    out.push('_');
+                }
+                ('_', true) => escaped = false,
+                (_, true) => {}
+                (c, false) => out.push(c),
+            }
+        }
+        out
+    };
+    let mut given: std::collections::HashMap<&str, String> = Default::default();
+    let mut taken: std::collections::HashSet<String> = Default::default();
+    for p in participants {
+        let base = short(&p.id);
+        let mut id = base.clone();
+        let mut n = 1;
+        while !taken.insert(id.clone()) {
+            n += 1;
+            id = format!("{base}_{n}");
+        }
+        given.insert(&p.id, id);
+    }
+    given
+}
+
 fn mermaid(s: &Story) -> String {
     let mut out = String::from("sequenceDiagram\n");
+    let ids = mermaid_ids(&s.participants);
+    let id = |p: &Participant| {
+        ids.get(p.id.as_str())
+            .cloned()
+            .unwrap_or_else(|| p.id.clone())
+    };
     for p in &s.participants {
-        out.push_str(&format!("    participant {} as {}\n", p.id, mm(&p.label)));
+        out.push_str(&format!("    participant {} as {}\n", id(p), mm(&p.label)));
     }
     for (i, st) in s.steps.iter().enumerate() {
         let what: String = st.what.chars().take(90).collect();
@@ -698,27 +749,32 @@ fn mermaid(s: &Story) -> String {
         };
         out.push_str(&format!(
             "    {}->>{}: {}\n",
-            st.actor.id,
-            st.actor.id,
+            id(&st.actor),
+            id(&st.actor),
             mm(&format!("{}. {what}{ellipsis}", i + 1))
         ));
         if !st.steps.is_empty() {
             out.push_str(&format!(
                 "    Note right of {}: {}\n",
-                st.actor.id,
+                id(&st.actor),
                 mm(&step_range(&st.steps))
             ));
         }
         for (p, what) in &st.arrows {
             let what: String = what.chars().take(80).collect();
-            out.push_str(&format!("    {}-){}: {}\n", st.actor.id, p.id, mm(&what)));
+            out.push_str(&format!(
+                "    {}-){}: {}\n",
+                id(&st.actor),
+                id(p),
+                mm(&what)
+            ));
         }
     }
     if let (Some(first), Some(last)) = (s.participants.first(), s.participants.last()) {
         let span = if first.id == last.id {
-            first.id.clone()
+            id(first)
         } else {
-            format!("{},{}", first.id, last.id)
+            format!("{},{}", id(first), id(last))
         };
         let line = match (&s.property, s.verdict) {
             (Some((name, _, _)), Some(Expect::Violated)) => format!("VIOLATED {name}"),
@@ -823,4 +879,41 @@ fn html(s: &Story) -> String {
         h(&verdict_line(s))
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{mermaid_ids, sanitize_id, Participant, Role};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Participant ids are Mermaid identifiers, and distinct keys get distinct ids.
+        #[test]
+        fn participant_ids_are_identifiers_and_never_shared(a in ".{0,12}", b in "[-._a-z0-9]{0,6}") {
+            let (ia, ib) = (sanitize_id(&a), sanitize_id(&b));
+            prop_assert!(ia.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}", ia);
+            prop_assert_eq!(ia == ib, a == b, "{} / {} -> {}", a, b, ia);
+        }
+    }
+
+    #[test]
+    fn calls_whose_names_differ_only_in_punctuation_get_two_lifelines() {
+        assert_ne!(sanitize_id("Execute(e.1)"), sanitize_id("Execute(e-1)"));
+        assert_ne!(sanitize_id("a_b"), sanitize_id("a.b"));
+        assert_eq!(sanitize_id("e1"), "e1");
+        let thread = |key: &str| Participant {
+            id: format!("T{}", sanitize_id(key)),
+            label: key.to_string(),
+            role: Role::Thread,
+        };
+        let ps = [
+            thread("Execute(e.1)"),
+            thread("Execute(e-1)"),
+            thread("GetTools(list)"),
+        ];
+        let ids = mermaid_ids(&ps);
+        assert_eq!(ids[ps[0].id.as_str()], "TExecute_e_1_");
+        assert_eq!(ids[ps[1].id.as_str()], "TExecute_e_1__2");
+        assert_eq!(ids[ps[2].id.as_str()], "TGetTools_list_");
+    }
 }
