@@ -115,6 +115,8 @@ pub enum RecordError {
     UnknownStep(String),
     UnknownStop(String),
     BadText(&'static str),
+    /// Counts, flags or verdicts that no check writes together: what, in a clause.
+    Inconsistent(String),
 }
 
 impl std::fmt::Display for RecordError {
@@ -130,6 +132,7 @@ impl std::fmt::Display for RecordError {
             RecordError::UnknownVerdict(v) => write!(f, "unknown verdict '{}'", quoted(v)),
             RecordError::UnknownStep(s) => write!(f, "unknown step ID '{}'", quoted(s)),
             RecordError::UnknownStop(s) => write!(f, "unreadable stopped_by ({})", quoted(s)),
+            RecordError::Inconsistent(why) => write!(f, "{why}, which no check writes"),
             RecordError::BadText(field) => write!(
                 f,
                 "{field} is empty, longer than {MAX_TEXT_CHARS} characters or holds a control character"
@@ -215,6 +218,28 @@ impl ScenarioJson {
                 StopReason::from_json(&v).ok_or_else(|| RecordError::UnknownStop(v.to_string()))?,
             ),
         };
+        let inconsistent = |why: String| Err(RecordError::Inconsistent(why));
+        if self.unique_states > self.total_states {
+            return inconsistent(format!(
+                "{} unique states of {} generated",
+                self.unique_states, self.total_states
+            ));
+        }
+        // A search stops exhaustive or named by what stopped it, never both nor neither;
+        // and one that is exhaustive saw at least its initial state.
+        match (self.exhaustive, &stopped_by) {
+            (true, Some(_)) => return inconsistent("exhaustive, yet stopped by a bound".into()),
+            (false, None) => {
+                return inconsistent("not exhaustive, and nothing named that stopped it".into())
+            }
+            (true, None) if self.unique_states == 0 => {
+                return inconsistent("exhaustive over no state".into())
+            }
+            _ => {}
+        }
+        if let Some(seconds) = self.seconds.filter(|s| !(s.is_finite() && *s >= 0.0)) {
+            return inconsistent(format!("a time of {seconds} s"));
+        }
         let mut properties = Vec::with_capacity(self.properties.len());
         for p in self.properties {
             let def = properties_named(&p.name)?;
@@ -223,6 +248,26 @@ impl ScenarioJson {
             }
             let verdict =
                 verdict_named(&p.verdict).ok_or(RecordError::UnknownVerdict(p.verdict))?;
+            // `Verdict::of`: a property holds (or is not witnessed) only where the search was
+            // exhaustive, is undecided only where it was not, and has a path only if found.
+            let found = matches!(verdict, Verdict::Violated | Verdict::Witnessed);
+            let decided_by_exhausting = matches!(verdict, Verdict::Holds | Verdict::NotWitnessed);
+            let why = if decided_by_exhausting && !self.exhaustive {
+                Some("from a search that was not exhaustive")
+            } else if verdict == Verdict::Incomplete && self.exhaustive {
+                Some("from an exhaustive search")
+            } else if p.counterexample.is_some() && !found {
+                Some("with a path to a state that shows it")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return inconsistent(format!(
+                    "property '{}' is \"{}\" {why}",
+                    webmcp_traces::limits::one_line(&p.name, 80),
+                    verdict.as_str()
+                ));
+            }
             let counterexample = match p.counterexample {
                 None => None,
                 Some(path) => Some(
@@ -257,7 +302,7 @@ impl ScenarioJson {
             total_states: self.total_states,
             unique_states: self.unique_states,
             max_depth: self.max_depth,
-            seconds: self.seconds.filter(|s| s.is_finite()).unwrap_or(0.0),
+            seconds: self.seconds.unwrap_or(0.0),
             exhaustive: self.exhaustive,
             stopped_by,
             properties,

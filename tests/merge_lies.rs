@@ -243,6 +243,101 @@ fn merge_reads_each_file_once_and_at_most_its_limit_in_all() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A scenario's counts, flags and verdicts must be ones a check writes together: more unique
+/// states than generated, a search both exhaustive and stopped (or neither), a negative
+/// time, a property that holds where the search was not exhaustive, one undecided where it
+/// was, or one that holds with a path to a state that shows it. Each is refused.
+#[test]
+fn check_results_no_check_writes_are_refused() {
+    let dir = scratch("inconsistent");
+    let shards: Vec<Value> = (1..=2)
+        .map(|i| check_shard(&dir, "proposed", i, 2))
+        .collect();
+    let first_holding = |s: &Value| {
+        s["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|p| p["verdict"] == "hold")
+            .expect("a property that holds")
+    };
+    type Edit = fn(&mut Value, usize);
+    let cases: [(Edit, &str); 6] = [
+        (
+            |s, _| s["unique_states"] = (s["total_states"].as_u64().unwrap() + 1).into(),
+            "unique states of",
+        ),
+        (
+            |s, _| s["stopped_by"] = serde_json::json!({"kind": "max-states", "states": 5}),
+            "exhaustive, yet stopped by a bound",
+        ),
+        (
+            |s, _| s["exhaustive"] = false.into(),
+            "not exhaustive, and nothing named that stopped it",
+        ),
+        (
+            |s, i| {
+                s["exhaustive"] = false.into();
+                s["stopped_by"] = serde_json::json!({"kind": "max-states", "states": 5});
+                let _ = i;
+            },
+            "is \"hold\" from a search that was not exhaustive",
+        ),
+        (
+            |s, i| s["properties"][i]["verdict"] = "incomplete".into(),
+            "is \"incomplete\" from an exhaustive search",
+        ),
+        (
+            |s, i| {
+                s["properties"][i]["counterexample"] =
+                    serde_json::json!([{"action": "a", "steps": []}])
+            },
+            "is \"hold\" with a path to a state that shows it",
+        ),
+    ];
+    for (k, (edit, why)) in cases.into_iter().enumerate() {
+        let mut edited = shards[0].clone();
+        let scenario = &mut edited["scenarios"][0];
+        let i = first_holding(scenario);
+        edit(scenario, i);
+        let files = vec![
+            write(&dir, &format!("e{k}.json"), &edited),
+            write(&dir, "s2.json", &shards[1]),
+        ];
+        refused(
+            &merge(&files),
+            &[&format!("e{k}.json"), why, "which no check writes"],
+        );
+    }
+    // Timed shards, one of whose times is negative.
+    let timed: Vec<Value> = shards
+        .iter()
+        .map(|s| {
+            let mut t = each_scenario(s, |sc| sc["seconds"] = (0.5).into());
+            t["shard_of"]["options"]["timings"] = "true".into();
+            t
+        })
+        .collect();
+    assert!(matches!(
+        merge(&[
+            write(&dir, "t1.json", &timed[0]),
+            write(&dir, "t2.json", &timed[1])
+        ])
+        .status
+        .code(),
+        Some(0 | 1)
+    ));
+    let mut negative = timed[0].clone();
+    negative["scenarios"][0]["seconds"] = (-1.0).into();
+    refused(
+        &merge(&[
+            write(&dir, "neg.json", &negative),
+            write(&dir, "t2.json", &timed[1]),
+        ]),
+        &["neg.json", "a time of -1 s"],
+    );
+}
+
 /// Shards whose records agree with one another, but that together are not this build's
 /// `check --all`: fewer scenarios (the total edited to match), the same ones in another
 /// order, or none at all. Each would have merged into a pass of scenarios never checked.

@@ -27,10 +27,11 @@ pub fn fingerprint<S: Hash + ?Sized>(s: &S) -> u64 {
 /// would not explore past it; this is the chance of that, the estimate TLC prints for its
 /// own fingerprints. It is not a bound: how far it holds rests on how random the hash is
 /// on the states at hand, and a model whose fingerprint combines digests of parts (ours)
-/// adds terms of the same kind for the parts' digests.
+/// adds terms of the same kind for the parts' digests. Past about 6 billion states the
+/// estimate passes 1, and a chance says no more than 1.
 pub fn collision_chance(states: usize) -> f64 {
     let n = states as f64;
-    n * (n - 1.0).max(0.0) / 2.0 / 2f64.powi(64)
+    (n * (n - 1.0).max(0.0) / 2.0 / 2f64.powi(64)).min(1.0)
 }
 
 /// A hasher for maps keyed by fingerprints: the key is already a good hash, so it is used
@@ -86,6 +87,10 @@ mod tests {
             collision_chance(91_024_825)
         );
         assert!(collision_chance(usize::MAX).is_finite());
+        // A chance, never more than 1 (the estimate passes 1 near 6.07e9 states).
+        assert_eq!(collision_chance(usize::MAX), 1.0);
+        assert_eq!(collision_chance(7_000_000_000), 1.0);
+        assert!(collision_chance(5_000_000_000) < 1.0);
     }
 
     #[test]
