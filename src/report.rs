@@ -115,7 +115,7 @@ pub enum RecordError {
     UnknownStep(String),
     UnknownStop(String),
     BadText(&'static str),
-    /// Counts, flags or verdicts that no check writes together: what, in a clause.
+    /// Counts, flags or verdicts that no run writes together: why, in a sentence.
     Inconsistent(String),
 }
 
@@ -132,7 +132,7 @@ impl std::fmt::Display for RecordError {
             RecordError::UnknownVerdict(v) => write!(f, "unknown verdict '{}'", quoted(v)),
             RecordError::UnknownStep(s) => write!(f, "unknown step ID '{}'", quoted(s)),
             RecordError::UnknownStop(s) => write!(f, "unreadable stopped_by ({})", quoted(s)),
-            RecordError::Inconsistent(why) => write!(f, "{why}, which no check writes"),
+            RecordError::Inconsistent(why) => write!(f, "{why}"),
             RecordError::BadText(field) => write!(
                 f,
                 "{field} is empty, longer than {MAX_TEXT_CHARS} characters or holds a control character"
@@ -218,7 +218,11 @@ impl ScenarioJson {
                 StopReason::from_json(&v).ok_or_else(|| RecordError::UnknownStop(v.to_string()))?,
             ),
         };
-        let inconsistent = |why: String| Err(RecordError::Inconsistent(why));
+        let inconsistent = |why: String| {
+            Err(RecordError::Inconsistent(format!(
+                "{why}, which no check writes"
+            )))
+        };
         if self.unique_states > self.total_states {
             return inconsistent(format!(
                 "{} unique states of {} generated",

@@ -33,7 +33,7 @@ Exit codes:
      --timeout; if it has not ended by then, the size of the space is reported as unknown), and
      nothing was violated; never a pass. With --count: --timeout stopped the count (the
      numbers counted so far are lower bounds)
-A --shard that holds no scenario checks nothing and exits 0, saying so on stderr: `merge`
+A --shard that holds no scenario checks nothing and exits 3 (never a pass), saying so on stderr: `merge`
 decides whether the shards together are the whole sweep.
 With --scale: 0 once the table is printed with one bound swept at least (the bound the limits
 stopped is marked \"(stopped)\" and never counted as swept), 3 when no bound finished (nothing

@@ -317,7 +317,11 @@ fn add_shard(whole: &mut Sweep, s: SweepShard, file: &str) -> Result<(), MergeEr
     if s.properties.len() != defs.len() {
         return Err(MergeError::Record {
             file: file.to_string(),
-            error: RecordError::OtherCatalogue(format!("{} properties", s.properties.len())),
+            error: RecordError::Inconsistent(format!(
+                "{} properties judged where this build's catalogue has {} (a report of another version?)",
+                s.properties.len(),
+                defs.len()
+            )),
         });
     }
     for ((p, def), t) in s.properties.into_iter().zip(defs).zip(&mut whole.tally) {
