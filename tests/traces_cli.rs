@@ -714,14 +714,12 @@ fn corpus_removes_only_what_its_own_index_listed() {
     let corpus = dir.join("corpus");
     std::fs::create_dir_all(&corpus).unwrap();
     std::fs::write(corpus.join("mine.seed.p.itf.json"), "{}").unwrap();
-    let c = corpus.to_str().unwrap();
-    let o = run(&["corpus", "--dir", c]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let regenerate = || {
+        let o = run(&["corpus", "--dir", corpus.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+    };
+    regenerate();
     let written = traces_of(&corpus).len();
     assert!(written > 1, "{written}");
     assert!(
@@ -736,13 +734,7 @@ fn corpus_removes_only_what_its_own_index_listed() {
     )
     .unwrap();
     std::fs::write(corpus.join("old.seed.gone.itf.json"), "{}").unwrap();
-    let o = run(&["corpus", "--dir", c]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    regenerate();
     assert!(
         !corpus.join("old.seed.gone.itf.json").exists(),
         "stale: removed"
