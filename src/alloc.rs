@@ -63,9 +63,9 @@ pub fn keep_freed_memory() {
 const ALLOW_THP_ENV: &str = "MIMALLOC_ALLOW_THP";
 
 /// No transparent huge pages for this process (`PR_SET_THP_DISABLE`, inherited by the
-/// processes it starts: `main` asks for it in the commands that start no browser), unless `MIMALLOC_ALLOW_THP` says otherwise: mimalloc asks for them
-/// on its arenas (`MADV_HUGEPAGE`), and each first touch of one then makes the kernel zero
-/// two MiB. A virtual machine that reports free 2 MiB blocks to its host (ours does) hands
+/// processes it starts: `main` asks for it in the commands that start no browser), unless
+/// `MIMALLOC_ALLOW_THP` says otherwise: mimalloc asks for them on its arenas
+/// (`MADV_HUGEPAGE`), and each first touch of one then makes the kernel zero two MiB. A virtual machine that reports free 2 MiB blocks to its host (ours does) hands
 /// out huge pages the host no longer backs, and that zeroing cost a large search seconds of
 /// system time, a different number each run (iframes n = 3 on one thread: 2.6–7.9 s against
 /// 1.1–1.3 s with 4 KiB pages), for 5–10% less user time (`docs/performance.md`,

@@ -152,14 +152,15 @@ fn earlier_traces(dir: &Path) -> Result<Vec<String>, String> {
     Ok(text
         .lines()
         .filter_map(|line| line.split("](").nth(1)?.split(')').next())
-        .filter(|f| f.ends_with(".itf.json") && !f.contains(['/', '\\']) && *f != "..")
+        .filter(|f| f.ends_with(".itf.json") && !f.contains(['/', '\\']))
         .map(str::to_string)
         .collect())
 }
 
 fn index(entries: &[Entry]) -> String {
-    let mut out = String::from(
-        "# Corpus of findings\n\n\
+    let mut out = String::from(INDEX_TITLE);
+    out.push_str(
+        "\n\
          One minimised ITF trace per root cause: for every property the draft as written (`seed`)\n\
          violates, the shortest counterexample over all standard scenarios. `traces/tests/corpus.rs`\n\
          replays every trace on each test run and checks its verdict. Regenerate with\n\
