@@ -132,8 +132,37 @@ impl<S: Clone, A: Clone + std::hash::Hash> Visited<S, A> {
     /// A state already reached at the same depth keeps the least parent, so that the
     /// recorded paths do not depend on the schedule.
     fn insert(&self, fp: u64, parent: u64, action: &A, depth: usize) -> bool {
-        let shard_index = crate::path::shard_of(fp);
         let mut shard = self.shard(fp);
+        self.record(&mut shard, fp, parent, action, depth)
+    }
+
+    /// [`Visited::insert`], unless another worker holds the shard (most often while its
+    /// table grows, which takes milliseconds on a large search): then `None`, and the
+    /// caller records the state later rather than wait.
+    fn try_insert(&self, fp: u64, parent: u64, action: &A, depth: usize) -> Option<bool> {
+        #[cfg(test)]
+        if tests::seems_busy() {
+            return None;
+        }
+        let mut shard = match self.shards[crate::path::shard_of(fp)].try_lock() {
+            Ok(shard) => shard,
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+            Err(std::sync::TryLockError::Poisoned(_)) => {
+                panic!("no worker panics holding a shard")
+            }
+        };
+        Some(self.record(&mut shard, fp, parent, action, depth))
+    }
+
+    fn record(
+        &self,
+        shard: &mut FpTable<Link<A>>,
+        fp: u64,
+        parent: u64,
+        action: &A,
+        depth: usize,
+    ) -> bool {
+        let shard_index = crate::path::shard_of(fp);
         // At most DEEPEST + 1: the search expands no level deeper than DEEPEST.
         let depth = depth as u32;
         let (new, link) = shard.get_or_insert_with(fp, || Link {
@@ -337,6 +366,16 @@ struct Shared<S, A> {
     finished: AtomicUsize,
 }
 
+/// A successor not yet recorded in the visited set because its shard was busy: what
+/// [`Visited::insert`] and the next level need of it.
+struct Waiting<M: Model> {
+    fp: u64,
+    parent: u64,
+    action: M::Action,
+    state: M::State,
+    unchanged: u32,
+}
+
 /// One worker's share of one level: expand states, judge properties, record new states.
 fn work_on_level<M: Model>(
     model: &M,
@@ -367,6 +406,9 @@ fn work_on_level<M: Model>(
     let mut generated = 0usize;
     let mut found = 0usize;
     let mut localizer = model.localizer();
+    // Successors whose shard another worker held (`Visited::try_insert`): kept, and
+    // recorded when the shard is free, as they would have been at once.
+    let mut waiting: Vec<Waiting<M>> = Vec::new();
     'chunks: while let Some(chunk) = level.take(me) {
         // Published once a chunk, so that max_states and progress see it.
         sh.total
@@ -447,13 +489,44 @@ fn work_on_level<M: Model>(
             );
             generated += built.len();
             for (a, n, nfp) in built.drain(..) {
-                if sh.visited.insert(nfp, *fp, &a, depth + 1) {
-                    found += 1;
-                    let unchanged = model.unchanged_parts(s, &n);
-                    next.extend(filling.push(n.keep(), nfp, unchanged));
+                match sh.visited.try_insert(nfp, *fp, &a, depth + 1) {
+                    Some(false) => {}
+                    Some(true) => {
+                        found += 1;
+                        let unchanged = model.unchanged_parts(s, &n);
+                        next.extend(filling.push(n.keep(), nfp, unchanged));
+                    }
+                    None => {
+                        let unchanged = model.unchanged_parts(s, &n);
+                        waiting.push(Waiting {
+                            fp: nfp,
+                            parent: *fp,
+                            action: a,
+                            state: n.keep(),
+                            unchanged,
+                        });
+                    }
                 }
             }
             spare_built = recycle(built);
+        }
+        // Between chunks, the shards that were busy are asked again.
+        for w in std::mem::take(&mut waiting) {
+            match sh.visited.try_insert(w.fp, w.parent, &w.action, depth + 1) {
+                Some(false) => {}
+                Some(true) => {
+                    found += 1;
+                    next.extend(filling.push(w.state, w.fp, w.unchanged));
+                }
+                None => waiting.push(w),
+            }
+        }
+    }
+    // The level ends only once every state it reached is recorded.
+    for w in waiting {
+        if sh.visited.insert(w.fp, w.parent, &w.action, depth + 1) {
+            found += 1;
+            next.extend(filling.push(w.state, w.fp, w.unchanged));
         }
     }
     next.extend(filling.finish());
@@ -684,7 +757,104 @@ pub(crate) fn explore<M: Model + Sync>(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
     use super::Link;
+    use crate::{Checker, Expectation, Exploration, Model, Options, Property, Reads};
+
+    static PRETEND_BUSY: AtomicBool = AtomicBool::new(false);
+    static ASKED: AtomicUsize = AtomicUsize::new(0);
+
+    /// While a test pretends so, two in three shards asked without waiting seem busy, so
+    /// that successors wait once, twice or until the level's end.
+    pub(super) fn seems_busy() -> bool {
+        PRETEND_BUSY.load(Ordering::Relaxed) && ASKED.fetch_add(1, Ordering::Relaxed) % 3 != 0
+    }
+
+    /// Three counters up to five, in any interleaving: 216 states, more than a chunk in a
+    /// level, and many parents per state.
+    #[derive(Clone)]
+    struct Cube;
+
+    impl Model for Cube {
+        type State = [u8; 3];
+        type Action = usize;
+        fn init_states(&self) -> Vec<[u8; 3]> {
+            vec![[0; 3]]
+        }
+        fn actions(&self, s: &[u8; 3], actions: &mut Vec<usize>) {
+            actions.extend((0..3).filter(|&i| s[i] < 5));
+        }
+        fn next_state(&self, s: &[u8; 3], i: usize) -> Option<[u8; 3]> {
+            let mut n = *s;
+            n[i] += 1;
+            Some(n)
+        }
+    }
+
+    fn search(busy: bool) -> (Vec<Property<Cube>>, Exploration<Cube>) {
+        let props = vec![
+            Property {
+                name: "sum-below-nine",
+                expectation: Expectation::Always,
+                condition: |_, s: &[u8; 3]| s.iter().sum::<u8>() < 9,
+                reads: Reads::Anything,
+            },
+            Property {
+                name: "y-short-of-five-at-the-end",
+                expectation: Expectation::AtTermination,
+                condition: |_, s: &[u8; 3]| s[1] < 5,
+                reads: Reads::Anything,
+            },
+            Property {
+                name: "two-fives",
+                expectation: Expectation::Sometimes,
+                condition: |_, s: &[u8; 3]| s[0] == 5 && s[2] == 5,
+                reads: Reads::Anything,
+            },
+        ];
+        PRETEND_BUSY.store(busy, Ordering::Relaxed);
+        let found = Checker::new(
+            &Cube,
+            &props,
+            &Options {
+                threads: 2,
+                ..Options::default()
+            },
+        )
+        .run();
+        PRETEND_BUSY.store(false, Ordering::Relaxed);
+        (props, found)
+    }
+
+    #[test]
+    fn successors_whose_shard_was_busy_are_recorded_as_if_at_once() {
+        let (_, at_once) = search(false);
+        let before = ASKED.load(Ordering::Relaxed);
+        let (props, waited) = search(true);
+        assert!(
+            ASKED.load(Ordering::Relaxed) - before > 216,
+            "most successors waited"
+        );
+        assert!(waited.exhaustive());
+        assert_eq!(waited.unique_states, 216);
+        assert_eq!(
+            (waited.unique_states, waited.total_states, waited.max_depth),
+            (at_once.unique_states, at_once.total_states, at_once.max_depth)
+        );
+        for (i, p) in props.iter().enumerate() {
+            let path = |e: &Exploration<Cube>| {
+                e.discoveries[i]
+                    .as_ref()
+                    .map(|p| (p.init, p.actions.clone()))
+            };
+            assert_eq!(path(&waited), path(&at_once), "{}", p.name);
+        }
+        assert!(
+            waited.discoveries.iter().all(Option::is_some),
+            "each property shows"
+        );
+    }
 
     #[test]
     fn a_link_with_a_small_action_takes_sixteen_bytes() {
