@@ -578,11 +578,12 @@ fn parallel_target(exe: &Path, plan: &Plan) -> Result<Outcome, ChildError> {
             family.name()
         ),
         measured: format!(
-            "{} states: {} on one thread, {} on two (medians of {}): {speedup:.2}×",
+            "{} states: {} on one thread, {} on two (medians of {}): {speedup:.2}×{}",
             states_text(&one),
             seconds_text(one.seconds),
             seconds_text(two.seconds),
-            one.runs
+            one.runs,
+            where_two_threads_lose(&one, &two)
         ),
         status: match (both, speedup >= plan.speedup) {
             (false, _) => Status::Undecided,
@@ -592,6 +593,22 @@ fn parallel_target(exe: &Path, plan: &Plan) -> Result<Outcome, ChildError> {
         runs: vec![one, two],
         steal: None,
     })
+}
+
+/// Why two threads are not twice as fast as one, from the CPU time of each search: how many
+/// cores two threads kept busy (2 at best; less where a worker waited for the other, or the
+/// machine ran something else), and how much CPU the same search took on two threads against
+/// one (1 at best; more where the two cores slow each other down, sharing caches and memory).
+/// The speedup is about the first over the second. Empty where a CPU time is unknown.
+fn where_two_threads_lose(one: &Row, two: &Row) -> String {
+    match (one.cpu_seconds, two.cpu_seconds) {
+        (Some(cpu_one), Some(cpu_two)) if cpu_one > 0.0 && two.seconds > 0.0 => format!(
+            "; two threads kept {:.2} cores busy, for {:.2}× one thread's CPU time",
+            cpu_two / two.seconds,
+            cpu_two / cpu_one
+        ),
+        _ => String::new(),
+    }
 }
 
 /// The reduction's profile of `family` one size below `size` (at least 1), for a target at
@@ -856,6 +873,44 @@ mod tests {
         assert_eq!(
             deadline_status(&run(false, 0.0, 14, other), &bounded),
             Status::Undecided
+        );
+    }
+
+    #[test]
+    fn the_speedup_is_told_as_cores_kept_busy_and_cpu_spent() {
+        let row = |threads, seconds, cpu_seconds| {
+            median_row(&[super::super::Measurement {
+                scenario: "s".into(),
+                threads,
+                symmetry: false,
+                unique_states: 10,
+                total_states: 10,
+                max_depth: 1,
+                seconds,
+                cpu_seconds,
+                exhaustive: true,
+                violations: 0,
+                baseline_rss_kib: None,
+                peak_rss_kib: None,
+                first_counterexamples: Vec::new(),
+                stopped: None,
+                sent: None,
+                phases: None,
+            }])
+        };
+        // 10 s alone; on two threads 6.5 s of wall and 12.4 s of CPU: 1.91 cores, 1.24×.
+        assert_eq!(
+            where_two_threads_lose(&row(1, 10.2, Some(10.0)), &row(2, 6.5, Some(12.4))),
+            "; two threads kept 1.91 cores busy, for 1.24× one thread's CPU time"
+        );
+        assert_eq!(
+            where_two_threads_lose(&row(1, 10.2, None), &row(2, 6.5, Some(12.4))),
+            "",
+            "nothing is said without both CPU times"
+        );
+        assert_eq!(
+            where_two_threads_lose(&row(1, 10.2, Some(0.0)), &row(2, 6.5, Some(12.4))),
+            ""
         );
     }
 
