@@ -164,10 +164,7 @@ pub struct BenchChildArgs {
 
 pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
     let (target, world) = match (&args.scenario, &args.family, args.size) {
-        (Some(name), None, _) => (
-            Target::Scenario(name.clone()),
-            catalog::named(name).map_err(UsageError)?,
-        ),
+        (Some(name), None, _) => (Target::Scenario(name.clone()), catalog::named(name)?),
         (None, Some(family), Some(size)) => {
             let f = family_named(family)?;
             (Target::Family(f, size), f.world(size).map_err(UsageError)?)
@@ -344,14 +341,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         (Vec::new(), points)
     } else {
         let names: Vec<String> = if args.scenarios.is_empty() {
-            catalog::all()
-                .map_err(UsageError)?
-                .into_iter()
-                .map(|w| w.name)
-                .collect()
+            catalog::all()?.into_iter().map(|w| w.name).collect()
         } else {
             for n in &args.scenarios {
-                catalog::named(n).map_err(UsageError)?;
+                catalog::named(n)?;
             }
             args.scenarios.clone()
         };
@@ -444,7 +437,7 @@ fn compare(
 ) -> Result<ExitCode, UsageError> {
     let mut targets = Vec::new();
     for name in &args.scenarios {
-        catalog::named(name).map_err(UsageError)?;
+        catalog::named(name)?;
         targets.push(Target::Scenario(name.clone()));
     }
     for text in &args.family_sizes {
@@ -452,8 +445,7 @@ fn compare(
         targets.push(Target::Family(family, size));
     }
     if targets.is_empty() {
-        targets = catalog::all()
-            .map_err(UsageError)?
+        targets = catalog::all()?
             .into_iter()
             .map(|w| Target::Scenario(w.name))
             .collect();
@@ -504,7 +496,7 @@ fn targets(
         args.timeout.unwrap_or(DEFAULT_TARGETS_TIMEOUT),
         args.memory_limit,
     );
-    let standard = catalog::all().map_err(UsageError)?;
+    let standard = catalog::all()?;
     let report = bench::targets::run(exe, &plan, &standard, &mut |o| {
         eprintln!("bench: {}: {}", o.target, o.measured)
     })

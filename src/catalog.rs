@@ -1,36 +1,101 @@
 //! The embedded scenarios and user-written scenario files.
 
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
+use webmcp_model::error::ScenarioError;
 use webmcp_model::World;
 
 include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
 
+/// Why a scenario could not be had. Its `Display` is one sentence on one line; the cause is
+/// kept for whoever needs more than the sentence.
+#[derive(Debug)]
+pub enum CatalogError {
+    /// No embedded scenario is called `name`; `nearest` is the one probably meant.
+    Unknown {
+        name: String,
+        nearest: Option<&'static str>,
+    },
+    /// An embedded scenario that does not compile: a defect of this build.
+    Embedded {
+        stem: &'static str,
+        error: ScenarioError,
+    },
+    /// A scenario file that cannot be read or compiled.
+    File { path: PathBuf, error: ScenarioError },
+    /// A scenario file that compiles but expects a verdict of no property of the catalogue.
+    Expectation {
+        path: PathBuf,
+        error: UnknownExpectation,
+    },
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogError::Unknown {
+                name,
+                nearest: Some(near),
+            } => write!(
+                f,
+                "unknown scenario \"{}\": did you mean \"{near}\"? (webmcp-check list shows the scenarios)",
+                name.escape_debug()
+            ),
+            CatalogError::Unknown {
+                name,
+                nearest: None,
+            } => write!(
+                f,
+                "unknown scenario \"{}\" (webmcp-check list shows the scenarios)",
+                name.escape_debug()
+            ),
+            CatalogError::Embedded { stem, error } => {
+                write!(f, "embedded scenario {stem}.json: {error}")
+            }
+            CatalogError::File { path, error } => write!(f, "{}: {error}", path.display()),
+            CatalogError::Expectation { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for CatalogError {}
+
+/// An `expect` block naming a property the catalogue does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownExpectation {
+    pub property: String,
+}
+
+impl fmt::Display for UnknownExpectation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "expect names \"{}\", which is no property of the catalogue (`webmcp-check check --verbose` lists them)",
+            self.property.escape_debug()
+        )
+    }
+}
+
+fn embedded(stem: &'static str, text: &str) -> Result<World, CatalogError> {
+    World::from_json(text).map_err(|error| CatalogError::Embedded { stem, error })
+}
+
 /// Every embedded scenario, compiled.
-pub fn all() -> Result<Vec<World>, String> {
+pub fn all() -> Result<Vec<World>, CatalogError> {
     SCENARIOS
         .iter()
-        .map(|(stem, text)| {
-            World::from_json(text).map_err(|e| format!("embedded scenario {stem}.json: {e}"))
-        })
+        .map(|(stem, text)| embedded(stem, text))
         .collect()
 }
 
 /// The embedded scenario called `name`.
-pub fn named(name: &str) -> Result<World, String> {
+pub fn named(name: &str) -> Result<World, CatalogError> {
     match SCENARIOS.iter().find(|(stem, _)| *stem == name) {
-        Some((stem, text)) => {
-            World::from_json(text).map_err(|e| format!("embedded scenario {stem}.json: {e}"))
-        }
-        None => Err(match nearest(name, SCENARIOS.iter().map(|(stem, _)| *stem)) {
-            Some(near) => format!(
-                "unknown scenario \"{}\": did you mean \"{near}\"? (webmcp-check list shows the scenarios)",
-                name.escape_debug()
-            ),
-            None => format!(
-                "unknown scenario \"{}\" (webmcp-check list shows the scenarios)",
-                name.escape_debug()
-            ),
+        Some((stem, text)) => embedded(stem, text),
+        None => Err(CatalogError::Unknown {
+            name: name.to_string(),
+            nearest: nearest(name, SCENARIOS.iter().map(|(stem, _)| *stem)),
         }),
     }
 }
@@ -45,15 +110,21 @@ pub fn text(name: &str) -> Option<&'static str> {
 
 /// A scenario file written by a user (read only up to `limits::MAX_SCENARIO_BYTES`),
 /// compiled, with its text (which traces record).
-pub fn from_file(path: &Path) -> Result<(World, String), String> {
-    let text =
-        webmcp_model::scenario::read_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let world = World::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn from_file(path: &Path) -> Result<(World, String), CatalogError> {
+    let file = |error| CatalogError::File {
+        path: path.to_path_buf(),
+        error,
+    };
+    let text = webmcp_model::scenario::read_file(path).map_err(file)?;
+    let world = World::from_json(&text).map_err(file)?;
     let names: Vec<&str> = webmcp_properties::properties()
         .iter()
         .map(|p| p.name)
         .collect();
-    check_expectations(&world.expect, &names).map_err(|e| format!("{}: {e}", path.display()))?;
+    check_expectations(&world.expect, &names).map_err(|error| CatalogError::Expectation {
+        path: path.to_path_buf(),
+        error,
+    })?;
     Ok((world, text))
 }
 
@@ -62,12 +133,11 @@ pub fn from_file(path: &Path) -> Result<(World, String), String> {
 pub fn check_expectations(
     expect: &std::collections::BTreeMap<String, String>,
     catalogue: &[&str],
-) -> Result<(), String> {
+) -> Result<(), UnknownExpectation> {
     match expect.keys().find(|p| !catalogue.contains(&p.as_str())) {
-        Some(unknown) => Err(format!(
-            "expect names \"{}\", which is no property of the catalogue (`webmcp-check check --verbose` lists them)",
-            unknown.escape_debug()
-        )),
+        Some(unknown) => Err(UnknownExpectation {
+            property: unknown.clone(),
+        }),
         None => Ok(()),
     }
 }
@@ -103,13 +173,58 @@ mod tests {
     #[test]
     fn a_typo_suggests_the_scenario_meant_and_nonsense_suggests_nothing() {
         let err = named("abort-befor-dispatch").unwrap_err();
+        assert!(matches!(
+            &err,
+            CatalogError::Unknown { name, nearest: Some("abort-before-dispatch") }
+                if name == "abort-befor-dispatch"
+        ));
         assert!(
-            err.contains("did you mean \"abort-before-dispatch\""),
+            err.to_string()
+                .contains("did you mean \"abort-before-dispatch\""),
             "{err}"
         );
         let err = named("zzz").unwrap_err();
-        assert!(!err.contains("did you mean"), "{err}");
+        assert!(matches!(err, CatalogError::Unknown { nearest: None, .. }));
+        assert!(!err.to_string().contains("did you mean"), "{err}");
         let err = named("a\nb").unwrap_err();
-        assert!(!err.contains('\n'), "{err}");
+        assert!(!err.to_string().contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn a_scenario_file_keeps_the_cause_of_its_refusal() {
+        let dir = std::env::temp_dir().join(format!("catalog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = dir.join("missing.json");
+        let err = from_file(&missing).unwrap_err();
+        assert!(
+            matches!(&err, CatalogError::File { path, error }
+                if path == &missing && matches!(error.kind, webmcp_model::error::ErrorKind::Unreadable(_))),
+            "{err:?}"
+        );
+        let not_json = dir.join("not-json.json");
+        std::fs::write(&not_json, "{").unwrap();
+        let err = from_file(&not_json).unwrap_err();
+        assert!(
+            matches!(&err, CatalogError::File { error, .. }
+                if matches!(error.kind, webmcp_model::error::ErrorKind::Syntax(_))),
+            "{err:?}"
+        );
+        assert!(err.to_string().starts_with(&not_json.display().to_string()));
+        // A real scenario expecting a verdict of a property nobody defined.
+        let mut scenario: serde_json::Value =
+            serde_json::from_str(text("abort-before-dispatch").unwrap()).unwrap();
+        scenario["expect"] = serde_json::json!({ "no-such-property": "hold" });
+        let unknown = dir.join("unknown-expectation.json");
+        std::fs::write(&unknown, scenario.to_string()).unwrap();
+        let err = from_file(&unknown).unwrap_err();
+        assert!(
+            matches!(&err, CatalogError::Expectation { error, .. }
+                if error.property == "no-such-property"),
+            "{err:?}"
+        );
+        assert!(err
+            .to_string()
+            .contains("which is no property of the catalogue"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

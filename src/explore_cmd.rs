@@ -47,7 +47,7 @@ pub(crate) fn explore(args: &ExploreArgs) -> Result<ExitCode, UsageError> {
     args.memory.apply()?;
     let (model, source, text, start) = match (&args.scenario, &args.scenario_file, &args.trace) {
         (Some(name), None, None) => {
-            let world = catalog::named(name).map_err(UsageError)?;
+            let world = catalog::named(name)?;
             let text = catalog::text(name).unwrap_or_default().to_string();
             (
                 model(world, &args.variant)?,
@@ -57,7 +57,7 @@ pub(crate) fn explore(args: &ExploreArgs) -> Result<ExitCode, UsageError> {
             )
         }
         (None, Some(path), None) => {
-            let (world, text) = catalog::from_file(path).map_err(UsageError)?;
+            let (world, text) = catalog::from_file(path)?;
             (
                 model(world, &args.variant)?,
                 path.display().to_string(),

@@ -457,6 +457,12 @@ const DEFAULT_SIM_RUNS: u64 = 1000;
 /// An error that ends the run with exit code 2 and one line on stderr.
 pub(crate) struct UsageError(pub(crate) String);
 
+impl From<catalog::CatalogError> for UsageError {
+    fn from(e: catalog::CatalogError) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
 impl From<webmcp_model::variant::VariantError> for UsageError {
     fn from(e: webmcp_model::variant::VariantError) -> UsageError {
         UsageError(e.to_string())
@@ -550,7 +556,7 @@ fn main() -> ExitCode {
         )),
         Command::Corpus(a) => corpus(&a),
         Command::Mutants(a) => catalog::all()
-            .map_err(UsageError)
+            .map_err(UsageError::from)
             .and_then(|w| mutants_cmd::mutants(&a, w)),
         Command::Findings(a) => scenario_sources().and_then(|s| findings_cmd::findings(&a, &s)),
         Command::Properties(a) => scenario_sources().and_then(|s| findings_cmd::properties(&a, &s)),
@@ -654,8 +660,7 @@ pub(crate) fn write_output(
 
 /// Every embedded scenario with its file name and text (what traces record).
 fn scenario_sources() -> Result<Vec<webmcp_traces::corpus::Source>, UsageError> {
-    Ok(catalog::all()
-        .map_err(UsageError)?
+    Ok(catalog::all()?
         .into_iter()
         .map(|world| webmcp_traces::corpus::Source {
             source: format!("scenarios/{}.json", world.name),
@@ -686,7 +691,7 @@ fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn list() -> Result<ExitCode, UsageError> {
-    for world in catalog::all().map_err(UsageError)? {
+    for world in catalog::all()? {
         outln!("{:<40} {}", world.name, world.summary);
     }
     Ok(ExitCode::SUCCESS)
@@ -699,7 +704,7 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
     args.memory.apply()?;
     let variant = Variant::parse(&args.variant)?;
     let worlds = if args.scenarios.is_empty() || args.all {
-        catalog::all().map_err(UsageError)?
+        catalog::all()?
     } else {
         // A scenario named twice is covered once (its counts would be added twice).
         let mut seen = std::collections::BTreeSet::new();
@@ -707,8 +712,7 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
             .iter()
             .filter(|n| seen.insert(n.as_str()))
             .map(|n| catalog::named(n))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(UsageError)?
+            .collect::<Result<Vec<_>, _>>()?
     };
     let models: Vec<WebMcpModel> = worlds
         .into_iter()
@@ -746,7 +750,7 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     args.memory.apply()?;
     let variant = Variant::parse(&args.variant)?;
     let output = output_file(args.output.as_deref())?;
-    let worlds = catalog::all().map_err(UsageError)?;
+    let worlds = catalog::all()?;
     let results: Vec<ScenarioResult> = worlds
         .iter()
         .map(|w| {
@@ -890,7 +894,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     }
     let mut worlds: Vec<World> = Vec::new();
     if args.all {
-        worlds.extend(catalog::all().map_err(UsageError)?);
+        worlds.extend(catalog::all()?);
     }
     let whole_suite = worlds.len();
     if args.shard.is_some() && (!args.all || !args.files.is_empty()) {
@@ -901,7 +905,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     }
     let mut worlds = shard::select(worlds, args.shard);
     for name in &args.scenarios {
-        worlds.push(catalog::named(name).map_err(UsageError)?);
+        worlds.push(catalog::named(name)?);
     }
     let mut sources: Vec<(String, String)> = worlds
         .iter()
@@ -911,7 +915,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         })
         .collect();
     for path in &args.files {
-        let (world, text) = catalog::from_file(path).map_err(UsageError)?;
+        let (world, text) = catalog::from_file(path)?;
         worlds.push(world);
         sources.push((path.display().to_string(), text));
     }

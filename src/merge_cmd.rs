@@ -565,7 +565,7 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
 /// into a pass of scenarios that were never checked.
 fn is_the_suite(whole: &[String]) -> Result<(), MergeError> {
     let suite: Vec<String> = crate::catalog::all()
-        .map_err(|why| MergeError::NotTheSuite { why })?
+        .map_err(|e| MergeError::NotTheSuite { why: e.to_string() })?
         .into_iter()
         .map(|w| w.name)
         .collect();

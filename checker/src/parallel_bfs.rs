@@ -768,7 +768,8 @@ mod tests {
     /// While a test pretends so, two in three shards asked without waiting seem busy, so
     /// that successors wait once, twice or until the level's end.
     pub(super) fn seems_busy() -> bool {
-        PRETEND_BUSY.load(Ordering::Relaxed) && ASKED.fetch_add(1, Ordering::Relaxed) % 3 != 0
+        PRETEND_BUSY.load(Ordering::Relaxed)
+            && !ASKED.fetch_add(1, Ordering::Relaxed).is_multiple_of(3)
     }
 
     /// Three counters up to five, in any interleaving: 216 states, more than a chunk in a
@@ -840,7 +841,11 @@ mod tests {
         assert_eq!(waited.unique_states, 216);
         assert_eq!(
             (waited.unique_states, waited.total_states, waited.max_depth),
-            (at_once.unique_states, at_once.total_states, at_once.max_depth)
+            (
+                at_once.unique_states,
+                at_once.total_states,
+                at_once.max_depth
+            )
         );
         for (i, p) in props.iter().enumerate() {
             let path = |e: &Exploration<Cube>| {
