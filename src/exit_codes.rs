@@ -56,8 +56,8 @@ given; else Debian's /usr/bin/chromium.";
 pub const VALIDATE: &str = "\
 Exit codes: 0 the model allows the log under seed or proposed, 1 it allows it under neither,
 2 bad usage or an unreadable or malformed log, 3 a search stopped at --max-states, --timeout
-or --memory-limit (the stop named), or the log asks for what the model cannot express (one
-page at a time, at most the model's limits).";
+or --memory-limit (the stop named; 3 even where the other variant allows the log), or the log
+asks for what the model cannot express (one page at a time, at most the model's limits).";
 
 pub const RECORD: &str = "\
 Serving: every file of --dir on both origins (http://127.0.0.1:P1, the page's, and

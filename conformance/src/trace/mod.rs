@@ -109,38 +109,46 @@ fn prefix(log: &log::Log, k: usize) -> log::Log {
 }
 
 impl Report {
-    /// 0 allowed under seed or proposed, 1 allowed under neither, 3 a search stopped at its
-    /// bound without finding a path.
+    /// 3 a search stopped at its bound (the other's answer is reported, not judged: the
+    /// report judges both variants), or only a prefix of the log was judged; else 0 allowed
+    /// under seed or proposed, 1 allowed under neither.
     pub fn exit_code(&self) -> u8 {
         let allowed = |j: &Judgement| matches!(j, Judgement::Allowed { .. });
         let incomplete = |j: &Judgement| matches!(j, Judgement::Incomplete { .. });
-        if allowed(&self.seed) || allowed(&self.proposed) {
+        if incomplete(&self.seed) || incomplete(&self.proposed) {
+            3
+        } else if allowed(&self.seed) || allowed(&self.proposed) {
             // Only a prefix was judged: the rest is undecided.
             if self.prefix.is_some() {
                 3
             } else {
                 0
             }
-        } else if incomplete(&self.seed) || incomplete(&self.proposed) {
-            3
         } else {
             1
         }
     }
 
+    /// The verdict in words. "Only" is said of a variant only where the other's search
+    /// decided that it does not allow the log, never where a bound stopped it.
     pub fn verdict(&self) -> &'static str {
-        let allowed = |j: &Judgement| matches!(j, Judgement::Allowed { .. });
+        use Judgement::{Allowed, Incomplete, NotAllowed};
+        let allowed = |j: &Judgement| matches!(j, Allowed { .. });
         if self.prefix.is_some() && (allowed(&self.seed) || allowed(&self.proposed)) {
             return "undecided (the judged prefix is allowed; the rest is beyond the model's limits)";
         }
         match (&self.seed, &self.proposed) {
-            (Judgement::Allowed { .. }, Judgement::Allowed { .. }) => {
-                "allowed under seed and proposed"
+            (Allowed { .. }, Allowed { .. }) => "allowed under seed and proposed",
+            (Allowed { .. }, NotAllowed(_)) => "allowed under seed only",
+            (NotAllowed(_), Allowed { .. }) => "allowed under proposed only",
+            (Allowed { .. }, Incomplete { .. }) => {
+                "allowed under seed; undecided under proposed (its search stopped at a bound)"
             }
-            (Judgement::Allowed { .. }, _) => "allowed under seed only",
-            (_, Judgement::Allowed { .. }) => "allowed under proposed only",
-            _ if self.exit_code() == 3 => "undecided",
-            _ => "not allowed",
+            (Incomplete { .. }, Allowed { .. }) => {
+                "allowed under proposed; undecided under seed (its search stopped at a bound)"
+            }
+            (NotAllowed(_), NotAllowed(_)) => "not allowed",
+            _ => "undecided",
         }
     }
 
@@ -347,6 +355,53 @@ mod tests {
         // Nor is a value no body returned.
         let r = validate(&later_log("\"lost\""), 100_000).unwrap();
         assert!(matches!(r.proposed, Judgement::NotAllowed(_)), "{r:?}");
+    }
+
+    #[test]
+    fn a_variant_is_said_to_allow_a_log_alone_only_where_the_other_decided_it_does_not() {
+        let allowed = || Judgement::Allowed { states: 5 };
+        let stopped = || Judgement::Incomplete {
+            states: 27,
+            matched: 1,
+            judged: 4,
+            stopped_by: StopReason::MaxStates { n: 27 },
+        };
+        // A value no body returned: no path of the model produces it.
+        let refused = || validate(&later_log("\"lost\""), 100_000).unwrap().proposed;
+        assert!(matches!(refused(), Judgement::NotAllowed(_)));
+        let report = |seed, proposed| Report {
+            events: 4,
+            documents: 1,
+            prefix: None,
+            scenario: Value::Null,
+            outside: Vec::new(),
+            seed,
+            proposed,
+        };
+        for (seed, proposed, verdict, code) in [
+            (allowed(), allowed(), "allowed under seed and proposed", 0),
+            (allowed(), refused(), "allowed under seed only", 0),
+            (refused(), allowed(), "allowed under proposed only", 0),
+            (
+                stopped(),
+                allowed(),
+                "allowed under proposed; undecided under seed (its search stopped at a bound)",
+                3,
+            ),
+            (
+                allowed(),
+                stopped(),
+                "allowed under seed; undecided under proposed (its search stopped at a bound)",
+                3,
+            ),
+            (stopped(), refused(), "undecided", 3),
+            (refused(), stopped(), "undecided", 3),
+            (stopped(), stopped(), "undecided", 3),
+            (refused(), refused(), "not allowed", 1),
+        ] {
+            let r = report(seed, proposed);
+            assert_eq!((r.verdict(), r.exit_code()), (verdict, code), "{r:?}");
+        }
     }
 
     #[test]
