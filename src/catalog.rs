@@ -191,6 +191,21 @@ mod tests {
     }
 
     #[test]
+    fn every_embedded_scenario_is_named_after_its_file() {
+        for (stem, text) in SCENARIOS {
+            assert_eq!(World::from_json(text).unwrap().name, *stem);
+        }
+        for (stem, text) in LEGACY_SCENARIOS {
+            assert_eq!(
+                webmcp_model::legacy::LegacyWorld::from_json(text)
+                    .unwrap()
+                    .name,
+                *stem
+            );
+        }
+    }
+
+    #[test]
     fn a_scenario_file_keeps_the_cause_of_its_refusal() {
         let dir = std::env::temp_dir().join(format!("catalog-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

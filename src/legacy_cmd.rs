@@ -58,8 +58,16 @@ pub struct CheckRequest<'a> {
 /// The worlds a request names, in order: --all, then --scenario, then --scenario-file.
 pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<LegacyWorld>, String> {
     let mut worlds = if all_ { all()? } else { Vec::new() };
+    let mut sources: Vec<String> = worlds
+        .iter()
+        .map(|w| format!("scenarios/legacy/{}.json", w.name))
+        .collect();
+    // A scenario named twice is checked once (its counts and traces would be twice).
     for n in names {
-        worlds.push(named(n)?);
+        if !worlds.iter().any(|w| w.name == *n) {
+            worlds.push(named(n)?);
+            sources.push(format!("scenarios/legacy/{n}.json"));
+        }
     }
     for path in files {
         let text = webmcp_model::scenario::read_file(path)
@@ -72,6 +80,10 @@ pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<Leg
             .collect();
         crate::catalog::check_expectations(&world.expect, &names)
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(i) = worlds.iter().position(|w| w.name == world.name) {
+            return Err(crate::one_name_twice(&world.name, &sources[i], path).0);
+        }
+        sources.push(path.display().to_string());
         worlds.push(world);
     }
     if worlds.is_empty() {

@@ -454,6 +454,16 @@ enum ModeArg {
 /// Random walks per scenario of `--mode sim` when `--runs` is not given.
 const DEFAULT_SIM_RUNS: u64 = 1000;
 
+/// Two scenarios of one run with one name: traces, reports and baselines tell scenarios
+/// apart by name, so the second would overwrite the first's traces and share its rows.
+pub(crate) fn one_name_twice(name: &str, first: &str, second: &std::path::Path) -> UsageError {
+    UsageError(format!(
+        "{}: its scenario is named \"{}\", as {first}'s is: one run checks one scenario of each name (traces and reports are named after it); rename one",
+        second.display(),
+        name.escape_debug()
+    ))
+}
+
 /// An error that ends the run with exit code 2 and one line on stderr.
 pub(crate) struct UsageError(pub(crate) String);
 
@@ -904,8 +914,11 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         ));
     }
     let mut worlds = shard::select(worlds, args.shard);
+    // A scenario named twice is checked once (its counts and traces would be twice).
     for name in &args.scenarios {
-        worlds.push(catalog::named(name)?);
+        if !worlds.iter().any(|w| w.name == *name) {
+            worlds.push(catalog::named(name)?);
+        }
     }
     let mut sources: Vec<(String, String)> = worlds
         .iter()
@@ -916,6 +929,9 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         .collect();
     for path in &args.files {
         let (world, text) = catalog::from_file(path)?;
+        if let Some(i) = worlds.iter().position(|w| w.name == world.name) {
+            return Err(one_name_twice(&world.name, &sources[i].0, path));
+        }
         worlds.push(world);
         sources.push((path.display().to_string(), text));
     }

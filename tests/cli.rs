@@ -269,6 +269,55 @@ fn a_user_scenario_file_is_checked() {
         .starts_with("mine [seed]"));
 }
 
+/// One run checks one scenario of each name: traces and report rows are named after it, so a
+/// second scenario of the same name would overwrite the first's traces.
+#[test]
+fn a_scenario_named_twice_is_checked_once_and_two_scenarios_of_one_name_are_refused() {
+    let dir = std::env::temp_dir().join(format!("webmcp-check-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let traces = dir.join("traces");
+    let out = bin()
+        .args(["check", "--scenario", "abort-before-dispatch"])
+        .args(["--scenario", "abort-before-dispatch", "--format", "json"])
+        .args(["--no-timings", "--trace-dir", traces.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["scenarios"].as_array().unwrap().len(), 1);
+    let written = std::fs::read_dir(&traces).unwrap().count();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!("{written} trace(s) written")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A file whose scenario takes an embedded scenario's name, or another file's.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/abort-before-dispatch.json"
+    ))
+    .unwrap();
+    let copy = dir.join("copy.json");
+    std::fs::write(&copy, &text).unwrap();
+    let copy = copy.to_str().unwrap();
+    let err = one_line_error(&[
+        "check",
+        "--scenario",
+        "abort-before-dispatch",
+        "--scenario-file",
+        copy,
+    ]);
+    assert!(
+        err.contains("as scenarios/abort-before-dispatch.json's is"),
+        "{err}"
+    );
+    let err = one_line_error(&["check", "--scenario-file", copy, "--scenario-file", copy]);
+    assert!(
+        err.contains("one run checks one scenario of each name"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The human report calls a counterexample shortest only where the search guarantees it:
 /// breadth-first on any number of threads, with or without sleep sets or symmetry; not
 /// depth-first, random walks or partial-order reduction, whose paths can be longer.
