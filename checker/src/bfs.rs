@@ -10,9 +10,9 @@
 //!
 //! Depth-first on one thread is this search too, with a stack instead of the queue:
 //! stateright's one-thread depth-first search looks at its timeout only when its own stack
-//! runs empty, which on a large model is never. Here every bound is looked at every
-//! [`CHECKPOINT`] states: time and memory through a [`Budget`], states and depth as they are
-//! reached.
+//! runs empty, which on a large model is never. Here time and memory are looked at through a
+//! [`Budget`] at [`Checkpoints`] (every state while states are slow, at most every 256 where
+//! they are quick), states and depth as they are reached.
 
 use std::time::Instant;
 
@@ -23,16 +23,13 @@ use std::sync::Arc;
 use crate::fingerprint::{fingerprint, FingerprintMap, FingerprintSet};
 use crate::footprint::Footprint;
 use crate::frontier::{Frontier, Tag};
-use crate::limits::{Budget, StopReason};
+use crate::limits::{Budget, Checkpoints, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::{Found, Parents};
 use crate::phases::{Phase, Stopwatch, Timed, Untimed};
 use crate::property::{Property, Undecided};
 use crate::result::Exploration;
-
-/// Progress is reported, and the time and memory budget asked, every this many states.
-pub const CHECKPOINT: u64 = 256;
 
 /// Which state is expanded next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +84,7 @@ fn explore_with<M: Model>(
         mut on_terminal,
     } = hooks;
     let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
+    let mut checkpoints = Checkpoints::new(start);
     // Under symmetry reduction a state is known by its class's fingerprint, but the state
     // actually reached is the one expanded, so paths stay real. Timed as a phase of its own.
     let fingerprint = |s: &M::State| {
@@ -127,7 +125,6 @@ fn explore_with<M: Model>(
     // The buffer of one state's successors, between states (`recycle`).
     let mut spare_built: Built<'static, M> = Vec::new();
     let mut ample = Vec::new();
-    let mut popped = 0u64;
     let mut sleep =
         (options.reduction == Reduction::Sleep && order == Order::Fifo && class.is_none())
             .then(SleepSets::<M>::default);
@@ -149,7 +146,7 @@ fn explore_with<M: Model>(
         tentative.settle(depth, &mut found, &mut undecided);
         // A state expanded again (sleep sets' revisit rule) was judged the first time.
         let again = sleep.as_mut().is_some_and(|z| z.again.remove(&fp));
-        if popped.is_multiple_of(CHECKPOINT) {
+        if checkpoints.due() {
             progress(Progress {
                 total_states: total,
                 unique_states: parents.len(),
@@ -165,7 +162,6 @@ fn explore_with<M: Model>(
                 queue.memory_is_scarce();
             }
         }
-        popped += 1;
         // The enabled actions, computed once: expansion needs them, and the at-termination
         // properties ask whether there are none.
         actions.clear();

@@ -96,7 +96,7 @@
 //!
 //! A search stops early on a number of generated states, a depth, a wall-clock time, the
 //! process's resident memory, or (simulation) its number of walks; the one-thread searches
-//! ask time and memory every [`bfs::CHECKPOINT`] states. Every stop is named in
+//! ask time and memory at [`limits::Checkpoints`] (each state while states are slow). Every stop is named in
 //! [`Exploration::stopped_by`], and a search that stopped is never reported as a pass.
 //!
 //! ## Using it

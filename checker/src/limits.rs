@@ -307,6 +307,69 @@ pub fn memory_limit_stops() -> usize {
     MEMORY_STOPS.load(Ordering::SeqCst)
 }
 
+/// How long a one-thread search goes at most between two looks at its budget and progress,
+/// once it knows how long its states take (a single state that takes longer is waited for).
+pub const CHECK_EVERY: Duration = Duration::from_millis(10);
+
+/// The most states a one-thread search expands between two checkpoints: its clock is read
+/// once per this many states where states are quick.
+pub const MAX_CHECK_INTERVAL: u64 = 256;
+
+/// When a one-thread search next reports progress and asks its [`Budget`]: at its first
+/// state, then every state while states take long, and up to every [`MAX_CHECK_INTERVAL`]
+/// states where that many take less than [`CHECK_EVERY`]. A fixed count would let a
+/// search whose states each take 65 ms run 256 of them, 17 s, past a one-second timeout.
+pub struct Checkpoints {
+    left: u64,
+    interval: u64,
+    last: Instant,
+}
+
+impl Default for Checkpoints {
+    fn default() -> Self {
+        Checkpoints::new(Instant::now())
+    }
+}
+
+impl Checkpoints {
+    pub fn new(now: Instant) -> Checkpoints {
+        Checkpoints {
+            left: 0,
+            interval: 1,
+            last: now,
+        }
+    }
+
+    /// Whether the state about to be expanded is a checkpoint.
+    #[inline]
+    pub fn due(&mut self) -> bool {
+        if self.left > 0 {
+            self.left -= 1;
+            return false;
+        }
+        self.passed(Instant::now());
+        true
+    }
+
+    /// A checkpoint at `now`: the interval doubles while the states since the last one
+    /// took less than half of [`CHECK_EVERY`], and shrinks at once to what would have taken
+    /// [`CHECK_EVERY`] where they took more (so states that turn slow after a quick start
+    /// run past a bound by at most one interval, once).
+    fn passed(&mut self, now: Instant) {
+        let took = now.saturating_duration_since(self.last);
+        self.interval = if took < CHECK_EVERY / 2 {
+            (self.interval * 2).min(MAX_CHECK_INTERVAL)
+        } else if took > CHECK_EVERY {
+            let fits = self.interval as u128 * CHECK_EVERY.as_nanos() / took.as_nanos();
+            (fits as u64).max(1)
+        } else {
+            self.interval
+        };
+        self.last = now;
+        self.left = self.interval - 1;
+    }
+}
+
 /// The time and memory budget of one exploration, asked at the explorer's checkpoints.
 pub struct Budget {
     start: Instant,
@@ -450,6 +513,54 @@ pub fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 
 #[cfg(test)]
 mod tests {
+
+    /// Quick states are counted between checkpoints, up to [`MAX_CHECK_INTERVAL`]; slow
+    /// ones make every state a checkpoint, so a bound is asked within one state of time.
+    #[test]
+    fn checkpoints_come_every_state_while_states_are_slow() {
+        let t0 = Instant::now();
+        let mut c = Checkpoints::new(t0);
+        // 1 µs a state: 1, 2, 4, ... then 256 states between checkpoints.
+        let mut now = t0;
+        let mut gaps = Vec::new();
+        let mut since = 0u64;
+        for _ in 0..5000 {
+            now += Duration::from_micros(1);
+            since += 1;
+            if c.left > 0 {
+                c.left -= 1;
+            } else {
+                c.passed(now);
+                gaps.push(since);
+                since = 0;
+            }
+        }
+        assert_eq!(&gaps[..4], &[1, 2, 4, 8]);
+        assert!(gaps[gaps.len() - 2..]
+            .iter()
+            .all(|&g| g == MAX_CHECK_INTERVAL));
+        // Then 65 ms a state: the interval under way runs out (at most 256 states), and
+        // from the next checkpoint on every state is one.
+        let mut checkpoints_at = Vec::new();
+        for k in 0..600u64 {
+            now += Duration::from_millis(65);
+            if c.left > 0 {
+                c.left -= 1;
+            } else {
+                c.passed(now);
+                checkpoints_at.push(k);
+            }
+        }
+        assert!(checkpoints_at[0] < MAX_CHECK_INTERVAL, "{checkpoints_at:?}");
+        let first = checkpoints_at[0];
+        assert_eq!(
+            checkpoints_at,
+            (first..600).collect::<Vec<_>>(),
+            "every state after the first slow checkpoint is one"
+        );
+        assert_eq!(c.interval, 1);
+    }
+
     use super::*;
 
     #[test]

@@ -13,10 +13,9 @@ use std::time::Instant;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::bfs::CHECKPOINT;
 use crate::check::TerminalObserver;
 use crate::fingerprint::fingerprint;
-use crate::limits::{Budget, StopReason};
+use crate::limits::{Budget, Checkpoints, StopReason};
 use crate::model::Model;
 use crate::options::{Options, Progress};
 use crate::path::Path;
@@ -35,6 +34,7 @@ pub(crate) fn simulate<M: Model>(
     mut on_terminal: Option<TerminalObserver<'_, M::State>>,
 ) -> Exploration<M> {
     let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
+    let mut checkpoints = Checkpoints::new(start);
     let mut rng = StdRng::seed_from_u64(seed);
     let mut seen = HashSet::new();
     let mut discoveries: Vec<Option<Path<M::State, M::Action>>> =
@@ -100,7 +100,7 @@ pub(crate) fn simulate<M: Model>(
             record(init, &s, &path, &mut discoveries);
             let out_of_budget = match options.max_states.filter(|n| total >= *n) {
                 Some(n) => Some(StopReason::MaxStates { n }),
-                None if (total as u64).is_multiple_of(CHECKPOINT) => {
+                None if checkpoints.due() => {
                     progress(Progress {
                         total_states: total,
                         unique_states: seen.len(),

@@ -105,16 +105,15 @@ pub(crate) fn explore_transitions(
     let mut steps: Vec<StepId> = Vec::new();
     let mut budget = Budget::new(std::time::Instant::now(), None, None);
     let mut stopped_by = None;
-    let mut expanded = 0u64;
+    let mut checkpoints = webmcp_checker::limits::Checkpoints::default();
     let mut transitions = 0u64;
     while let Some(state) = queue.pop_front() {
-        if expanded.is_multiple_of(webmcp_checker::bfs::CHECKPOINT) {
+        if checkpoints.due() {
             stopped_by = budget.exceeded();
             if stopped_by.is_some() {
                 break;
             }
         }
-        expanded += 1;
         actions.clear();
         model.enabled_actions(&state, &mut actions);
         for &action in &actions {

@@ -44,7 +44,7 @@ fn walk(
     mut visit: impl FnMut(&State, Action, &mut SiteRecorder) -> Option<State>,
 ) -> Result<bool, StopReason> {
     let mut budget = Budget::new(Instant::now(), None, None);
-    let mut expanded = 0u64;
+    let mut checkpoints = webmcp_checker::limits::Checkpoints::default();
     let mut seen: HashSet<State> = HashSet::new();
     let mut queue = VecDeque::new();
     let init = model.initial_state();
@@ -52,12 +52,11 @@ fn walk(
     queue.push_back(init);
     let mut actions: Vec<Action> = Vec::new();
     while let Some(s) = queue.pop_front() {
-        if expanded.is_multiple_of(webmcp_checker::bfs::CHECKPOINT) {
+        if checkpoints.due() {
             if let Some(stop) = budget.exceeded() {
                 return Err(stop);
             }
         }
-        expanded += 1;
         actions.clear();
         model.enabled_actions(&s, &mut actions);
         for a in &actions {
