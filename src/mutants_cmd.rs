@@ -210,10 +210,15 @@ impl Run {
     fn score_line(&self) -> String {
         let (killed, counted, score) = self.score();
         format!(
-            "{killed} of {counted} mutants killed ({} equivalent left out): score {score:.1}% (target {:.0}%)",
+            "{killed} of {counted} mutants killed ({} equivalent left out): score {}% (target {}%)",
             self.fates.len() - counted,
+            score_text(score, self.min_score),
             self.min_score
         )
+    }
+
+    fn meets_target(&self) -> bool {
+        meets(self.score().2, self.min_score)
     }
 
     fn text(&self) -> String {
@@ -245,12 +250,29 @@ impl Run {
             }
             return 3;
         }
-        if self.score().2 + 1e-9 >= self.min_score {
+        if self.meets_target() {
             0
         } else {
             1
         }
     }
+}
+
+/// Whether `score` reaches `target` (both percentages; a score computed from counts may be a
+/// hair below the same decimal typed by hand).
+fn meets(score: f64, target: f64) -> bool {
+    score + 1e-9 >= target
+}
+
+/// The score to one decimal, or to as many more as it takes for the text to read on the same
+/// side of the target (printed as typed) as the verdict: 97.46 against 97.5 reads 97.46, not
+/// 97.5.
+fn score_text(score: f64, target: f64) -> String {
+    let reads_as_met = |text: &str| text.parse::<f64>().is_ok_and(|shown| shown >= target);
+    (1..=6)
+        .map(|decimals| format!("{score:.decimals$}"))
+        .find(|text| reads_as_met(text) == meets(score, target))
+        .unwrap_or_else(|| format!("{score}"))
 }
 
 fn run(
@@ -359,4 +381,28 @@ fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize, candidates: usiz
         let _ = writeln!(out, "| `{}` | {} |", m.name(), fate_text(f));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_score_reads_on_the_side_of_its_target_that_the_exit_code_says() {
+        use super::{meets, score_text};
+        for (score, target, text) in [
+            (97.4609, 97.5, "97.46"),
+            (97.5, 97.5, "97.5"),
+            (100.0 * 39.0 / 40.0, 97.5, "97.5"),
+            (99.96, 100.0, "99.96"),
+            (0.35, 0.4, "0.3"),
+            (95.04, 95.0, "95.0"),
+            (94.96, 95.0, "94.96"),
+        ] {
+            let shown = score_text(score, target);
+            assert_eq!(shown, text, "{score} against {target}");
+            assert_eq!(
+                shown.parse::<f64>().unwrap() >= target,
+                meets(score, target)
+            );
+        }
+    }
 }
