@@ -44,7 +44,7 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
 pub struct BenchArgs {
     /// Print the scenario file of a family at a size (NAME:N, e.g. iframes:4) and exit, to
     /// check it with `check --scenario-file` (on a cluster, with --engine timely).
-    #[arg(long, value_name = "NAME:N", conflicts_with_all = ["scaling", "compare_reduction", "compare_frontier", "compare_engines"])]
+    #[arg(long, value_name = "NAME:N", conflicts_with_all = ["scaling", "compare_reduction", "compare_frontier", "compare_engines", "scenarios", "repeat", "threads", "symmetry", "format"])]
     print_family: Option<String>,
     /// Runs per measurement (1 to 1000), each in a fresh process; the table shows medians
     /// (default: 5, or 1 with --scaling).
@@ -64,7 +64,7 @@ pub struct BenchArgs {
     format: BenchFormat,
     /// Run the scaling families (1 and 2 threads, and 1 thread with symmetry reduction where
     /// the checker has it) instead of the standard scenarios.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "scenarios")]
     scaling: bool,
     /// With --scaling: only these families (tabs, iframes, registrations, executions,
     /// caller-target).

@@ -418,6 +418,15 @@ pub(crate) enum ReductionArg {
 }
 
 impl ReductionArg {
+    /// Its name on the command line.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ReductionArg::None => "none",
+            ReductionArg::Por => "por",
+            ReductionArg::Sleep => "sleep",
+        }
+    }
+
     pub(crate) fn engine(self) -> webmcp_properties::Reduction {
         match self {
             ReductionArg::None => webmcp_properties::Reduction::None,
@@ -944,6 +953,12 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     check_bounds(args)?;
     args.memory.apply()?;
     let sim = args.mode == ModeArg::Sim;
+    if sim && args.threads > 1 {
+        return Err(UsageError(
+            "--mode sim takes its random walks on one thread: --threads is for --mode bfs and dfs"
+                .into(),
+        ));
+    }
     if !sim && (args.seed.is_some() || args.runs.is_some()) {
         return Err(UsageError(
             "--seed and --runs choose random walks: they need --mode sim".into(),

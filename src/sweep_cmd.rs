@@ -69,7 +69,7 @@ pub struct SweepArgs {
     no_swarm: bool,
     /// Only count the scenarios (raw and canonical); check nothing. --timeout bounds the count
     /// too: a count it stops is incomplete (exit 3, the numbers so far printed as lower bounds).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["jobs", "max_states", "reduction", "memory_limit"])]
     count: bool,
     /// Scenarios checked at once, 1 to 256 (each on one thread, breadth-first).
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -403,6 +403,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
         }
         return crate::sweep_scale::scale(&crate::sweep_scale::ScalePlan {
             variant: &args.variant,
+            reduction: args.reduction,
             jobs: plan.jobs,
             limit_seconds: args.timeout.unwrap_or(600),
             memory_limit_mib: Some(args.memory.memory_limit),

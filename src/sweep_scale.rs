@@ -49,6 +49,8 @@ pub struct Row {
 
 pub struct ScalePlan<'a> {
     pub variant: &'a str,
+    /// Each bound's sweep reduced as `sweep --reduction` asks.
+    pub reduction: crate::ReductionArg,
     pub jobs: usize,
     pub limit_seconds: u64,
     pub memory_limit_mib: Option<u64>,
@@ -103,6 +105,7 @@ fn run_bound(exe: &PathBuf, bound: &str, plan: &ScalePlan) -> Result<Row, UsageE
     let mut cmd = Command::new(exe);
     cmd.args(["sweep", "--quiet", "--format", "json", "--bound", bound])
         .args(["--variant", plan.variant])
+        .args(["--reduction", plan.reduction.name()])
         .args(["--jobs", &plan.jobs.to_string()])
         .args(["--timeout", &plan.limit_seconds.to_string()]);
     if let Some(m) = plan.memory_limit_mib {
@@ -141,10 +144,13 @@ fn count_text(n: Option<u64>) -> String {
 
 fn table(rows: &[Row], plan: &ScalePlan) -> String {
     let mut out = format!(
-        "sweep --scale under {}, --jobs {}, each bound stopped after {} s\n\n\
+        "sweep --scale under {}, --reduction {}, --jobs {}, each bound stopped after {} s\n\n\
          | bound | raw | canonical | checked | unique states | states generated | wall s | CPU s | peak RSS MiB | violated |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-        plan.variant, plan.jobs, plan.limit_seconds
+        plan.variant,
+        plan.reduction.name(),
+        plan.jobs,
+        plan.limit_seconds
     );
     for r in rows {
         let _ = writeln!(

@@ -227,6 +227,31 @@ fn bad_flag_values_are_one_line_usage_errors() {
         &["bench", "--repeat", "18446744073709551615"],
         &["coverage", "--scenario", "register-and-discover", "--all"],
         &["mutants", "--mutant", "x", "--operator", "drop-step"],
+        // Flags that would do nothing in the mode asked for are refused, not ignored.
+        &[
+            "check",
+            "--scenario",
+            "abort-before-dispatch",
+            "--mode",
+            "sim",
+            "--threads",
+            "2",
+        ],
+        &["sweep", "--count", "--jobs", "2"],
+        &["sweep", "--count", "--max-states", "5"],
+        &["sweep", "--count", "--reduction", "por"],
+        &["sweep", "--count", "--memory-limit", "1"],
+        &["bench", "--scaling", "--scenario", "tool-throws"],
+        &["bench", "--print-family", "tabs:3", "--repeat", "2"],
+        &["bench", "--print-family", "tabs:3", "--threads", "2"],
+        &["bench", "--print-family", "tabs:3", "--format", "json"],
+        &[
+            "bench",
+            "--print-family",
+            "tabs:3",
+            "--scenario",
+            "tool-throws",
+        ],
     ];
     for args in cases {
         let out = bin().args(*args).output().unwrap();
