@@ -85,6 +85,25 @@ impl Baseline {
                     ));
                 }
             }
+            // Nor would a variant no run prints: a finding matches a run by the variant's
+            // printed name (`seed@current` is printed `seed`).
+            match webmcp_model::variant::Variant::parse(&f.variant) {
+                Ok(v) if v.name() == f.variant => {}
+                Ok(v) => {
+                    return Err(format!(
+                        "{}: findings[{i}].variant is \"{}\", which runs print as \"{}\": write that, or it matches no run",
+                        path.display(),
+                        f.variant.escape_debug(),
+                        v.name()
+                    ))
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "{}: findings[{i}].variant: {e}",
+                        path.display()
+                    ))
+                }
+            }
             // A misspelt property would match nothing and silence nothing, unnoticed until
             // the violation it meant to list fails the run.
             if !webmcp_properties::properties()
@@ -225,6 +244,17 @@ mod tests {
         assert!(one_line_error("binary.json", &[0xff, 0xfe]).contains("not UTF-8"));
         let e = one_line_error("v2.json", br#"{"version": 2, "findings": []}"#);
         assert!(e.contains("unsupported version 2"), "{e}");
+        let real = |field: &str, value: &str| {
+            let mut f = serde_json::json!({"scenario": "s", "property": "execute-settles-once", "variant": "seed", "reason": "r"});
+            f[field] = serde_json::json!(value);
+            serde_json::json!({"version": 1, "findings": [f]}).to_string()
+        };
+        assert!(load_text("real.json", real("variant", "seed").as_bytes()).is_ok());
+        assert!(load_text("fixed.json", real("variant", "proposed").as_bytes()).is_ok());
+        let e = one_line_error("zzz.json", real("variant", "zzz").as_bytes());
+        assert!(e.contains("findings[0].variant"), "{e}");
+        let e = one_line_error("current.json", real("variant", "seed@current").as_bytes());
+        assert!(e.contains("which runs print as \"seed\""), "{e}");
         let e = one_line_error(
             "typo.json",
             finding("property", "execute-settles-twice").as_bytes(),
