@@ -193,11 +193,20 @@ fn two_processes_on_loopback_report_what_one_process_reports() {
 fn a_process_that_dies_fails_the_run_with_exit_3_never_a_pass() {
     let dir = scratch("dies");
     let hosts = hostfile(&dir, 2);
-    let mut args: Vec<String> = vec!["check".into()];
-    // Long enough to be killed in the middle on any machine.
-    for _ in 0..200 {
-        args.extend(["--scenario".into(), "target-in-bfcache".into()]);
-    }
+    // Long enough to be killed in the middle on any machine: three iframes, 7,871,625
+    // states (a scenario named twice is checked once, so repeating one does not do).
+    let family = bin()
+        .args(["bench", "--print-family", "iframes:3"])
+        .output()
+        .unwrap();
+    assert!(family.status.success());
+    let scenario = dir.join("iframes-3.json");
+    std::fs::write(&scenario, &family.stdout).unwrap();
+    let mut args: Vec<String> = vec![
+        "check".into(),
+        "--scenario-file".into(),
+        scenario.to_str().unwrap().into(),
+    ];
     args.extend(
         [
             "--format",
