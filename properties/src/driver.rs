@@ -248,6 +248,72 @@ fn shortest_prefix(
     path
 }
 
+/// Why a path a search reported does not stand on a model ([`paths_stand`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathFault {
+    /// The path's `step`-th action (counted from 0) is not enabled where the path takes it.
+    NotEnabled {
+        property: &'static str,
+        step: usize,
+        action: Action,
+    },
+    /// The path's last state does not show the property's outcome.
+    DoesNotShow { property: &'static str },
+}
+
+impl std::fmt::Display for PathFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PathFault::NotEnabled {
+                property,
+                step,
+                action,
+            } => write!(
+                f,
+                "{property}: action {step} of its path ({action:?}) is not enabled where it is taken"
+            ),
+            PathFault::DoesNotShow { property } => write!(
+                f,
+                "{property}: its path does not end in a state that shows the outcome"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PathFault {}
+
+/// Replays every path `r` reports (counterexamples and witnesses) on `model` from its initial
+/// state: each action must be enabled where the path takes it, and the last state must show
+/// the property's outcome (an at-termination property's at a terminal state). A reduced
+/// search's paths must stand so on the unreduced model (docs/model.md §7).
+pub fn paths_stand(model: &WebMcpModel, r: &ScenarioResult) -> Result<(), PathFault> {
+    for p in &r.properties {
+        let Some(path) = &p.path else { continue };
+        let property = p.def.name;
+        let mut s = model.initial_state();
+        for (step, t) in path.iter().enumerate() {
+            if !model.is_enabled(&s, t.action) {
+                return Err(PathFault::NotEnabled {
+                    property,
+                    step,
+                    action: t.action,
+                });
+            }
+            s = model.apply(&s, t.action, &mut ());
+        }
+        let holds = (p.def.holds)(model, &s);
+        let shows = match p.def.kind {
+            crate::Kind::Always => !holds,
+            crate::Kind::Sometimes => holds,
+            crate::Kind::AtTermination => !holds && webmcp_checker::Model::is_terminal(model, &s),
+        };
+        if !shows {
+            return Err(PathFault::DoesNotShow { property });
+        }
+    }
+    Ok(())
+}
+
 /// Re-runs a path's actions, recording the step IDs of each.
 pub fn replay_path(model: &WebMcpModel, actions: Vec<Action>) -> Vec<TraceStep> {
     let mut s = model.initial_state();

@@ -26,7 +26,7 @@ pub use webmcp_checker::pool as parallel;
 
 pub use catalogue::{Kind, PropertyDef};
 pub use driver::{
-    check, check_with_progress, properties, CheckOptions, FrontierStorage, Mode, Progress,
-    PropertyResult, Reduction, ScenarioResult, TraceStep, Verdict,
+    check, check_with_progress, paths_stand, properties, CheckOptions, FrontierStorage, Mode,
+    PathFault, Progress, PropertyResult, Reduction, ScenarioResult, TraceStep, Verdict,
 };
 pub use limits::StopReason;

@@ -553,3 +553,51 @@ fn sets_keep_outcomes(
     });
     (sets, checked)
 }
+
+/// The replay the comparisons rest on fails where a path does not stand: a path cut one
+/// action short ends before its outcome shows (the driver cuts each path at the first state
+/// that shows it), and a path that starts with an action enabled only later is refused at
+/// that action.
+#[test]
+fn a_path_that_does_not_stand_is_caught() {
+    let mut cut = 0usize;
+    let mut moved = 0usize;
+    for world in standard_worlds() {
+        let m = WebMcpModel::new(world, Variant::SEED);
+        let r = check(m.clone(), &options(Reduction::None));
+        assert_eq!(webmcp_properties::paths_stand(&m, &r), Ok(()));
+        let init = m.initial_state();
+        for (i, p) in r.properties.iter().enumerate() {
+            let Some(path) = p.path.as_ref().filter(|p| !p.is_empty()) else {
+                continue;
+            };
+            let mut short = r.clone();
+            short.properties = vec![short.properties.swap_remove(i)];
+            short.properties[0].path.as_mut().unwrap().pop();
+            assert_eq!(
+                webmcp_properties::paths_stand(&m, &short),
+                Err(webmcp_properties::PathFault::DoesNotShow {
+                    property: p.def.name
+                })
+            );
+            cut += 1;
+            if let Some(late) = path.iter().position(|t| !m.is_enabled(&init, t.action)) {
+                let mut early = short.clone();
+                let steps = early.properties[0].path.as_mut().unwrap();
+                *steps = path.clone();
+                let step = steps.remove(late);
+                steps.insert(0, step.clone());
+                assert_eq!(
+                    webmcp_properties::paths_stand(&m, &early),
+                    Err(webmcp_properties::PathFault::NotEnabled {
+                        property: p.def.name,
+                        step: 0,
+                        action: step.action,
+                    })
+                );
+                moved += 1;
+            }
+        }
+    }
+    assert!(cut > 100 && moved > 100, "{cut} cut, {moved} moved");
+}

@@ -142,9 +142,13 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                         let world = World::from_json(&text).expect("checked once already");
                         let mut por = options();
                         por.reduction = webmcp_properties::Reduction::Por;
-                        let reduced = check(WebMcpModel::new(world, Variant::SEED), &por);
+                        let model = WebMcpModel::new(world, Variant::SEED);
+                        let reduced = check(model.clone(), &por);
                         prop_assert!(reduced.exhaustive, "the reduced search stopped\n{text}");
                         prop_assert_eq!(verdicts(r), verdicts(&reduced), "{}", text);
+                        // Every path it reports stands on the unreduced model.
+                        let stands = webmcp_properties::paths_stand(&model, &reduced);
+                        prop_assert!(stands.is_ok(), "{:?}\n{}", stands, text);
                         prop_assert!(reduced.unique_states <= r.unique_states);
                         s[5] += usize::from(reduced.unique_states < r.unique_states);
                     }

@@ -53,39 +53,12 @@ pub fn options(reduction: webmcp_properties::Reduction) -> webmcp_properties::Ch
 }
 
 /// Replays every path of `r` on the unreduced model: each action enabled where it is taken,
-/// and the last state shows the property's outcome.
+/// and the last state shows the property's outcome ([`webmcp_properties::paths_stand`]).
 pub fn replay_paths(
     m: &webmcp_model::WebMcpModel,
     r: &webmcp_properties::ScenarioResult,
 ) -> Result<(), String> {
-    for p in &r.properties {
-        let Some(path) = &p.path else { continue };
-        let mut s = m.initial_state();
-        for (i, step) in path.iter().enumerate() {
-            if !m.is_enabled(&s, step.action) {
-                return Err(format!(
-                    "{}: action {i} ({:?}) is not enabled on the unreduced model",
-                    p.def.name, step.action
-                ));
-            }
-            s = m.apply(&s, step.action, &mut ());
-        }
-        let holds = (p.def.holds)(m, &s);
-        let shows = match p.def.kind {
-            webmcp_properties::Kind::Always => !holds,
-            webmcp_properties::Kind::Sometimes => holds,
-            webmcp_properties::Kind::AtTermination => {
-                !holds && webmcp_checker::Model::is_terminal(m, &s)
-            }
-        };
-        if !shows {
-            return Err(format!(
-                "{}: the path does not end where it shows",
-                p.def.name
-            ));
-        }
-    }
-    Ok(())
+    webmcp_properties::paths_stand(m, r).map_err(|e| e.to_string())
 }
 
 /// Every state reachable in `m`, in breadth-first order of discovery, or `None` past `max`.
