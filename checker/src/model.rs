@@ -64,14 +64,20 @@ pub trait Model {
     /// - **persistent**: along every path from `state` that takes no action of the set, each
     ///   action is independent of every action of the set (the two commute, and neither
     ///   enables or disables the other);
-    /// - **invisible**: no action of the set changes anything any property the engine judges
-    ///   reads;
+    /// - **keeps outcomes**: an action of the set, taken at any state reached from `state`
+    ///   by actions outside the set, leaves an always property that fails there failing and a
+    ///   sometimes property that holds there holding (one that already holds at `state`
+    ///   excepted: `state` shows it). A set that is *invisible* (no action of it changes
+    ///   anything a property reads) keeps outcomes; a set may keep them without being
+    ///   invisible;
     /// - the model's state graph is **acyclic**, so no action is postponed forever.
     ///
-    /// Then every terminal state stays reachable, and every sequence of property values
-    /// along a path is matched, up to repetition, by a path the reduced search explores: the
-    /// verdicts of always, at-termination and sometimes properties are those of the full
-    /// search. Paths get no shorter, and may get longer.
+    /// Then every terminal state stays reachable, and every outcome a state of the full
+    /// graph shows (an always property violated, a sometimes property satisfied) is shown by
+    /// a state the reduced search explores: the verdicts of always, at-termination and
+    /// sometimes properties are those of the full search. Invisible sets give more (every
+    /// sequence of property values along a path is matched, up to repetition), which the
+    /// verdicts do not need. Paths get no shorter, and may get longer.
     fn persistent_set(
         &self,
         _state: &Self::State,

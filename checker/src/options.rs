@@ -21,8 +21,8 @@ pub enum Reduction {
     /// Every enabled action of every state is explored.
     #[default]
     None,
-    /// Partial-order reduction: where the model names a persistent set of invisible
-    /// actions ([`crate::Model::persistent_set`]), only those actions are explored.
+    /// Partial-order reduction: where the model names a persistent set of actions that keeps
+    /// every outcome ([`crate::Model::persistent_set`]), only those actions are explored.
     Por,
     /// Sleep sets: every state is still visited, at its shortest depth, but a successor is
     /// not built where the other side of a diamond of commuting actions already reaches it
