@@ -7,6 +7,7 @@
 //! 10,000 cases with a fixed seed (the same cases on every run); `SCENARIO_FUZZ_CASES`
 //! overrides the count for a longer local run.
 
+mod common;
 mod scenario_gen;
 
 use std::time::Duration;
@@ -100,7 +101,7 @@ fn cases() -> u32 {
 fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
     let mut runner = scenario_gen::runner(cases(), 13);
     let strategy = (prop::collection::vec(any::<u32>(), 0..300), 0u8..3);
-    let stats = std::cell::Cell::new([0usize; 8]);
+    let stats = std::cell::Cell::new([0usize; 9]);
     runner
         .run(&strategy, |(numbers, kind)| {
             let mut c = Choices::new(&numbers);
@@ -174,19 +175,33 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                         prop_assert!(forgot.unique_states <= r.unique_states);
                         s[7] += usize::from(forgot.unique_states < r.unique_states);
                     }
+                    // The state graph is acyclic (docs/model.md §6; on the last quarter).
+                    if r.exhaustive && numbers.first().is_some_and(|n| n % 4 == 3) {
+                        s[8] += 1;
+                        let world = World::from_json(&text).expect("checked once already");
+                        let m = WebMcpModel::new(world, Variant::SEED);
+                        let mut actions = Vec::new();
+                        let (cycle, _) = common::find_cycle(m.initial_state(), |s| {
+                            actions.clear();
+                            m.enabled_actions(s, &mut actions);
+                            actions.iter().map(|&a| m.apply(s, a, &mut ())).collect()
+                        });
+                        prop_assert!(cycle.is_none(), "a cycle\n{}", text);
+                    }
                 }
             }
             stats.set(s);
             Ok(())
         })
         .unwrap();
-    let [rejected, exhaustive, bounded, renamed, reduced, fewer, forgot, fewer_forgetting] =
+    let [rejected, exhaustive, bounded, renamed, reduced, fewer, forgot, fewer_forgetting, acyclic] =
         stats.get();
     eprintln!(
-        "scenario fuzz: {rejected} rejected, {exhaustive} explored exhaustively, {bounded} stopped by the bound, {renamed} renamed, {reduced} also checked with partial-order reduction ({fewer} in fewer states), {forgot} forgetting dead facts ({fewer_forgetting} in fewer states)"
+        "scenario fuzz: {rejected} rejected, {exhaustive} explored exhaustively, {bounded} stopped by the bound, {renamed} renamed, {reduced} also checked with partial-order reduction ({fewer} in fewer states), {forgot} forgetting dead facts ({fewer_forgetting} in fewer states), {acyclic} walked for cycles"
     );
     // The fuzzer must exercise every outcome, or it tests less than it claims.
     assert!(rejected > 100 && exhaustive > 100 && bounded > 100 && renamed > 100);
     assert!(reduced > 100 && fewer > 10);
     assert!(forgot > 100 && fewer_forgetting > 10);
+    assert!(acyclic > 100);
 }

@@ -106,3 +106,45 @@ pub fn outcomes(
         .map(|p| (p.def.name, p.verdict, p.path.as_ref().map(Vec::len)))
         .collect()
 }
+
+/// A cycle reachable from `init`, as the states along it (the first repeated at the end), or
+/// `None` where the graph `successors` spans from `init` is acyclic; with the number of
+/// states walked.
+pub fn find_cycle<S: Clone + Eq + std::hash::Hash>(
+    init: S,
+    mut successors: impl FnMut(&S) -> Vec<S>,
+) -> (Option<Vec<S>>, usize) {
+    // true: on the walk's stack; false: every successor walked.
+    let mut on_stack: std::collections::HashMap<S, bool> = std::collections::HashMap::new();
+    let mut stack: Vec<(S, std::vec::IntoIter<S>)> = Vec::new();
+    on_stack.insert(init.clone(), true);
+    let next = successors(&init).into_iter();
+    stack.push((init, next));
+    while let Some((_, pending)) = stack.last_mut() {
+        match pending.next() {
+            Some(t) => match on_stack.get(&t) {
+                Some(true) => {
+                    let from = stack
+                        .iter()
+                        .position(|(s, _)| *s == t)
+                        .expect("on the stack");
+                    let mut cycle: Vec<S> = stack[from..].iter().map(|(s, _)| s.clone()).collect();
+                    cycle.push(t);
+                    return (Some(cycle), on_stack.len());
+                }
+                Some(false) => {}
+                None => {
+                    on_stack.insert(t.clone(), true);
+                    let next = successors(&t).into_iter();
+                    stack.push((t, next));
+                }
+            },
+            None => {
+                let (done, _) = stack.pop().expect("not empty");
+                on_stack.insert(done, false);
+            }
+        }
+    }
+    let walked = on_stack.len();
+    (None, walked)
+}
