@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+mod common;
+
 use proptest::prelude::*;
 use stateright::{Checker, Model, Property};
 use webmcp_model::legacy::scenario::{
@@ -251,4 +253,36 @@ fn scenario_errors_are_reported_not_panicked() {
         let e = LegacyWorld::from_json(text).unwrap_err();
         assert!(e.to_string().contains(want), "{text}: {e}");
     }
+}
+
+/// The legacy model's graphs are acyclic too (its liveness is decided at terminal states, as
+/// the draft's is): every legacy scenario, under the chosen reading, each alternative alone
+/// and all of them together, walked depth first.
+#[test]
+fn every_reachable_legacy_graph_is_acyclic() {
+    let mut variants = vec![LegacyVariant::CHOSEN];
+    variants.extend(ALTERNATIVES.iter().map(|&a| LegacyVariant::CHOSEN.with(a)));
+    variants.push(
+        ALTERNATIVES
+            .iter()
+            .fold(LegacyVariant::CHOSEN, |v, &a| v.with(a)),
+    );
+    let mut walked = 0usize;
+    for world in scenarios() {
+        for &variant in &variants {
+            let m = LegacyModel::new(world.clone(), variant);
+            let mut actions = Vec::new();
+            let (cycle, states) = common::find_cycle(m.initial_state(), |s| {
+                actions.clear();
+                m.enabled_actions(s, &mut actions);
+                actions
+                    .iter()
+                    .map(|&a| m.apply(s, a, &mut Vec::new()))
+                    .collect()
+            });
+            assert!(cycle.is_none(), "{} under {variant:?}: a cycle", world.name);
+            walked += states;
+        }
+    }
+    assert!(walked > 1_000, "{walked} states walked");
 }
