@@ -34,7 +34,7 @@ fn main() {
     let world =
         World::from_json(&std::fs::read_to_string(&path).expect("readable")).expect("compiles");
     let m = WebMcpModel::new(world, Variant::parse("seed").unwrap());
-    let props = webmcp_properties::driver::properties();
+    let props = webmcp_profiles::driver::properties();
     let values = |s: &State| -> Vec<bool> { props.iter().map(|p| (p.holds)(&m, s)).collect() };
 
     let init = m.initial_state();

@@ -60,7 +60,7 @@ fn kind(g: &Ghost) -> String {
 }
 
 fn search(m: &WebMcpModel, how: Search) -> Count {
-    let props = webmcp_properties::driver::engine_properties();
+    let props = webmcp_profiles::driver::engine_properties();
     let stored = |s: &State| match how {
         Search::ForgottenWhereRecorded => fingerprint(&forget(m, s)),
         _ => fingerprint(s),
@@ -123,7 +123,7 @@ fn main() {
         World::from_json(&std::fs::read_to_string(&path).expect("readable")).expect("compiles");
     let variant = std::env::args().nth(2).unwrap_or_else(|| "seed".into());
     let m = WebMcpModel::new(world, Variant::parse(&variant).expect("a variant"))
-        .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+        .with_visibility(webmcp_profiles::catalogue::VISIBILITY);
     let modelled = search(&m, Search::AsModelled);
     let after_one = search(&m, Search::ForgottenAfterOneState);
     let where_recorded = search(&m, Search::ForgottenWhereRecorded);

@@ -53,7 +53,7 @@ struct Graph {
 
 impl Graph {
     fn build(m: &WebMcpModel) -> Graph {
-        let props = webmcp_properties::driver::engine_properties();
+        let props = webmcp_profiles::driver::engine_properties();
         let init = m.initial_state();
         let mut index = HashMap::from([(fingerprint(&init), 0usize)]);
         // A state is kept until it is expanded.

@@ -69,7 +69,7 @@ use webmcp_model::threads::{
 };
 use webmcp_model::world::{CallId, CtrlId, DocId, Op, StrId, World};
 use webmcp_model::{StepId, Variant, WebMcpModel};
-use webmcp_properties::limits::thousands;
+use webmcp_profiles::limits::thousands;
 
 /// A set of 64-bit fingerprints (already hashes, used as they are).
 type FpSet = HashSet<u64, BuildHasherDefault<FingerprintHasher>>;

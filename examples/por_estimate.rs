@@ -24,7 +24,7 @@ fn main() {
         .expect("a scenario file or family:NAME:N");
     let world = if let Some(rest) = arg.strip_prefix("family:") {
         let (name, n) = rest.split_once(':').expect("family:NAME:N");
-        let family = webmcp_properties::bench::Family::parse(name).expect("a family");
+        let family = webmcp_profiles::bench::Family::parse(name).expect("a family");
         family.world(n.parse().expect("a size")).expect("compiles")
     } else {
         World::from_json(&std::fs::read_to_string(&arg).expect("readable")).expect("compiles")

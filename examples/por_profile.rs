@@ -9,7 +9,7 @@
 //! ```
 
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::bench::targets::{reduction_profile, PROFILE_STATE_BOUND};
+use webmcp_profiles::bench::targets::{reduction_profile, PROFILE_STATE_BOUND};
 
 fn main() {
     let path = std::env::args().nth(1).expect("a scenario file");

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 use webmcp_generator::{Bound, Sampling};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, CheckOptions, Mode, Reduction, Verdict};
+use webmcp_profiles::{check, CheckOptions, Mode, Reduction, Verdict};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -70,7 +70,7 @@ fn main() {
                 let full = check(model.clone(), &options(Reduction::None));
                 let reduced = check(model, &options(Reduction::Por));
                 let finished =
-                    |r: &webmcp_properties::ScenarioResult| r.exhaustive && !r.is_incomplete();
+                    |r: &webmcp_profiles::ScenarioResult| r.exhaustive && !r.is_incomplete();
                 let mut t = tally.lock().expect("no panic");
                 if !finished(&full) || !finished(&reduced) {
                     t[1] += usize::from(!finished(&full));
@@ -80,7 +80,7 @@ fn main() {
                 t[0] += 1;
                 t[3] += full.unique_states;
                 t[4] += reduced.unique_states;
-                let verdicts = |r: &webmcp_properties::ScenarioResult| -> Vec<(&str, Verdict)> {
+                let verdicts = |r: &webmcp_profiles::ScenarioResult| -> Vec<(&str, Verdict)> {
                     r.properties
                         .iter()
                         .map(|p| (p.def.name, p.verdict))

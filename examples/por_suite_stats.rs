@@ -7,7 +7,7 @@
 //! ```
 
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, CheckOptions, Mode, Reduction};
+use webmcp_profiles::{check, CheckOptions, Mode, Reduction};
 
 fn main() {
     let mut files: Vec<_> = std::fs::read_dir("scenarios")

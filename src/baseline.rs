@@ -2,7 +2,7 @@
 //! accepted for now, so CI fails only on new ones and reports listed ones that went away.
 
 use serde::Deserialize;
-use webmcp_properties::Verdict;
+use webmcp_profiles::Verdict;
 
 use crate::report::ScenarioRecord;
 
@@ -106,7 +106,7 @@ impl Baseline {
             }
             // A misspelt property would match nothing and silence nothing, unnoticed until
             // the violation it meant to list fails the run.
-            if !webmcp_properties::properties()
+            if !webmcp_profiles::properties()
                 .iter()
                 .any(|p| p.name == f.property)
             {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use webmcp_properties::bench::{
+use webmcp_profiles::bench::{
     self, ChildSpec, Comparison, Family, Machine, Report, Row, ScalingConfig, Target,
 };
 

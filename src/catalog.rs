@@ -117,7 +117,7 @@ pub fn from_file(path: &Path) -> Result<(World, String), CatalogError> {
     };
     let text = webmcp_model::scenario::read_file(path).map_err(file)?;
     let world = World::from_json(&text).map_err(file)?;
-    let names: Vec<&str> = webmcp_properties::properties()
+    let names: Vec<&str> = webmcp_profiles::properties()
         .iter()
         .map(|p| p.name)
         .collect();

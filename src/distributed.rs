@@ -10,8 +10,8 @@ use clap::ValueEnum;
 use std::sync::{Arc, Mutex};
 use webmcp_model::{Variant, WebMcpModel};
 
-use webmcp_properties::driver::{check_distributed, Cluster, ClusterError, Hostfile, ProgressFn};
-use webmcp_properties::limits::{thousands, StopReason};
+use webmcp_profiles::driver::{check_distributed, Cluster, ClusterError, Hostfile, ProgressFn};
+use webmcp_profiles::limits::{thousands, StopReason};
 
 use crate::{
     human_report, progress, say_traces_written, write_traces, CheckArgs, CheckPlan, Format,

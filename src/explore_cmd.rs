@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use webmcp_explorer::{Explorer, Server};
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::CheckOptions;
+use webmcp_profiles::CheckOptions;
 
 use crate::{catalog, MemoryLimitArg, UsageError};
 

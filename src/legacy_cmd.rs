@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
-use webmcp_properties::legacy::{check_legacy, LegacyOptions, LegacyResult};
-use webmcp_properties::{Kind, Verdict};
+use webmcp_profiles::legacy::{check_legacy, LegacyOptions, LegacyResult};
+use webmcp_profiles::{Kind, Verdict};
 
 use crate::catalog::LEGACY_SCENARIOS;
 
@@ -74,7 +74,7 @@ pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<Leg
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let world =
             LegacyWorld::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let names: Vec<&str> = webmcp_properties::legacy::legacy_catalogue()
+        let names: Vec<&str> = webmcp_profiles::legacy::legacy_catalogue()
             .iter()
             .map(|p| p.name)
             .collect();
@@ -135,7 +135,7 @@ pub fn exit_code(results: &[LegacyResult]) -> ExitCode {
 
 /// Why a legacy scenario is not exhaustive, naming the bound; `None` when it is.
 fn stop_text(r: &LegacyResult) -> Option<String> {
-    webmcp_properties::limits::why_incomplete(r.stopped_by.as_ref(), r.exhaustive, r.total_states)
+    webmcp_profiles::limits::why_incomplete(r.stopped_by.as_ref(), r.exhaustive, r.total_states)
 }
 
 pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {

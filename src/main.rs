@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::limits::{self, MAX_THREADS};
-use webmcp_properties::{check, check_with_progress, CheckOptions, Mode, ScenarioResult};
+use webmcp_profiles::limits::{self, MAX_THREADS};
+use webmcp_profiles::{check, check_with_progress, CheckOptions, Mode, ScenarioResult};
 
 #[derive(Parser)]
 #[command(name = "webmcp-check", version, about = "Model-check the W3C WebMCP draft", long_about = None, after_help = exit_codes::TOP)]
@@ -427,11 +427,11 @@ impl ReductionArg {
         }
     }
 
-    pub(crate) fn engine(self) -> webmcp_properties::Reduction {
+    pub(crate) fn engine(self) -> webmcp_profiles::Reduction {
         match self {
-            ReductionArg::None => webmcp_properties::Reduction::None,
-            ReductionArg::Por => webmcp_properties::Reduction::Por,
-            ReductionArg::Sleep => webmcp_properties::Reduction::Sleep,
+            ReductionArg::None => webmcp_profiles::Reduction::None,
+            ReductionArg::Por => webmcp_profiles::Reduction::Por,
+            ReductionArg::Sleep => webmcp_profiles::Reduction::Sleep,
         }
     }
 }
@@ -444,11 +444,11 @@ pub(crate) enum FrontierArg {
 }
 
 impl FrontierArg {
-    pub(crate) fn engine(self) -> webmcp_properties::FrontierStorage {
+    pub(crate) fn engine(self) -> webmcp_profiles::FrontierStorage {
         match self {
-            FrontierArg::Auto => webmcp_properties::FrontierStorage::Auto,
-            FrontierArg::Values => webmcp_properties::FrontierStorage::Values,
-            FrontierArg::Bytes => webmcp_properties::FrontierStorage::Bytes,
+            FrontierArg::Auto => webmcp_profiles::FrontierStorage::Auto,
+            FrontierArg::Values => webmcp_profiles::FrontierStorage::Values,
+            FrontierArg::Bytes => webmcp_profiles::FrontierStorage::Bytes,
         }
     }
 }
@@ -719,7 +719,7 @@ fn list() -> Result<ExitCode, UsageError> {
 /// Exit 1 when some executable step is reached by no scenario and is not unreachable by
 /// construction: the suite needs a scenario for it.
 fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
-    use webmcp_properties::coverage::{Coverage, Unreached};
+    use webmcp_profiles::coverage::{Coverage, Unreached};
     args.memory.apply()?;
     let variant = Variant::parse(&args.variant)?;
     let worlds = if args.scenarios.is_empty() || args.all {
@@ -896,7 +896,7 @@ struct CheckPlan {
     options: CheckOptions,
     baseline: Option<baseline::Baseline>,
     /// `--engine timely`: the workers and processes of the run.
-    cluster: Option<webmcp_properties::driver::Cluster>,
+    cluster: Option<webmcp_profiles::driver::Cluster>,
     /// How many scenarios --all has before --shard takes its part.
     whole_suite: usize,
 }

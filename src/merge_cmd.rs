@@ -13,7 +13,7 @@ use webmcp_traces::limits::{one_line, read_limited, size_text, ReadError};
 use crate::report::{RecordError, ScenarioJson, ScenarioRecord};
 use crate::shard::{check_set, SetError, ShardEntry, ShardRecord};
 use crate::{baseline, output, UsageError};
-use webmcp_properties::properties;
+use webmcp_profiles::properties;
 
 pub const EXIT: &str = "\
 Exit codes: those of the merged command on the whole run (check: 0 every property held, 1 a
@@ -639,7 +639,7 @@ fn results_match_record(
 }
 
 /// A check judges every property of the catalogue in every scenario, once each, in the
-/// catalogue's order (`webmcp_properties::driver` builds each result from the whole
+/// catalogue's order (`webmcp_profiles::driver` builds each result from the whole
 /// catalogue, whatever the variant, revision, mode or bound): a scenario judged on fewer
 /// properties would merge into a pass that nothing decided.
 fn judges_the_catalogue(file: &str, r: &ScenarioRecord) -> Result<(), MergeError> {

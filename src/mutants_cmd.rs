@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use webmcp_model::mutation::{Mutant, Operator};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::mutants::{Baseline, Fate};
+use webmcp_profiles::mutants::{Baseline, Fate};
 
 use crate::shard::Shard;
 use crate::UsageError;
@@ -107,7 +107,7 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         .map(|w| WebMcpModel::new(w, Variant::proposed()))
         .collect();
     // A bound that stops a check the mutants are judged against leaves them all undecided.
-    let stopped = |e: webmcp_properties::mutants::Stopped| {
+    let stopped = |e: webmcp_profiles::mutants::Stopped| {
         eprintln!("webmcp-check: {e}");
         ExitCode::from(3)
     };
@@ -285,7 +285,7 @@ fn run(
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mapped =
-        webmcp_properties::parallel::try_map(mutants, threads, |&m| baseline.judge(m, bound));
+        webmcp_profiles::parallel::try_map(mutants, threads, |&m| baseline.judge(m, bound));
     if let Some(e) = &mapped.spawn_error {
         eprintln!(
             "webmcp-check: could start only {} of {threads} worker threads ({e}); going on with those",

@@ -3,7 +3,7 @@
 use serde_json::json;
 use webmcp_checker::fingerprint::collision_chance;
 use webmcp_model::World;
-use webmcp_properties::{ScenarioResult, Verdict};
+use webmcp_profiles::{ScenarioResult, Verdict};
 
 use crate::baseline::{Baseline, Judgement};
 use crate::report::{kind_name, PropertyRecord, ScenarioRecord};
@@ -46,7 +46,7 @@ pub fn fingerprint_note(unique: usize) -> String {
 }
 
 fn thousands(n: usize) -> String {
-    webmcp_properties::limits::thousands(n as u64)
+    webmcp_profiles::limits::thousands(n as u64)
 }
 
 /// Whether the baseline lists this violation of `property` in `scenario` under `variant`.

@@ -7,8 +7,8 @@ use std::io::IsTerminal;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use webmcp_properties::limits::thousands;
-use webmcp_properties::Progress;
+use webmcp_profiles::limits::thousands;
+use webmcp_profiles::Progress;
 
 /// How often a plain progress line is printed when stderr is not a terminal.
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(5);

@@ -5,8 +5,8 @@
 
 use serde::Deserialize;
 use webmcp_model::steps::StepId;
-use webmcp_properties::limits::StopReason;
-use webmcp_properties::{properties, Kind, PropertyDef, ScenarioResult, Verdict};
+use webmcp_profiles::limits::StopReason;
+use webmcp_profiles::{properties, Kind, PropertyDef, ScenarioResult, Verdict};
 
 /// One scenario's result.
 #[derive(Clone, Debug)]
@@ -89,7 +89,7 @@ impl ScenarioRecord {
 
     /// Why the exploration is not exhaustive, naming the bound; `None` when it is.
     pub fn why_incomplete(&self) -> Option<String> {
-        webmcp_properties::limits::why_incomplete(
+        webmcp_profiles::limits::why_incomplete(
             self.stopped_by.as_ref(),
             self.exhaustive,
             self.total_states,

@@ -93,7 +93,7 @@ impl Citations {
                 .collect(),
             ..Citations::default()
         };
-        for p in webmcp_properties::properties() {
+        for p in webmcp_profiles::properties() {
             if p.about.contains(&id) {
                 c.properties.push(p.name);
             }
@@ -284,7 +284,7 @@ fn missing(store: &Store, source: &[SourceStep], drift: &Drift) -> Vec<Entry> {
         .map(|s| s.id)
         .chain(STEP_CITATIONS.iter().map(|(id, _, _)| *id))
         .chain(
-            webmcp_properties::properties()
+            webmcp_profiles::properties()
                 .iter()
                 .flat_map(|p| p.about.iter().copied()),
         )

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use webmcp_properties::limits::{thousands, StopReason};
+use webmcp_profiles::limits::{thousands, StopReason};
 
 use serde_json::json;
 use webmcp_generator::{Bound, Counts, Gen};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, properties, CheckOptions, Kind, ScenarioResult, Verdict};
+use webmcp_profiles::{check, properties, CheckOptions, Kind, ScenarioResult, Verdict};
 
 mod merge;
 
@@ -457,8 +457,8 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
         deadline_after(start, plan.deadline),
     );
     sweep.seconds = start.elapsed().as_secs_f64();
-    sweep.cpu_seconds = webmcp_properties::bench::cpu_seconds();
-    sweep.peak_rss_mib = webmcp_properties::bench::peak_rss_kib().map(|k| k as f64 / 1024.0);
+    sweep.cpu_seconds = webmcp_profiles::bench::cpu_seconds();
+    sweep.peak_rss_mib = webmcp_profiles::bench::peak_rss_kib().map(|k| k as f64 / 1024.0);
     if let Some(dir) = &args.out {
         write_smallest(&mut sweep, &plan, dir, deadline_after(start, plan.deadline))?;
     }
@@ -1151,7 +1151,7 @@ fn write_smallest(
             let min =
                 webmcp_traces::minimize::minimize_counterexample(&model, prop.def, meta, &actions)
                     .map_err(UsageError)?;
-            prop.path = Some(webmcp_properties::driver::replay_path(&model, min.actions));
+            prop.path = Some(webmcp_profiles::driver::replay_path(&model, min.actions));
         }
         let written = webmcp_traces::export::write_result(dir, &model, &source, &text, &result)
             .map_err(UsageError)?;

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use webmcp_properties::limits::thousands;
+use webmcp_profiles::limits::thousands;
 
 use crate::UsageError;
 

@@ -8,8 +8,8 @@ use std::path::Path;
 mod common;
 
 use webmcp_model::World;
-use webmcp_properties::bench::targets::{self, Deadline, Plan, Status};
-use webmcp_properties::bench::Family;
+use webmcp_profiles::bench::targets::{self, Deadline, Plan, Status};
+use webmcp_profiles::bench::Family;
 
 fn exe() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_webmcp-check"))
@@ -75,8 +75,8 @@ fn each_target_is_judged_by_what_its_runs_measured() {
     let largest = names
         .into_iter()
         .max_by_key(|name| {
-            let m = webmcp_properties::bench::model_of(scenario(name));
-            webmcp_properties::check(m, &webmcp_properties::bench::options(1, false, None))
+            let m = webmcp_profiles::bench::model_of(scenario(name));
+            webmcp_profiles::check(m, &webmcp_profiles::bench::options(1, false, None))
                 .unique_states
         })
         .unwrap();
@@ -140,7 +140,7 @@ fn each_target_is_judged_by_what_its_runs_measured() {
     assert_eq!(report.exit_status(), 1);
     let md = targets::markdown(
         &report,
-        &webmcp_properties::bench::Machine::this(),
+        &webmcp_profiles::bench::Machine::this(),
         "webmcp-check bench --targets",
     );
     assert_eq!(md.matches("| **missed** |").count(), 3, "{md}");

@@ -9,7 +9,7 @@ mod common;
 fn the_committed_property_catalogue_is_up_to_date_and_names_every_property() {
     let fresh =
         common::generated_doc_is_up_to_date(&["properties", "--threads", "2"], "properties.md");
-    for def in webmcp_properties::properties() {
+    for def in webmcp_profiles::properties() {
         let row = fresh
             .lines()
             .find(|l| l.starts_with(&format!("| `{}` |", def.name)))

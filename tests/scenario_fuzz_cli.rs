@@ -1,9 +1,9 @@
 //! The scenario fuzzer through the binary: whatever the file, `check --scenario-file` exits
 //! 0, 1, 2 or 3, never panics, and says what was wrong with a rejected file in one line. The
-//! in-process fuzzer (properties/tests/scenario_fuzz.rs) runs 10,000 cases; this runs fewer,
+//! in-process fuzzer (profiles/tests/scenario_fuzz.rs) runs 10,000 cases; this runs fewer,
 //! for the command-line path around it.
 
-#[path = "../properties/tests/scenario_gen/mod.rs"]
+#[path = "../profiles/tests/scenario_gen/mod.rs"]
 mod scenario_gen;
 
 use std::process::Command;

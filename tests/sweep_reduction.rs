@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use webmcp_generator::{Bound, Gen};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, CheckOptions, Mode, Reduction, ScenarioResult, Verdict};
+use webmcp_profiles::{check, CheckOptions, Mode, Reduction, ScenarioResult, Verdict};
 
 /// Far above any scenario of the bound (the largest has a few thousand states): a search it
 /// stops fails the test rather than going uncompared.
@@ -74,7 +74,7 @@ fn the_reduction_changes_no_verdict_of_any_scenario_ci_sweeps() {
                         reduced.unique_states, full.unique_states
                     ));
                 }
-                if let Err(e) = webmcp_properties::paths_stand(&m, &reduced) {
+                if let Err(e) = webmcp_profiles::paths_stand(&m, &reduced) {
                     problems.push(format!("under the reduction, {e}"));
                 }
                 let mut t = tally.lock().expect("no panic");

@@ -2,7 +2,7 @@
 //! ran on and how much of its CPU time the hypervisor took (steal), and the medians that
 //! repeated measurements are summarised by. It knows nothing of any model: a profile's
 //! benchmark (which scenarios, which configurations, how the tables read) sits above the
-//! engine and calls these (the draft profile's is `webmcp_properties::bench`).
+//! engine and calls these (the draft profile's is `webmcp_profiles::bench`).
 //!
 //! Nothing here judges time: measurements are reported, never asserted.
 

@@ -89,7 +89,7 @@
 //! What a benchmark reads of the process and the machine: CPU time and peak resident memory
 //! so far, the CPU model and count, the hypervisor's steal, and the medians repeated runs are
 //! summarised by. Which scenarios to run, in which configurations, and the tables they make
-//! belong to a profile's benchmark above the engine (`webmcp_properties::bench` for the
+//! belong to a profile's benchmark above the engine (`webmcp_profiles::bench` for the
 //! draft's).
 //!
 //! ## Bounds ([`limits`])

@@ -14,7 +14,7 @@ use webmcp_browser::{run_pages, Chromium, Origin, Resource, Site, Visit, REPORT_
 use webmcp_model::legacy::observe::Observation;
 use webmcp_model::legacy::variant::ALTERNATIVES;
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
-use webmcp_properties::legacy::{check_legacy, LegacyOptions};
+use webmcp_profiles::legacy::{check_legacy, LegacyOptions};
 
 use crate::report::count_verdicts;
 use crate::verdict::Verdict;

@@ -345,7 +345,7 @@ pub fn test_file_within(
         scenario: form.scenario.clone(),
         why: format!(
             "the model's exploration of {what} stopped at {} states (the bound of conformance's judge), so the test is not written",
-            webmcp_properties::limits::thousands(limit as u64)
+            webmcp_profiles::limits::thousands(limit as u64)
         ),
     }
     };

@@ -14,7 +14,7 @@ use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 use webmcp_model::steps::StepId;
 use webmcp_model::threads::ThreadKey;
-use webmcp_properties::{check, CheckOptions, Kind, Verdict};
+use webmcp_profiles::{check, CheckOptions, Kind, Verdict};
 use webmcp_traces::encode::{action_text, state_vars};
 use webmcp_traces::trace::{shows, Meta, Trace, TOOL};
 
@@ -337,7 +337,7 @@ impl Explorer {
             .unwrap_or_default();
         let mut violated = Vec::new();
         let mut witnessed = Vec::new();
-        for def in webmcp_properties::properties() {
+        for def in webmcp_profiles::properties() {
             if shows(&self.model, def, s) {
                 let entry = json!({"property": def.name, "claim": def.claim, "about": def.about});
                 if def.kind == Kind::Sometimes {

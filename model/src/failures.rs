@@ -4,7 +4,7 @@
 //! Several causes settle through the completion steps (`execute-tool#16.10.4`), so the step
 //! that settled a promise does not name its cause; this table does. `docs/properties.md`
 //! groups it by error, which shows the causes a page cannot tell apart.
-//! `properties/tests/vacuity.rs` checks it against the model: every rejection the standard
+//! `profiles/tests/vacuity.rs` checks it against the model: every rejection the standard
 //! suite reaches is a row's (settling step, error), and every row's cause is detected.
 
 /// One cause of rejection.

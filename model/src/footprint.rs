@@ -61,7 +61,7 @@ impl State {
 impl State {
     /// What `f` returns at this state, with the parts of it `f` touched
     /// (`crate::state::parts` bits): every access to its top-level collections while `f`
-    /// ran. `env` is not a collection, so reading it shows nowhere. `properties/tests/reads.rs`
+    /// ran. `env` is not a collection, so reading it shows nowhere. `profiles/tests/reads.rs`
     /// holds each property's predicate to the parts it claims with it.
     pub fn parts_touched_by<R>(&self, f: impl FnOnce(&State) -> R) -> (R, u32) {
         track::start(&self.areas());

@@ -16,7 +16,7 @@ use webmcp_model::state::State;
 use webmcp_model::{Variant, WebMcpModel};
 
 /// Scenarios with more reachable states are skipped (the verdict comparison of
-/// `properties/tests/reduction.rs` covers them).
+/// `profiles/tests/reduction.rs` covers them).
 const MAX_STATES: usize = 30_000;
 
 #[test]

@@ -4,8 +4,8 @@
 use serde::Deserialize;
 use serde_json::json;
 use webmcp_model::mutation::Mutant;
-use webmcp_properties::limits::StopReason;
-use webmcp_properties::mutants::Fate;
+use webmcp_profiles::limits::StopReason;
+use webmcp_profiles::mutants::Fate;
 
 use super::{MutantsArgs, Run};
 use crate::merge_cmd::{interleave, option, parse_shards, Loaded, MergeError, MergeFormat};

@@ -11,7 +11,7 @@ use crate::report::{kind_name, RecordError, MAX_TEXT_CHARS};
 use crate::shard::{check_set, ShardRecord};
 use webmcp_generator::{Bound, Counts};
 use webmcp_model::Variant;
-use webmcp_properties::properties;
+use webmcp_profiles::properties;
 use webmcp_traces::limits::one_line;
 
 /// A sweep shard's JSON report (what `json_report` writes).

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use webmcp_model::machine::WebMcpModel;
 use webmcp_model::{Variant, World};
-use webmcp_properties::{check, CheckOptions};
+use webmcp_profiles::{check, CheckOptions};
 
 use crate::export::{file_name, write_atomically};
 use crate::minimize::minimize;

@@ -11,7 +11,7 @@ use webmcp_model::machine::Action;
 use webmcp_model::steps::StepId;
 use webmcp_model::threads::ThreadKey;
 use webmcp_model::world::{DocId, World};
-use webmcp_properties::Kind;
+use webmcp_profiles::Kind;
 
 use crate::anchors::step_url;
 use crate::diff::{differences, Change};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use webmcp_model::machine::WebMcpModel;
-use webmcp_properties::{ScenarioResult, Verdict};
+use webmcp_profiles::{ScenarioResult, Verdict};
 
 use crate::error::TraceError;
 use crate::limits::{size_text, MAX_TRACE_BYTES};

@@ -16,8 +16,8 @@ use std::fmt::Write as _;
 use webmcp_model::machine::WebMcpModel;
 use webmcp_model::variant::{Fix, Revision, FIXES};
 use webmcp_model::Variant;
-use webmcp_properties::driver::replay_path;
-use webmcp_properties::{check, CheckOptions, ScenarioResult, Verdict};
+use webmcp_profiles::driver::replay_path;
+use webmcp_profiles::{check, CheckOptions, ScenarioResult, Verdict};
 
 use crate::anchors::step_url;
 use crate::corpus::Source;
@@ -46,7 +46,7 @@ fn check_all(
     let jobs: Vec<(usize, usize)> = (0..variants.len())
         .flat_map(|v| (0..sources.len()).map(move |s| (v, s)))
         .collect();
-    let mut results = webmcp_properties::parallel::map(&jobs, threads, |&(v, s)| {
+    let mut results = webmcp_profiles::parallel::map(&jobs, threads, |&(v, s)| {
         let model = WebMcpModel::new(sources[s].world.clone(), variants[v]);
         let options = CheckOptions {
             threads: 1,
@@ -236,7 +236,7 @@ fn section(
         "| property | claim | scenarios (* also under seed) |\n|---|---|---|"
     );
     for (property, scenarios) in &by_property {
-        let def = webmcp_properties::catalogue::catalogue()
+        let def = webmcp_profiles::catalogue::catalogue()
             .into_iter()
             .find(|d| d.name == *property)
             .ok_or_else(|| format!("unknown property {property}"))?;
@@ -446,7 +446,7 @@ fn evidence(out: &mut String, proposed: &[ScenarioResult]) {
     let witnesses: BTreeSet<&str> = proposed
         .iter()
         .flat_map(|r| r.properties.iter())
-        .filter(|p| p.def.kind == webmcp_properties::Kind::Sometimes)
+        .filter(|p| p.def.kind == webmcp_profiles::Kind::Sometimes)
         .map(|p| p.def.name)
         .collect();
     let unreached: Vec<&str> = witnesses

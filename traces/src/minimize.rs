@@ -8,7 +8,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
-use webmcp_properties::PropertyDef;
+use webmcp_profiles::PropertyDef;
 
 use crate::reader::Loaded;
 use crate::replay::first_showing;

@@ -13,10 +13,10 @@ use webmcp_model::machine::WebMcpModel;
 use webmcp_model::steps::StepId;
 use webmcp_model::variant::Revision;
 use webmcp_model::Variant;
-use webmcp_properties::catalogue::{Kind, Witness};
-use webmcp_properties::questions::{question_sentences, Answer, QUESTIONS};
-use webmcp_properties::vacuity::{engagement, Engagement};
-use webmcp_properties::{check, properties, CheckOptions, ScenarioResult, Verdict};
+use webmcp_profiles::catalogue::{Kind, Witness};
+use webmcp_profiles::questions::{question_sentences, Answer, QUESTIONS};
+use webmcp_profiles::vacuity::{engagement, Engagement};
+use webmcp_profiles::{check, properties, CheckOptions, ScenarioResult, Verdict};
 
 use crate::anchors::step_url;
 use crate::corpus::Source;
@@ -51,7 +51,7 @@ fn explore(sources: &[Source], threads: usize) -> Result<Runs, String> {
         threads: 1,
         ..CheckOptions::default()
     };
-    let mut checked = webmcp_properties::parallel::map(&jobs, threads, |&(v, s)| {
+    let mut checked = webmcp_profiles::parallel::map(&jobs, threads, |&(v, s)| {
         let model = WebMcpModel::new(sources[s].world.clone(), variants[v]);
         (check(model.clone(), &options), engagement(&model))
     })
@@ -243,7 +243,7 @@ fn failures(out: &mut String, runs: &Runs) -> Result<(), String> {
          A page learns why a call failed only from the error it is rejected with. Under `seed`,\n\
          the standard suite reaches the rejections below. For `executeTool()` several causes\n\
          settle through the completion steps (`execute-tool#16.10.4`), so the table lists the\n\
-         causes from `model/src/failures.rs`, which `properties/tests/vacuity.rs` checks against\n\
+         causes from `model/src/failures.rs`, which `profiles/tests/vacuity.rs` checks against\n\
          the model. Causes in one row cannot be told apart by the page.\n"
     );
     let seen: BTreeSet<_> = runs

@@ -17,7 +17,7 @@ use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::threads::ThreadKey;
 use webmcp_model::world::{AgentId, CallId, CtrlId, DocId, NavId, Outcome, TabId, World};
 use webmcp_model::Variant;
-use webmcp_properties::{properties, PropertyDef};
+use webmcp_profiles::{properties, PropertyDef};
 
 use crate::encode::{ACTION, ACTION_TAKEN, STEPS};
 use crate::limits::{
@@ -219,7 +219,7 @@ pub fn read_trace(text: &str) -> Result<Loaded, Malformed> {
                 e.as_str(),
                 p.name,
                 match p.kind {
-                    webmcp_properties::Kind::Sometimes => "sometimes",
+                    webmcp_profiles::Kind::Sometimes => "sometimes",
                     _ => "safety or liveness",
                 }
             ));

@@ -3,7 +3,7 @@
 //! the last state.
 
 use webmcp_model::machine::{Action, WebMcpModel};
-use webmcp_properties::PropertyDef;
+use webmcp_profiles::PropertyDef;
 
 use crate::diff::first_difference;
 use crate::encode::action_text;

@@ -4,10 +4,10 @@
 //! (`docs/findings.md`) and [`crate::properties_doc`] (`docs/properties.md`).
 
 use webmcp_model::World;
-use webmcp_properties::{ScenarioResult, Verdict};
+use webmcp_profiles::{ScenarioResult, Verdict};
 
 /// The step IDs of a counterexample's last action: where the property broke.
-fn breaking_steps(p: &webmcp_properties::PropertyResult) -> String {
+fn breaking_steps(p: &webmcp_profiles::PropertyResult) -> String {
     p.path
         .as_ref()
         .and_then(|path| path.last())

@@ -8,8 +8,8 @@ use sha2::{Digest, Sha256};
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 use webmcp_model::steps::StepId;
-use webmcp_properties::catalogue::is_terminal;
-use webmcp_properties::{Kind, PropertyDef};
+use webmcp_profiles::catalogue::is_terminal;
+use webmcp_profiles::{Kind, PropertyDef};
 
 use crate::encode::{
     action_name, action_value, init_value, nondet_picks, state_vars, ACTION, ACTION_TAKEN,

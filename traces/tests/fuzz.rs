@@ -21,7 +21,7 @@ use webmcp_traces::trace::Expect;
 
 /// The checker's shortest counterexample to `property` in `name`.
 fn shortest(name: &str, property: &str) -> Vec<webmcp_model::machine::Action> {
-    let result = webmcp_properties::check(scenario(name).2.clone(), &Default::default());
+    let result = webmcp_profiles::check(scenario(name).2.clone(), &Default::default());
     let p = result
         .properties
         .iter()

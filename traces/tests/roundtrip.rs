@@ -8,7 +8,7 @@ use common::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 use webmcp_model::machine::Action;
-use webmcp_properties::{properties, Kind};
+use webmcp_profiles::{properties, Kind};
 use webmcp_traces::minimize::minimize;
 use webmcp_traces::reader::{read_trace, Loaded};
 use webmcp_traces::replay::{first_showing, replay, Replayed};
@@ -135,7 +135,7 @@ proptest! {
 fn a_long_random_walk_shrinks_to_the_shortest_counterexample() {
     let name = "target-unloaded-mid-execution";
     let (_, _, model) = scenario(name);
-    let result = webmcp_properties::check(model.clone(), &Default::default());
+    let result = webmcp_profiles::check(model.clone(), &Default::default());
     let mut checked = 0;
     for seed in 0..200u64 {
         let Some((actions, property)) = walk_to_violation(name, seed) else {
@@ -167,7 +167,7 @@ fn a_long_random_walk_shrinks_to_the_shortest_counterexample() {
 fn padding_by_hand_is_removed() {
     let name = "abort-before-dispatch";
     let (_, _, model) = scenario(name);
-    let result = webmcp_properties::check(model.clone(), &Default::default());
+    let result = webmcp_profiles::check(model.clone(), &Default::default());
     let p = result
         .properties
         .iter()

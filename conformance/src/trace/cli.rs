@@ -33,7 +33,7 @@ pub struct Args {
     pub timeout: Option<u64>,
     /// Stop a search when this process's resident memory exceeds MIB mebibytes (exit 3, the
     /// stop named). The default is half of this machine's memory, as for `check`.
-    #[arg(long = "memory-limit", value_name = "MIB", default_value_t = webmcp_properties::limits::default_memory_limit_mib(), value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long = "memory-limit", value_name = "MIB", default_value_t = webmcp_profiles::limits::default_memory_limit_mib(), value_parser = clap::value_parser!(u64).range(1..))]
     pub memory_limit: u64,
 }
 

@@ -240,7 +240,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use webmcp_properties::limits::StopReason;
+    use webmcp_profiles::limits::StopReason;
 
     /// A page that registers t1, waits for the toolchange, lists and executes it, with
     /// `result` as the execution's value. The toolchange comes before the registration

@@ -13,7 +13,7 @@ use serde_json::Value as Json;
 use webmcp_model::state::{State, Status, Value};
 use webmcp_model::world::CallId;
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::limits::{Budget, StopReason};
+use webmcp_profiles::limits::{Budget, StopReason};
 
 use super::derive::Derived;
 use super::log::{Entry, Event, Log, SignalState};

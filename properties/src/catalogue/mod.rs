@@ -5,7 +5,7 @@
 //! **Contract with partial-order reduction** (`docs/model.md` §7): no predicate reads an
 //! in-parallel thread's locals (its program counter and the values it carries); a predicate
 //! may ask which threads exist. The reduction's safe steps change nothing else, which is what
-//! makes them invisible; `properties/tests/reduction.rs` checks it on every safe step of the
+//! makes them invisible; `profiles/tests/reduction.rs` checks it on every safe step of the
 //! standard scenarios.
 
 use webmcp_checker::Reads;
@@ -40,7 +40,7 @@ mod prelude {
 /// queued `toolchange` task of an unregistration (`witnesses.rs`), and the unloading
 /// properties ask whether the threads of a destroyed document have all ended and which
 /// pending executions name one (`unload.rs`).
-/// `properties/tests/reduction.rs` checks, on the standard scenarios, that no property
+/// `profiles/tests/reduction.rs` checks, on the standard scenarios, that no property
 /// tells a state from the successor of any step the reduction takes under it.
 pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduction::Visibility {
     queued_task: |kind| {
@@ -90,7 +90,7 @@ pub const VISIBILITY: webmcp_model::reduction::Visibility = webmcp_model::reduct
 /// `discovery.rs`, `execution.rs`, `events.rs`) and a witness that one exists (`toolcancel`
 /// fired). Two kinds are read with the promise they name, which can still change: that a
 /// call on an inactive document is rejected, and that `toolactivated` fired for an
-/// execution that then fulfils. `properties/tests/dead_facts.rs` checks the claim at every
+/// execution that then fulfils. `profiles/tests/dead_facts.rs` checks the claim at every
 /// reachable state of the standard scenarios.
 fn fact_read_as_presence(g: &Ghost) -> bool {
     match g {

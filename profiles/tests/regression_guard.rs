@@ -1,6 +1,6 @@
 //! A cheap performance regression guard: the unique and total state counts of a few small
 //! scenarios, under the seed variant and one-thread BFS, against the baseline stored in
-//! `properties/tests/state_counts.json`.
+//! `profiles/tests/state_counts.json`.
 //!
 //! State counts are what the checker's cost is made of, and unlike wall time they are exact
 //! and the same on every machine, so CI can compare them. A model change that splits a step,
@@ -10,7 +10,7 @@
 //! To accept new counts (after checking the change is intended):
 //!
 //! ```sh
-//! UPDATE_STATE_COUNTS=1 cargo test -p webmcp-properties --test regression_guard
+//! UPDATE_STATE_COUNTS=1 cargo test -p webmcp-profiles --test regression_guard
 //! ```
 
 use std::collections::BTreeMap;
@@ -18,12 +18,12 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use webmcp_model::World;
-use webmcp_properties::bench::Family;
-use webmcp_properties::{check, CheckOptions, Mode};
+use webmcp_profiles::bench::Family;
+use webmcp_profiles::{check, CheckOptions, Mode};
 
 const UPDATE_VAR: &str = "UPDATE_STATE_COUNTS";
 const UPDATE_COMMAND: &str =
-    "UPDATE_STATE_COUNTS=1 cargo test -p webmcp-properties --test regression_guard";
+    "UPDATE_STATE_COUNTS=1 cargo test -p webmcp-profiles --test regression_guard";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Counts {

@@ -4,7 +4,7 @@
 use webmcp_model::mutation::{candidates, Mutant, Operator};
 use webmcp_model::steps::{StepKind, STEPS};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::mutants::{same_transitions, Baseline, Fate};
+use webmcp_profiles::mutants::{same_transitions, Baseline, Fate};
 
 fn model(name: &str) -> WebMcpModel {
     let path = format!("{}/../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));

@@ -43,22 +43,22 @@ pub fn every_fix() -> Vec<webmcp_model::Variant> {
 }
 
 /// One-thread breadth-first options with `reduction`.
-pub fn options(reduction: webmcp_properties::Reduction) -> webmcp_properties::CheckOptions {
-    webmcp_properties::CheckOptions {
-        mode: webmcp_properties::Mode::Bfs,
+pub fn options(reduction: webmcp_profiles::Reduction) -> webmcp_profiles::CheckOptions {
+    webmcp_profiles::CheckOptions {
+        mode: webmcp_profiles::Mode::Bfs,
         threads: 1,
         reduction,
-        ..webmcp_properties::CheckOptions::default()
+        ..webmcp_profiles::CheckOptions::default()
     }
 }
 
 /// Replays every path of `r` on the unreduced model: each action enabled where it is taken,
-/// and the last state shows the property's outcome ([`webmcp_properties::paths_stand`]).
+/// and the last state shows the property's outcome ([`webmcp_profiles::paths_stand`]).
 pub fn replay_paths(
     m: &webmcp_model::WebMcpModel,
-    r: &webmcp_properties::ScenarioResult,
+    r: &webmcp_profiles::ScenarioResult,
 ) -> Result<(), String> {
-    webmcp_properties::paths_stand(m, r).map_err(|e| e.to_string())
+    webmcp_profiles::paths_stand(m, r).map_err(|e| e.to_string())
 }
 
 /// Every state reachable in `m`, in breadth-first order of discovery, or `None` past `max`.
@@ -99,8 +99,8 @@ pub fn first_reached(
 
 /// Each property's name, verdict and path length: what a reduction must leave unchanged.
 pub fn outcomes(
-    r: &webmcp_properties::ScenarioResult,
-) -> Vec<(&'static str, webmcp_properties::Verdict, Option<usize>)> {
+    r: &webmcp_profiles::ScenarioResult,
+) -> Vec<(&'static str, webmcp_profiles::Verdict, Option<usize>)> {
     r.properties
         .iter()
         .map(|p| (p.def.name, p.verdict, p.path.as_ref().map(Vec::len)))

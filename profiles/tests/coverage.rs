@@ -9,7 +9,7 @@ use webmcp_model::{Variant, WebMcpModel};
 
 mod common;
 use common::standard_worlds;
-use webmcp_properties::coverage::{Coverage, Unreached, UNREACHABLE_BY_CONSTRUCTION};
+use webmcp_profiles::coverage::{Coverage, Unreached, UNREACHABLE_BY_CONSTRUCTION};
 
 /// Every scenario file of `scenarios/`, sorted by name, explored once per test binary.
 fn coverage() -> &'static Coverage {

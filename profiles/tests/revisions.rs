@@ -3,7 +3,7 @@
 
 use webmcp_model::variant::{Revision, REVISIONS};
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::{check, CheckOptions, ScenarioResult, Verdict};
+use webmcp_profiles::{check, CheckOptions, ScenarioResult, Verdict};
 
 mod common;
 use common::standard_world;

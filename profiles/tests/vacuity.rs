@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use webmcp_model::failures::EXECUTE_FAILURES;
 use webmcp_model::steps::{step, StepId};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::catalogue::Witness;
-use webmcp_properties::properties;
-use webmcp_properties::vacuity::{engagement, Engagement};
+use webmcp_profiles::catalogue::Witness;
+use webmcp_profiles::properties;
+use webmcp_profiles::vacuity::{engagement, Engagement};
 
 mod common;
 use common::standard_worlds;
@@ -19,7 +19,7 @@ fn explore(variant: Variant) -> Vec<Engagement> {
         .into_iter()
         .map(|w| WebMcpModel::new(w, variant))
         .collect();
-    webmcp_properties::parallel::map(&models, 2, engagement)
+    webmcp_profiles::parallel::map(&models, 2, engagement)
 }
 
 /// The 2026-08 text, for what only it can reach.

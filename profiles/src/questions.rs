@@ -1,6 +1,6 @@
 //! The questions the standard scenarios ask in their descriptions, and what answers each:
 //! properties of the catalogue (whose verdicts `docs/properties.md` gives per scenario), or
-//! a decision of `docs/model.md`. `properties/tests/questions.rs` checks that every question
+//! a decision of `docs/model.md`. `profiles/tests/questions.rs` checks that every question
 //! sentence of every scenario is listed and that every property named exists.
 
 /// What answers a question.

@@ -9,7 +9,7 @@
 use webmcp_checker::Model;
 use webmcp_model::state::{Ghost, State};
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+use webmcp_profiles::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
 mod common;
 use common::{options, reachable_up_to, replay_paths, standard_worlds};
@@ -107,13 +107,13 @@ fn forgetting_dead_facts_changes_no_verdict_nor_path_length_of_any_fix() {
 
 #[test]
 fn nothing_tells_a_state_from_the_same_state_without_its_dead_facts() {
-    let props = webmcp_properties::driver::engine_properties();
+    let props = webmcp_profiles::driver::engine_properties();
     let mut checked = 0usize;
     let mut kinds = std::collections::BTreeSet::new();
     for world in standard_worlds() {
         for variant in [Variant::SEED, Variant::proposed()] {
             let m = WebMcpModel::new(world.clone(), variant)
-                .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+                .with_visibility(webmcp_profiles::catalogue::VISIBILITY);
             let name = format!("{} under {}", world.name, variant.name());
             for s in reachable(&m) {
                 let Some(f) = m.forget(&s) else { continue };
@@ -258,11 +258,11 @@ fn every_fact(w: &webmcp_model::World) -> Vec<Ghost> {
 /// particular where it was recorded (`docs/model.md` §7, *Dead facts*, claim (C)).
 #[test]
 fn every_dead_fact_is_read_only_as_present() {
-    let props = webmcp_properties::driver::engine_properties();
+    let props = webmcp_profiles::driver::engine_properties();
     let mut read = std::collections::BTreeSet::new();
     for world in standard_worlds() {
         let m = WebMcpModel::new(world.clone(), Variant::SEED)
-            .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+            .with_visibility(webmcp_profiles::catalogue::VISIBILITY);
         let all = reachable(&m);
         let samples: Vec<State> = all
             .iter()

@@ -15,7 +15,7 @@ use std::time::Duration;
 use proptest::prelude::*;
 use scenario_gen::{near_valid, renamed, valid, Choices};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, CheckOptions, Mode, ScenarioResult, Verdict};
+use webmcp_profiles::{check, CheckOptions, Mode, ScenarioResult, Verdict};
 
 /// A bound small enough for thousands of cases, large enough that most small scenarios are
 /// explored exhaustively.
@@ -30,9 +30,9 @@ fn options() -> CheckOptions {
         timeout: Some(Duration::from_secs(30)),
         memory_limit_mib: Some(4096),
         symmetry: false,
-        reduction: webmcp_properties::Reduction::None,
+        reduction: webmcp_profiles::Reduction::None,
         // Every random scenario's states also go through the compact frontier's codec.
-        frontier: webmcp_properties::FrontierStorage::Bytes,
+        frontier: webmcp_profiles::FrontierStorage::Bytes,
         forget_facts: false,
         time_phases: false,
     }
@@ -142,13 +142,13 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                         s[4] += 1;
                         let world = World::from_json(&text).expect("checked once already");
                         let mut por = options();
-                        por.reduction = webmcp_properties::Reduction::Por;
+                        por.reduction = webmcp_profiles::Reduction::Por;
                         let model = WebMcpModel::new(world, Variant::SEED);
                         let reduced = check(model.clone(), &por);
                         prop_assert!(reduced.exhaustive, "the reduced search stopped\n{text}");
                         prop_assert_eq!(verdicts(r), verdicts(&reduced), "{}", text);
                         // Every path it reports stands on the unreduced model.
-                        let stands = webmcp_properties::paths_stand(&model, &reduced);
+                        let stands = webmcp_profiles::paths_stand(&model, &reduced);
                         prop_assert!(stands.is_ok(), "{:?}\n{}", stands, text);
                         prop_assert!(reduced.unique_states <= r.unique_states);
                         s[5] += usize::from(reduced.unique_states < r.unique_states);

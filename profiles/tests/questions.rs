@@ -1,8 +1,8 @@
-//! Every question a standard scenario's description asks is answered (properties/src/questions.rs):
+//! Every question a standard scenario's description asks is answered (profiles/src/questions.rs):
 //! each question sentence has an entry for each of its parts, and every property named exists.
 
-use webmcp_properties::properties;
-use webmcp_properties::questions::{question_sentences, Answer, QUESTIONS};
+use webmcp_profiles::properties;
+use webmcp_profiles::questions::{question_sentences, Answer, QUESTIONS};
 
 mod common;
 use common::standard_worlds;
@@ -21,7 +21,7 @@ fn every_question_sentence_of_every_scenario_is_answered() {
                 .collect();
             assert!(
                 !answered.is_empty(),
-                "{}: the question {sentence:?} has no answer in properties/src/questions.rs",
+                "{}: the question {sentence:?} has no answer in profiles/src/questions.rs",
                 w.name
             );
             // A sentence that asks two things ("... , and ...?") needs both answered.

@@ -8,8 +8,8 @@
 
 use webmcp_model::symmetry::Symmetry;
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::bench::Family;
-use webmcp_properties::{check, CheckOptions, Reduction};
+use webmcp_profiles::bench::Family;
+use webmcp_profiles::{check, CheckOptions, Reduction};
 
 mod common;
 use common::{options, outcomes, replay_paths, standard_worlds};
@@ -113,7 +113,7 @@ fn symmetry_keeps_every_verdict_and_path_length_on_one_thread_and_two() {
 #[test]
 fn no_property_tells_interchangeable_calls_apart() {
     use webmcp_model::symmetry::Rename;
-    let props = webmcp_properties::driver::engine_properties();
+    let props = webmcp_profiles::driver::engine_properties();
     let mut worlds: Vec<World> = standard_worlds()
         .into_iter()
         .filter(|w| !Symmetry::of(w).calls().is_trivial())
@@ -125,7 +125,7 @@ fn no_property_tells_interchangeable_calls_apart() {
         let sym = Symmetry::of(world);
         for variant in [Variant::SEED, Variant::parse("proposed").expect("proposed")] {
             let m = WebMcpModel::new(world.clone(), variant)
-                .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+                .with_visibility(webmcp_profiles::catalogue::VISIBILITY);
             // Caller/target at n = 2 has 5 million states under the draft: the first 200,000
             // breadth-first.
             for s in &common::first_reached(&m, 200_000).0 {

@@ -19,7 +19,7 @@ use common::{reachable_up_to, standard_worlds};
 use webmcp_checker::Reads;
 use webmcp_model::state::{parts, State};
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::catalogue::{catalogue, Witness};
+use webmcp_profiles::catalogue::{catalogue, Witness};
 
 /// Scenarios with more reachable states are left out of the test that mixes states.
 const MAX_STATES: usize = 20_000;

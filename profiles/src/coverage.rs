@@ -18,7 +18,7 @@ use crate::limits::{Budget, StopReason};
 
 /// Executable step IDs that no scenario can reach, each with the reason, for a spec editor.
 ///
-/// `properties/tests/coverage.rs` checks that every entry is an executable step of the table
+/// `profiles/tests/coverage.rs` checks that every entry is an executable step of the table
 /// and is indeed never executed, so the list shrinks when the model changes; and that every
 /// other executable step is executed by some scenario.
 ///

@@ -4,7 +4,7 @@
 //!
 //! A property that holds because its premise is never reached says nothing; this is what
 //! `docs/properties.md` shows next to each property, and what
-//! `properties/tests/vacuity.rs` requires of the standard suite under `proposed`.
+//! `profiles/tests/vacuity.rs` requires of the standard suite under `proposed`.
 
 use std::collections::BTreeSet;
 

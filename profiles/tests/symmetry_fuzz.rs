@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use scenario_gen::{near_symmetric, Choices};
 use webmcp_model::symmetry::Symmetry;
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::{check, CheckOptions, Reduction};
+use webmcp_profiles::{check, CheckOptions, Reduction};
 
 /// Small enough for a few hundred cases, large enough for two or three abortable calls.
 const MAX_STATES: usize = 150_000;

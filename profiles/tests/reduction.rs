@@ -6,7 +6,7 @@
 
 use webmcp_model::state::State;
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+use webmcp_profiles::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
 
 mod common;
 use common::{options, replay_paths, standard_worlds};
@@ -65,7 +65,7 @@ fn compare(variants: &[Variant]) {
 /// successor (checked on every state of the standard scenarios that has a safe step).
 #[test]
 fn no_property_sees_a_safe_step() {
-    let props = webmcp_properties::properties();
+    let props = webmcp_profiles::properties();
     let mut seen = 0usize;
     for world in standard_worlds() {
         let m = WebMcpModel::new(world.clone(), Variant::SEED);
@@ -98,7 +98,7 @@ fn no_property_sees_a_safe_step() {
 type Predicate = fn(&WebMcpModel, &webmcp_model::state::State) -> bool;
 
 /// The catalogue's side of the contract for sets of queuing steps: under the catalogue's
-/// [`webmcp_properties::catalogue::VISIBILITY`], no always or sometimes property and no
+/// [`webmcp_profiles::catalogue::VISIBILITY`], no always or sometimes property and no
 /// witness tells a state from its successor by a step of the set, at the state and at every
 /// state reached from it without taking a step of the set (up to 2,000 states from
 /// each); a "sometimes" property or witness that holds at the state is shown there, and is
@@ -139,7 +139,7 @@ fn no_property_sees_a_queuing_step_on_any_path_that_takes_none() {
 }
 
 /// Walks the standard scenarios (the draft and `proposed`, under the catalogue's
-/// [`webmcp_properties::catalogue::VISIBILITY`], up to 30,000 states each); at each state
+/// [`webmcp_profiles::catalogue::VISIBILITY`], up to 30,000 states each); at each state
 /// where `pick` names the actions a reduction takes, calls `check` at that state and at
 /// every state reached from it without taking one of them (up to 2,000 states), with the
 /// scenario's name, the state where the set was taken, the state reached, and the set.
@@ -153,7 +153,7 @@ fn for_each_region(
     for world in standard_worlds() {
         for variant in [Variant::SEED, Variant::proposed()] {
             let m = WebMcpModel::new(world.clone(), variant)
-                .with_visibility(webmcp_properties::catalogue::VISIBILITY);
+                .with_visibility(webmcp_profiles::catalogue::VISIBILITY);
             let name = format!("{} under {}", world.name, variant.name());
             let mut queue = std::collections::VecDeque::from([m.initial_state()]);
             let mut visited = std::collections::HashSet::new();
@@ -203,21 +203,13 @@ fn the_reduction_changes_no_verdict_of_any_fix() {
 /// state has it) rather than "always" (shown by a state where it fails). At-termination
 /// predicates are judged only where nothing is enabled, where no reduction takes a set.
 fn judged_predicates() -> Vec<(&'static str, Predicate, bool)> {
-    let props = webmcp_properties::properties();
+    let props = webmcp_profiles::properties();
     props
         .iter()
-        .filter(|p| p.kind != webmcp_properties::Kind::AtTermination)
-        .map(|p| {
-            (
-                p.name,
-                p.holds,
-                p.kind == webmcp_properties::Kind::Sometimes,
-            )
-        })
+        .filter(|p| p.kind != webmcp_profiles::Kind::AtTermination)
+        .map(|p| (p.name, p.holds, p.kind == webmcp_profiles::Kind::Sometimes))
         .chain(props.iter().filter_map(|p| match p.witness {
-            webmcp_properties::catalogue::Witness::State { holds, .. } => {
-                Some((p.name, holds, true))
-            }
+            webmcp_profiles::catalogue::Witness::State { holds, .. } => Some((p.name, holds, true)),
             _ => None,
         }))
         .collect()
@@ -251,7 +243,7 @@ fn outcomes_kept(
 #[test]
 fn one_more_toolchange_event_keeps_every_outcome() {
     // The claim this test checks is the one the catalogue makes.
-    const { assert!(webmcp_properties::catalogue::VISIBILITY.toolchange_fired_keeps_outcomes) };
+    const { assert!(webmcp_profiles::catalogue::VISIBILITY.toolchange_fired_keeps_outcomes) };
     let predicates = judged_predicates();
     let mut checked = 0usize;
     for world in standard_worlds() {
@@ -280,7 +272,7 @@ fn one_more_toolchange_event_keeps_every_outcome() {
 }
 
 /// The argument for a task alone (`docs/model.md` §7): under the catalogue's
-/// [`webmcp_properties::catalogue::VISIBILITY`], running the task keeps every outcome, at the
+/// [`webmcp_profiles::catalogue::VISIBILITY`], running the task keeps every outcome, at the
 /// state where it is taken and at every state reached from it without running it (up to
 /// 2,000 states from each), except that of a sometimes property shown where it is taken.
 #[test]
@@ -292,7 +284,7 @@ fn a_task_alone_keeps_every_outcome_on_any_path_that_does_not_run_it() {
     eprintln!("{sets} tasks taken alone, {checked} runs checked along their regions");
 }
 
-/// Checks a claim of the catalogue's [`webmcp_properties::catalogue::VISIBILITY`] that a change
+/// Checks a claim of the catalogue's [`webmcp_profiles::catalogue::VISIBILITY`] that a change
 /// keeps outcomes: at every state of the standard scenarios (up to 30,000 each), each state
 /// `change` makes of it (with a key naming what changed) keeps every outcome the state
 /// shows, except that of a sometimes property that holds at every reachable state of the
@@ -360,7 +352,7 @@ fn settling_a_pending_execution_keeps_every_outcome() {
     use webmcp_model::state::{Reason, Status, Value};
     use webmcp_model::steps::step;
     use webmcp_model::world::CallKind;
-    const { assert!(webmcp_properties::catalogue::VISIBILITY.execution_settled_keeps_outcomes) };
+    const { assert!(webmcp_profiles::catalogue::VISIBILITY.execution_settled_keeps_outcomes) };
     let rejected_at = [
         "execute-tool#16.1",
         "execute-tool#16.4",
@@ -417,7 +409,7 @@ fn settling_a_pending_execution_keeps_every_outcome() {
 #[test]
 fn settling_a_running_body_keeps_every_outcome() {
     use webmcp_model::machine::Action;
-    const { assert!(webmcp_properties::catalogue::VISIBILITY.body_settled_keeps_outcomes) };
+    const { assert!(webmcp_profiles::catalogue::VISIBILITY.body_settled_keeps_outcomes) };
     let runs = |w: &webmcp_model::World, s: &State, uuid: webmcp_model::world::CallId| {
         s.bodies.get(&uuid).is_some_and(|b| {
             w.register_op(b.registered_by).body.is_none()
@@ -429,7 +421,7 @@ fn settling_a_running_body_keeps_every_outcome() {
     };
     let change = |m: &WebMcpModel, s: &State| {
         let mut afters = Vec::new();
-        let thread_read = webmcp_properties::catalogue::VISIBILITY.thread;
+        let thread_read = webmcp_profiles::catalogue::VISIBILITY.thread;
         for &uuid in s.bodies.keys() {
             let completion = webmcp_model::threads::ThreadKey::Completion(uuid);
             if !runs(&m.world, s, uuid) || thread_read(&m.world, s, completion) {
@@ -462,7 +454,7 @@ fn settling_a_running_body_keeps_every_outcome() {
 fn starting_a_tool_keeps_every_outcome() {
     use webmcp_model::state::{Body, Ghost, Status};
     use webmcp_model::world::{CallId, CallKind};
-    const { assert!(webmcp_properties::catalogue::VISIBILITY.tool_started_keeps_outcomes) };
+    const { assert!(webmcp_profiles::catalogue::VISIBILITY.tool_started_keeps_outcomes) };
     let change = |m: &WebMcpModel, s: &State| {
         let w = &m.world;
         let unscripted = (0..w.calls.len()).map(CallId::nth).find(|&c| {
@@ -513,7 +505,7 @@ fn starting_a_tool_keeps_every_outcome() {
 }
 
 /// The argument for a body's settlement alone (`docs/model.md` §7): under the catalogue's
-/// [`webmcp_properties::catalogue::VISIBILITY`], settling the body with each outcome keeps
+/// [`webmcp_profiles::catalogue::VISIBILITY`], settling the body with each outcome keeps
 /// every outcome, at the state where the set is taken and at every state reached from it
 /// without settling it (up to 2,000 states from each), except that of a sometimes property
 /// shown where it is taken.
@@ -565,7 +557,7 @@ fn a_path_that_does_not_stand_is_caught() {
     for world in standard_worlds() {
         let m = WebMcpModel::new(world, Variant::SEED);
         let r = check(m.clone(), &options(Reduction::None));
-        assert_eq!(webmcp_properties::paths_stand(&m, &r), Ok(()));
+        assert_eq!(webmcp_profiles::paths_stand(&m, &r), Ok(()));
         let init = m.initial_state();
         for (i, p) in r.properties.iter().enumerate() {
             let Some(path) = p.path.as_ref().filter(|p| !p.is_empty()) else {
@@ -575,8 +567,8 @@ fn a_path_that_does_not_stand_is_caught() {
             short.properties = vec![short.properties.swap_remove(i)];
             short.properties[0].path.as_mut().unwrap().pop();
             assert_eq!(
-                webmcp_properties::paths_stand(&m, &short),
-                Err(webmcp_properties::PathFault::DoesNotShow {
+                webmcp_profiles::paths_stand(&m, &short),
+                Err(webmcp_profiles::PathFault::DoesNotShow {
                     property: p.def.name
                 })
             );
@@ -588,8 +580,8 @@ fn a_path_that_does_not_stand_is_caught() {
                 let step = steps.remove(late);
                 steps.insert(0, step.clone());
                 assert_eq!(
-                    webmcp_properties::paths_stand(&m, &early),
-                    Err(webmcp_properties::PathFault::NotEnabled {
+                    webmcp_profiles::paths_stand(&m, &early),
+                    Err(webmcp_profiles::PathFault::NotEnabled {
                         property: p.def.name,
                         step: 0,
                         action: step.action,

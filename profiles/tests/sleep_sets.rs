@@ -5,7 +5,7 @@
 //! the model and end where they show, and builds no more successors.
 
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::{check, Reduction, ScenarioResult, Verdict};
+use webmcp_profiles::{check, Reduction, ScenarioResult, Verdict};
 
 mod common;
 use common::{options, replay_paths, standard_worlds};

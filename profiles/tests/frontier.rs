@@ -11,7 +11,7 @@ use webmcp_checker::fingerprint::fingerprint;
 use webmcp_checker::{Model, StateCodec};
 use webmcp_model::codec::Postcard;
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_properties::{check, CheckOptions, FrontierStorage, ScenarioResult};
+use webmcp_profiles::{check, CheckOptions, FrontierStorage, ScenarioResult};
 
 mod common;
 use common::standard_worlds;

@@ -12,8 +12,8 @@ use webmcp_model::legacy::scenario::{
 };
 use webmcp_model::legacy::variant::{LegacyVariantError, ALTERNATIVES, LOOKUP_AT_REQUEST};
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
-use webmcp_properties::legacy::{check_legacy, replay, LegacyOptions};
-use webmcp_properties::{Kind, Verdict};
+use webmcp_profiles::legacy::{check_legacy, replay, LegacyOptions};
+use webmcp_profiles::{Kind, Verdict};
 
 fn scenarios() -> Vec<LegacyWorld> {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/legacy"));

@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_properties::legacy::{check_legacy, LegacyOptions};
-use webmcp_properties::{check, CheckOptions, Mode, ScenarioResult, StopReason, Verdict};
+use webmcp_profiles::legacy::{check_legacy, LegacyOptions};
+use webmcp_profiles::{check, CheckOptions, Mode, ScenarioResult, StopReason, Verdict};
 
 /// A top-level document and `n` same-origin iframes without scripts: millions of states
 /// (every order of loading and navigating the frames), no property decided early.
