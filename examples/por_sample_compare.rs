@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 use webmcp_generator::{Bound, Sampling};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_profiles::{check, CheckOptions, Mode, Reduction, Verdict};
+use webmcp_profiles::{check, CheckOptions, Mode, Reduction};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -80,16 +80,11 @@ fn main() {
                 t[0] += 1;
                 t[3] += full.unique_states;
                 t[4] += reduced.unique_states;
-                let verdicts = |r: &webmcp_profiles::ScenarioResult| -> Vec<(&str, Verdict)> {
-                    r.properties
-                        .iter()
-                        .map(|p| (p.def.name, p.verdict))
-                        .collect()
-                };
-                if verdicts(&full) != verdicts(&reduced) {
-                    let differ: Vec<String> = verdicts(&full)
+                if full.verdicts() != reduced.verdicts() {
+                    let differ: Vec<String> = full
+                        .verdicts()
                         .into_iter()
-                        .zip(verdicts(&reduced))
+                        .zip(reduced.verdicts())
                         .filter(|(a, b)| a != b)
                         .map(|((name, a), (_, b))| format!("{name}: {a:?} without, {b:?} with"))
                         .collect();

@@ -11,18 +11,11 @@ use std::sync::Mutex;
 
 use webmcp_generator::{Bound, Gen};
 use webmcp_model::{Variant, WebMcpModel, World};
-use webmcp_profiles::{check, CheckOptions, Mode, Reduction, ScenarioResult, Verdict};
+use webmcp_profiles::{check, CheckOptions, Mode, Reduction};
 
 /// Far above any scenario of the bound (the largest has a few thousand states): a search it
 /// stops fails the test rather than going uncompared.
 const MAX_STATES: usize = 1_000_000;
-
-fn verdicts(r: &ScenarioResult) -> Vec<(&'static str, Verdict)> {
-    r.properties
-        .iter()
-        .map(|p| (p.def.name, p.verdict))
-        .collect()
-}
 
 #[test]
 fn the_reduction_changes_no_verdict_of_any_scenario_ci_sweeps() {
@@ -57,11 +50,11 @@ fn the_reduction_changes_no_verdict_of_any_scenario_ci_sweeps() {
                 let mut problems = Vec::new();
                 if !full.exhaustive || !reduced.exhaustive {
                     problems.push("a search was not exhaustive".to_string());
-                } else if verdicts(&full) != verdicts(&reduced) {
+                } else if full.verdicts() != reduced.verdicts() {
                     problems.extend(
-                        verdicts(&full)
+                        full.verdicts()
                             .into_iter()
-                            .zip(verdicts(&reduced))
+                            .zip(reduced.verdicts())
                             .filter(|(a, b)| a != b)
                             .map(|((name, a), (_, b))| {
                                 format!("{name}: {a:?} without the reduction, {b:?} with")

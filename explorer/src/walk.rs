@@ -16,7 +16,7 @@ use webmcp_model::steps::StepId;
 use webmcp_model::threads::ThreadKey;
 use webmcp_profiles::{check, CheckOptions, Kind, Verdict};
 use webmcp_traces::encode::{action_text, state_vars};
-use webmcp_traces::trace::{shows, Meta, Trace, TOOL};
+use webmcp_traces::trace::{Meta, Trace, TOOL};
 
 use crate::spec_text;
 use crate::tables::{diff_tables, tables, tables_json};
@@ -338,7 +338,7 @@ impl Explorer {
         let mut violated = Vec::new();
         let mut witnessed = Vec::new();
         for def in webmcp_profiles::properties() {
-            if shows(&self.model, def, s) {
+            if def.shows(&self.model, s) {
                 let entry = json!({"property": def.name, "claim": def.claim, "about": def.about});
                 if def.kind == Kind::Sometimes {
                     witnessed.push(entry);

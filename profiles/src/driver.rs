@@ -95,6 +95,15 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// Each property's name and verdict, in the catalogue's order: what two searches of one
+    /// scenario must agree on.
+    pub fn verdicts(&self) -> Vec<(&'static str, Verdict)> {
+        self.properties
+            .iter()
+            .map(|p| (p.def.name, p.verdict))
+            .collect()
+    }
+
     pub fn violations(&self) -> impl Iterator<Item = &PropertyResult> {
         self.properties
             .iter()
@@ -301,13 +310,7 @@ pub fn paths_stand(model: &WebMcpModel, r: &ScenarioResult) -> Result<(), PathFa
             }
             s = model.apply(&s, t.action, &mut ());
         }
-        let holds = (p.def.holds)(model, &s);
-        let shows = match p.def.kind {
-            crate::Kind::Always => !holds,
-            crate::Kind::Sometimes => holds,
-            crate::Kind::AtTermination => !holds && webmcp_checker::Model::is_terminal(model, &s),
-        };
-        if !shows {
+        if !p.def.shows(model, &s) {
             return Err(PathFault::DoesNotShow { property });
         }
     }

@@ -10,7 +10,7 @@
 use webmcp_model::{Variant, WebMcpModel};
 
 mod common;
-use common::{every_fix, find_cycle, standard_worlds};
+use common::{every_fix, find_cycle, find_model_cycle, standard_worlds};
 
 fn variants() -> Vec<Variant> {
     let mut all = vec![
@@ -28,12 +28,7 @@ fn every_reachable_graph_of_the_suite_is_acyclic() {
     for world in standard_worlds() {
         for variant in variants() {
             let m = WebMcpModel::new(world.clone(), variant);
-            let mut actions = Vec::new();
-            let (cycle, states) = find_cycle(m.initial_state(), |s| {
-                actions.clear();
-                m.enabled_actions(s, &mut actions);
-                actions.iter().map(|&a| m.apply(s, a, &mut ())).collect()
-            });
+            let (cycle, states) = find_model_cycle(&m);
             assert!(
                 cycle.is_none(),
                 "{} under {}: a cycle of {} states",

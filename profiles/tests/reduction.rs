@@ -6,17 +6,10 @@
 
 use webmcp_model::state::State;
 use webmcp_model::{Variant, WebMcpModel};
-use webmcp_profiles::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+use webmcp_profiles::{check, CheckOptions, Reduction};
 
 mod common;
 use common::{options, replay_paths, standard_worlds};
-
-fn verdicts(r: &ScenarioResult) -> Vec<(&'static str, Verdict)> {
-    r.properties
-        .iter()
-        .map(|p| (p.def.name, p.verdict))
-        .collect()
-}
 
 fn compare(variants: &[Variant]) {
     let mut fewer = 0usize;
@@ -31,7 +24,7 @@ fn compare(variants: &[Variant]) {
                 full.exhaustive && reduced.exhaustive,
                 "{name}: not exhaustive"
             );
-            assert_eq!(verdicts(&full), verdicts(&reduced), "{name}");
+            assert_eq!(full.verdicts(), reduced.verdicts(), "{name}");
             assert!(reduced.unique_states <= full.unique_states, "{name}");
             fewer += usize::from(reduced.unique_states < full.unique_states);
             runs += 1;
@@ -44,7 +37,7 @@ fn compare(variants: &[Variant]) {
                     ..options(Reduction::Por)
                 },
             );
-            assert_eq!(verdicts(&full), verdicts(&both), "{name} with symmetry");
+            assert_eq!(full.verdicts(), both.verdicts(), "{name} with symmetry");
             assert!(both.unique_states <= reduced.unique_states, "{name}");
             if let Err(e) = replay_paths(&m, &both) {
                 panic!("{name} with symmetry: {e}");

@@ -51,13 +51,6 @@ fn run(text: &str, variant: Variant) -> Outcome {
     }
 }
 
-fn verdicts(r: &ScenarioResult) -> Vec<(&'static str, Verdict)> {
-    r.properties
-        .iter()
-        .map(|p| (p.def.name, p.verdict))
-        .collect()
-}
-
 /// What every outcome must satisfy.
 fn judge(outcome: &Outcome) -> Result<(), TestCaseError> {
     match outcome {
@@ -133,7 +126,7 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                         let Outcome::Checked(again) = again else {
                             return Err(TestCaseError::fail("the renamed scenario was rejected"));
                         };
-                        prop_assert_eq!(verdicts(r), verdicts(&again));
+                        prop_assert_eq!(r.verdicts(), again.verdicts());
                         prop_assert_eq!(r.unique_states, again.unique_states);
                     }
                     // Partial-order reduction changes no verdict of an exhaustive search
@@ -146,7 +139,7 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                         let model = WebMcpModel::new(world, Variant::SEED);
                         let reduced = check(model.clone(), &por);
                         prop_assert!(reduced.exhaustive, "the reduced search stopped\n{text}");
-                        prop_assert_eq!(verdicts(r), verdicts(&reduced), "{}", text);
+                        prop_assert_eq!(r.verdicts(), reduced.verdicts(), "{}", text);
                         // Every path it reports stands on the unreduced model.
                         let stands = webmcp_profiles::paths_stand(&model, &reduced);
                         prop_assert!(stands.is_ok(), "{:?}\n{}", stands, text);
@@ -170,7 +163,7 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                                 .map(|p| p.path.as_ref().map(Vec::len))
                                 .collect()
                         };
-                        prop_assert_eq!(verdicts(r), verdicts(&forgot), "{}", text);
+                        prop_assert_eq!(r.verdicts(), forgot.verdicts(), "{}", text);
                         prop_assert_eq!(lengths(r), lengths(&forgot), "{}", text);
                         prop_assert!(forgot.unique_states <= r.unique_states);
                         s[7] += usize::from(forgot.unique_states < r.unique_states);
@@ -180,12 +173,7 @@ fn no_scenario_file_crashes_the_checker_or_makes_it_lie() {
                         s[8] += 1;
                         let world = World::from_json(&text).expect("checked once already");
                         let m = WebMcpModel::new(world, Variant::SEED);
-                        let mut actions = Vec::new();
-                        let (cycle, _) = common::find_cycle(m.initial_state(), |s| {
-                            actions.clear();
-                            m.enabled_actions(s, &mut actions);
-                            actions.iter().map(|&a| m.apply(s, a, &mut ())).collect()
-                        });
+                        let (cycle, _) = common::find_model_cycle(&m);
                         prop_assert!(cycle.is_none(), "a cycle\n{}", text);
                     }
                 }

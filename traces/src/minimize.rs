@@ -12,7 +12,7 @@ use webmcp_profiles::PropertyDef;
 
 use crate::reader::Loaded;
 use crate::replay::first_showing;
-use crate::trace::{shows, Trace};
+use crate::trace::Trace;
 
 /// Minimises a counterexample the checker found: records `actions` as a trace described by
 /// `meta` (which must name the violated property `def`) and returns the minimised trace.
@@ -196,7 +196,7 @@ fn shortest_below(
     let mut queue = VecDeque::from([(init, fp0, 0usize)]);
     let mut actions = Vec::new();
     while let Some((s, fp, depth)) = queue.pop_front() {
-        if shows(model, def, &s) {
+        if def.shows(model, &s) {
             let mut path = Vec::new();
             let mut cur = fp;
             while let Some(Some((parent, a))) = parents.get(&cur) {

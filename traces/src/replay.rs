@@ -8,7 +8,7 @@ use webmcp_profiles::PropertyDef;
 use crate::diff::first_difference;
 use crate::encode::action_text;
 use crate::reader::Loaded;
-use crate::trace::{itf_state, shows, Expect};
+use crate::trace::{itf_state, Expect};
 
 /// Where and how a replay departs from the recorded trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,13 +114,13 @@ pub fn replay(l: &Loaded) -> Replayed {
             }
         }
         if let Some(def) = &l.property {
-            if shows_at.is_none() && shows(model, def, &s) {
+            if shows_at.is_none() && def.shows(model, &s) {
                 shows_at = Some(i);
             }
         }
     }
     if let (Some(def), Some(expect)) = (&l.property, t.meta.expect) {
-        if !shows(model, def, &s) {
+        if !def.shows(model, &s) {
             let n = t.actions.len();
             return Replayed::Diverged(Divergence {
                 index: n,
@@ -149,7 +149,7 @@ pub fn first_showing(
     actions: &[Action],
 ) -> Option<Option<usize>> {
     let mut s = model.initial_state();
-    if shows(model, def, &s) {
+    if def.shows(model, &s) {
         return Some(Some(0));
     }
     for (i, a) in actions.iter().enumerate() {
@@ -157,7 +157,7 @@ pub fn first_showing(
             return None;
         }
         s = model.apply(&s, *a, &mut ());
-        if shows(model, def, &s) {
+        if def.shows(model, &s) {
             return Some(Some(i + 1));
         }
     }

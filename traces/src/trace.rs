@@ -8,8 +8,7 @@ use sha2::{Digest, Sha256};
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::state::State;
 use webmcp_model::steps::StepId;
-use webmcp_profiles::catalogue::is_terminal;
-use webmcp_profiles::{Kind, PropertyDef};
+use webmcp_profiles::Kind;
 
 use crate::encode::{
     action_name, action_value, init_value, nondet_picks, state_vars, ACTION, ACTION_TAKEN,
@@ -127,20 +126,6 @@ pub fn itf_state(
         Value::Array(steps.iter().map(|s| str(s.id())).collect()),
     );
     out
-}
-
-/// Whether `s` shows the outcome a trace of `def` claims: a violation (always, at
-/// termination) or an example (sometimes).
-pub fn shows(model: &WebMcpModel, def: &PropertyDef, s: &State) -> bool {
-    let holds = match def.kind {
-        Kind::Always | Kind::Sometimes => (def.holds)(model, s),
-        Kind::AtTermination => (def.holds)(model, s) || !is_terminal(model, s),
-    };
-    if def.kind == Kind::Sometimes {
-        holds
-    } else {
-        !holds
-    }
 }
 
 /// A state in the stored form: the text of each of `vars` (`null` for a variable `s` lacks,

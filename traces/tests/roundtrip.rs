@@ -12,7 +12,7 @@ use webmcp_profiles::{properties, Kind};
 use webmcp_traces::minimize::minimize;
 use webmcp_traces::reader::{read_trace, Loaded};
 use webmcp_traces::replay::{first_showing, replay, Replayed};
-use webmcp_traces::trace::{shows, Expect, Trace};
+use webmcp_traces::trace::{Expect, Trace};
 
 fn config(cases: u32) -> Config {
     Config {
@@ -32,7 +32,7 @@ fn property_shown(name: &str, actions: &[Action]) -> Option<(&'static str, Expec
     }
     properties()
         .iter()
-        .find(|p| shows(model, p, &s))
+        .find(|p| p.shows(model, &s))
         .map(|p| (p.name, Expect::for_kind(p.kind)))
 }
 
@@ -85,7 +85,7 @@ fn walk_to_violation(name: &str, seed: u64) -> Option<(Vec<Action>, &'static str
         s = model.apply(&s, *a, &mut ());
         if let Some(p) = properties()
             .iter()
-            .find(|p| p.kind != Kind::Sometimes && shows(model, p, &s))
+            .find(|p| p.kind != Kind::Sometimes && p.shows(model, &s))
         {
             return Some((actions[..=i].to_vec(), p.name));
         }

@@ -30,7 +30,7 @@ use super::{
     measure_repeated, median_row, model_of, options, run_child, seconds_text, stopped_text,
     thousands, ChildError, ChildSpec, CpuTimes, Family, Machine, PhasesRecord, Row, Target,
 };
-use crate::driver::{check, CheckOptions, Reduction, ScenarioResult, Verdict};
+use crate::driver::{check, CheckOptions, Reduction};
 
 /// 2 GB, the caller/target target's memory bound, in MiB (2 × 10⁹ bytes).
 pub const TWO_GB_MIB: u64 = 1907;
@@ -435,12 +435,6 @@ fn verdict_target(standard: &[World]) -> (Outcome, Option<String>) {
         ),
         ("symmetry", options(1, true, None)),
     ];
-    let verdicts = |r: &ScenarioResult| -> Vec<(&'static str, Verdict)> {
-        r.properties
-            .iter()
-            .map(|p| (p.def.name, p.verdict))
-            .collect()
-    };
     let mut differences = Vec::new();
     let mut incomplete = Vec::new();
     let mut largest: Option<(usize, String)> = None;
@@ -460,7 +454,7 @@ fn verdict_target(standard: &[World]) -> (Outcome, Option<String>) {
             let r = check(m.clone(), opts);
             if !r.exhaustive {
                 incomplete.push(format!("{} with {name}", world.name));
-            } else if verdicts(&r) != verdicts(&reference) {
+            } else if r.verdicts() != reference.verdicts() {
                 differences.push(format!("{} with {name}", world.name));
             }
         }

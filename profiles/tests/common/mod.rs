@@ -148,3 +148,15 @@ pub fn find_cycle<S: Clone + Eq + std::hash::Hash>(
     let walked = on_stack.len();
     (None, walked)
 }
+
+/// A cycle of `m`'s reachable graph ([`find_cycle`]), with the number of states walked.
+pub fn find_model_cycle(
+    m: &webmcp_model::WebMcpModel,
+) -> (Option<Vec<webmcp_model::state::State>>, usize) {
+    let mut actions = Vec::new();
+    find_cycle(m.initial_state(), |s| {
+        actions.clear();
+        m.enabled_actions(s, &mut actions);
+        actions.iter().map(|&a| m.apply(s, a, &mut ())).collect()
+    })
+}

@@ -197,6 +197,16 @@ impl std::fmt::Debug for PropertyDef {
 impl PropertyDef {
     /// The earlier text whose steps alone the property is about (`2026-08` for
     /// `assert:2026-08:execute-tool#15.10.1`): only a model of that text can reach its witness.
+    /// Whether `s` shows the property's outcome: a violation (always; at termination, at a
+    /// terminal state) or an example (sometimes).
+    pub fn shows(&self, m: &WebMcpModel, s: &State) -> bool {
+        match self.kind {
+            Kind::Always => !(self.holds)(m, s),
+            Kind::Sometimes => (self.holds)(m, s),
+            Kind::AtTermination => !(self.holds)(m, s) && is_terminal(m, s),
+        }
+    }
+
     pub fn earlier_text(&self) -> Option<&'static str> {
         let mut texts = self
             .about
