@@ -320,8 +320,8 @@ struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
     /// Stop after generating this many states (the verdict is then incomplete, exit 3). The
-    /// depth-first search on several threads (stateright's) stops at the end of a block of
-    /// states, so it may generate a few thousand more.
+    /// searches on several threads count each worker's states in batches, so they may
+    /// generate a few thousand more.
     #[arg(long, value_name = "N")]
     max_states: Option<usize>,
     /// Do not expand states at this depth; the initial state is depth 1 (the verdict is then

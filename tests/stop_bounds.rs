@@ -307,8 +307,8 @@ fn a_space_quick_to_count_keeps_its_size_when_the_timeout_stops_the_checking() {
 
 /// `--max-states` at exactly the number of states a complete search generates stops
 /// nothing, in every engine: the search is exhaustive and exits 0; one fewer stops it (exit
-/// 3) wherever something was left to generate. Timely's workers and stateright's parallel depth-first search called
-/// the exact count a stop.
+/// 3) wherever something was left to generate. Timely's workers and the parallel depth-first search (then
+/// stateright's) called the exact count a stop.
 #[test]
 fn max_states_at_the_exact_count_is_complete_in_every_engine() {
     let engines: [&[&str]; 6] = [

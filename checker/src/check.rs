@@ -29,7 +29,7 @@ pub struct Checker<'a, M: Model> {
     on_terminal: Option<TerminalObserver<'a, M::State>>,
 }
 
-impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
+impl<'a, M: Model + Sync> Checker<'a, M> {
     pub fn new(model: &'a M, properties: &'a [Property<M>], options: &'a Options) -> Self {
         Checker {
             model,
@@ -97,9 +97,7 @@ impl<'a, M: Model + Clone + Send + Sync + 'static> Checker<'a, M> {
                 hooks.progress,
                 hooks.class,
             ),
-            Mode::Dfs => {
-                crate::parallel::explore(model.clone(), props, options, start, hooks.progress)
-            }
+            Mode::Dfs => crate::parallel_dfs::explore(model, props, options, start, hooks.progress),
             Mode::Sim { seed, runs } => crate::simulation::simulate(
                 model,
                 props,

@@ -31,12 +31,12 @@
 //! [`Verdict::Incomplete`] otherwise.
 //!
 //! A property may say which parts of a state its predicate reads ([`Reads`], numbered by
-//! [`Model::unchanged_parts`]). Our own searches (breadth-first on one thread or several,
-//! depth-first on one) then do not judge an always or sometimes property again at a state
+//! [`Model::unchanged_parts`]). The searches (breadth- and depth-first, on one thread or several)
+//! then do not judge an always or sometimes property again at a state
 //! that shares those parts, unchanged, with the state it was reached from: that state was
 //! judged first, and the predicate, reading the same values, gives the same outcome there, so
-//! every property is decided by the same first state. Stateright's checker, simulation and
-//! the timely engine judge every property at every state.
+//! every property is decided by the same first state. Simulation and the timely engine judge
+//! every property at every state.
 //!
 //! ## The searches ([`Mode`], [`Options::threads`])
 //!
@@ -50,8 +50,10 @@
 //!   a sharded visited set. The same states, counts and depth as one thread, shortest paths,
 //!   and the same output whatever the thread count and schedule (where several states or
 //!   parents tie, the least fingerprint wins). Its levels' chunks, too, hold values or bytes.
-//! * **Depth-first on several threads** ([`parallel`]): stateright's checker on an adapter.
-//!   Same verdicts and state counts, paths neither shortest nor stable from run to run.
+//! * **Depth-first on several threads** (`parallel_dfs`): each worker a depth-first search
+//!   of its own over one visited set, a worker that runs out of states taking half of
+//!   another's stack from a shared pool. Same verdicts and state counts, paths neither
+//!   shortest nor stable from run to run.
 //! * **Simulation** ([`simulation`]): seeded random walks; never exhaustive.
 //!
 //! The crate `webmcp-checker-timely` runs the level-by-level breadth-first search on timely
@@ -139,8 +141,8 @@ mod frontier;
 pub mod limits;
 pub mod model;
 pub mod options;
-pub mod parallel;
 mod parallel_bfs;
+mod parallel_dfs;
 pub mod path;
 pub mod phases;
 pub mod pool;
@@ -148,6 +150,7 @@ pub mod property;
 pub mod result;
 pub mod simulation;
 mod table;
+mod visited;
 
 pub use check::{Checker, ClassFingerprint, TerminalObserver};
 pub use draft::Draft;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 /// The most checker or worker threads a command accepts. More threads than cores only adds
-/// contention (every thread of stateright's search shares one job market and one state set),
+/// contention (every worker of a parallel search shares one visited set and one pool of work),
 /// each thread reserves a stack, and thousands of them exhaust the process's thread limit: 256
 /// is above the core count of any machine this runs on and far below those limits.
 pub const MAX_THREADS: usize = 256;
@@ -447,9 +447,9 @@ pub fn refuse_threads_above(most: Option<usize>) {
 
 /// Whether `n` threads with the default stack can run at once: starts them, holds them all
 /// until the last has started (or one was refused), then lets them go and joins them, so a
-/// refusal leaves nothing behind. stateright panics when the OS refuses one of its threads,
-/// with the threads it already started still running, and a process at its limits may then
-/// fail even a small allocation; asking first keeps that failure clean.
+/// refusal leaves nothing behind. A search that finds the OS refusing its third thread has
+/// two already running, and a process at its limits may then fail even a small allocation;
+/// asking first keeps that failure clean.
 pub fn can_start_threads(n: usize) -> std::io::Result<()> {
     use std::sync::{Arc, Condvar, Mutex};
     if n > REFUSE_THREADS_ABOVE.load(Ordering::SeqCst) {
@@ -482,33 +482,6 @@ pub fn can_start_threads(n: usize) -> std::io::Result<()> {
         let _ = h.join();
     }
     refused.map_or(Ok(()), Err)
-}
-
-/// Runs `f`, turning a panic into `Err(message)` without the panic message on stderr (used
-/// around stateright's spawning of checker threads, which panics when the OS refuses one).
-pub fn quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
-    use std::cell::Cell;
-    use std::sync::Once;
-    thread_local!(static QUIET: Cell<bool> = const { Cell::new(false) });
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-    QUIET.with(|q| q.set(true));
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(false));
-    r.map_err(|panic| {
-        panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".into())
-    })
 }
 
 #[cfg(test)]
@@ -653,14 +626,5 @@ mod tests {
     #[test]
     fn a_few_threads_can_start() {
         assert!(can_start_threads(4).is_ok());
-    }
-
-    #[test]
-    fn a_panic_run_quietly_is_an_error() {
-        assert_eq!(quietly(|| 3), Ok(3));
-        assert_eq!(
-            quietly(|| -> () { panic!("no threads") }),
-            Err("no threads".to_string())
-        );
     }
 }

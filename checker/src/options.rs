@@ -52,9 +52,9 @@ impl Reduction {
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub mode: Mode,
-    /// Search threads: 1 (or 0) runs the engine's own one-thread search; more run its
-    /// level-by-level parallel breadth-first search, or (depth-first) stateright's parallel
-    /// search ([`crate::parallel`]).
+    /// Search threads: 1 (or 0) runs the one-thread search; more run the level-by-level
+    /// parallel breadth-first search, or the parallel depth-first search (workers that share
+    /// a pool of states and one visited set).
     pub threads: usize,
     /// Stop after generating about this many states.
     pub max_states: Option<usize>,

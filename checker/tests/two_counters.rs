@@ -476,10 +476,17 @@ impl Model for Instrumented {
 
 #[test]
 fn a_panicking_model_panics_the_parallel_search_instead_of_hanging_it() {
-    let options = Options {
-        threads: 2,
-        ..Options::default()
-    };
+    for mode in [Mode::Bfs, Mode::Dfs] {
+        a_panicking_model_panics(Options {
+            mode,
+            threads: 2,
+            ..Options::default()
+        });
+    }
+}
+
+fn a_panicking_model_panics(options: Options) {
+    let mode = options.mode;
     // A property that holds: the search must go on to the end, and meets the panic.
     let props = vec![Property {
         name: "anything",
@@ -501,7 +508,7 @@ fn a_panicking_model_panics_the_parallel_search_instead_of_hanging_it() {
     let panicked = rx
         .recv_timeout(Duration::from_secs(60))
         .expect("the search ended instead of hanging");
-    assert!(panicked, "the model's panic reached the caller");
+    assert!(panicked, "{mode:?}: the model's panic reached the caller");
 }
 
 #[test]
@@ -690,6 +697,36 @@ fn a_property_is_judged_again_only_where_what_it_reads_changed() {
             options.mode,
             options.threads
         );
+    }
+}
+
+/// The parallel depth-first search skips judgments as the others do, though which state it
+/// finds first changes from run to run: a property judged only where y changed is first seen
+/// violated at a state reached by an increment of y, one judged only where x changed (a
+/// false claim, believed) at a state reached by an increment of x.
+#[test]
+fn the_parallel_depth_first_search_judges_again_only_where_what_a_property_reads_changed() {
+    let property = |reads| Property {
+        name: "y-below-two",
+        expectation: Expectation::Always,
+        condition: |_, s: &State| s.y < 2,
+        reads,
+    };
+    let options = Options {
+        mode: Mode::Dfs,
+        threads: 2,
+        ..Options::default()
+    };
+    for _ in 0..20 {
+        let last = |reads| {
+            let props = [property(reads)];
+            let found = Checker::new(&TwoCounters, &props, &options).run();
+            found.discoveries[0]
+                .as_ref()
+                .and_then(|p| p.actions.last().cloned())
+        };
+        assert_eq!(last(Reads::Parts(1 << 1)), Some(Action::IncY));
+        assert_eq!(last(Reads::Parts(1 << 0)), Some(Action::IncX));
     }
 }
 

@@ -1,0 +1,216 @@
+//! The parallel depth-first search on a toy model, against the one-thread searches: `k`
+//! counters that each count up to `n`, in any interleaving, on two to four threads.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+use webmcp_checker::{
+    Checker, Expectation, Exploration, Mode, Model, Options, Property, Reads, StopReason, Verdict,
+};
+
+#[derive(Clone)]
+struct Counters {
+    k: usize,
+    n: u8,
+}
+
+impl Model for Counters {
+    type State = Vec<u8>;
+    type Action = usize;
+
+    fn init_states(&self) -> Vec<Vec<u8>> {
+        vec![vec![0; self.k]]
+    }
+
+    fn actions(&self, s: &Vec<u8>, actions: &mut Vec<usize>) {
+        actions.extend((0..self.k).filter(|&i| s[i] < self.n));
+    }
+
+    fn next_state(&self, s: &Vec<u8>, i: usize) -> Option<Vec<u8>> {
+        let mut next = s.clone();
+        next[i] += 1;
+        Some(next)
+    }
+}
+
+/// One property of each verdict: violated only at the last state, holding, holding at
+/// termination, witnessed at a corner, never witnessed.
+fn properties() -> Vec<Property<Counters>> {
+    vec![
+        Property {
+            name: "never-all-done",
+            expectation: Expectation::Always,
+            condition: |m, s| s.iter().any(|&c| c < m.n),
+            reads: Reads::Anything,
+        },
+        Property {
+            name: "bounded",
+            expectation: Expectation::Always,
+            condition: |m, s| s.iter().all(|&c| c <= m.n),
+            reads: Reads::Anything,
+        },
+        Property {
+            name: "first-done-at-the-end",
+            expectation: Expectation::AtTermination,
+            condition: |m, s| s[0] == m.n,
+            reads: Reads::Anything,
+        },
+        Property {
+            name: "first-done-second-not-started",
+            expectation: Expectation::Sometimes,
+            condition: |m, s| s[0] == m.n && s[1] == 0,
+            reads: Reads::Anything,
+        },
+        Property {
+            name: "overflow",
+            expectation: Expectation::Sometimes,
+            condition: |m, s| s[0] > m.n,
+            reads: Reads::Anything,
+        },
+    ]
+}
+
+fn run(m: &Counters, options: &Options) -> Exploration<Counters> {
+    Checker::new(m, &properties(), options).run()
+}
+
+fn verdicts(found: &Exploration<Counters>) -> Vec<Verdict> {
+    properties()
+        .iter()
+        .zip(&found.discoveries)
+        .map(|(p, d)| Verdict::of(p.expectation, d.is_some(), found.exhaustive()))
+        .collect()
+}
+
+fn dfs(threads: usize) -> Options {
+    Options {
+        mode: Mode::Dfs,
+        threads,
+        ..Options::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        rng_algorithm: proptest::test_runner::RngAlgorithm::ChaCha,
+        ..ProptestConfig::with_source_file(file!())
+    })]
+
+    /// Every state, every successor and every verdict of the one-thread searches, and paths
+    /// that are runs of the model ending where their property shows.
+    #[test]
+    fn the_parallel_depth_first_search_explores_what_one_thread_does(
+        k in 2usize..=4, n in 1u8..=6, threads in 2usize..=4,
+    ) {
+        let m = Counters { k, n };
+        let bfs = run(&m, &Options::default());
+        let one = run(&m, &dfs(1));
+        let many = run(&m, &dfs(threads));
+        prop_assert!(many.exhaustive(), "{:?}", many.stopped_by);
+        prop_assert_eq!(many.unique_states, (usize::from(n) + 1).pow(k as u32));
+        prop_assert_eq!(many.unique_states, one.unique_states);
+        prop_assert_eq!(many.total_states, one.total_states);
+        prop_assert_eq!(many.unique_states, bfs.unique_states);
+        prop_assert_eq!(verdicts(&many), verdicts(&bfs));
+        prop_assert_eq!(
+            verdicts(&many),
+            [
+                Verdict::Violated,
+                Verdict::Holds,
+                Verdict::Holds,
+                Verdict::Witnessed,
+                Verdict::NotWitnessed,
+            ]
+        );
+        for (p, d) in properties().iter().zip(&many.discoveries) {
+            let Some(path) = d else { continue };
+            let mut s = path.init.clone();
+            for &a in &path.actions {
+                let mut enabled = Vec::new();
+                m.actions(&s, &mut enabled);
+                prop_assert!(enabled.contains(&a), "{}: {a} taken where not enabled", p.name);
+                s = m.next_state(&s, a).unwrap();
+            }
+            prop_assert!(p.shows(&m, &s), "{}", p.name);
+        }
+    }
+}
+
+#[test]
+fn every_bound_stops_the_parallel_depth_first_search_and_leaves_it_incomplete() {
+    let m = Counters { k: 4, n: 6 };
+    let stops = [
+        (
+            Options {
+                max_states: Some(100),
+                ..dfs(2)
+            },
+            StopReason::MaxStates { n: 100 },
+        ),
+        (
+            Options {
+                max_depth: Some(3),
+                ..dfs(2)
+            },
+            StopReason::MaxDepth { n: 3 },
+        ),
+        (
+            Options {
+                timeout: Some(Duration::ZERO),
+                ..dfs(2)
+            },
+            StopReason::Timeout {
+                limit: Duration::ZERO,
+            },
+        ),
+    ];
+    for (options, stop) in stops {
+        let found = run(&m, &options);
+        assert_eq!(found.stopped_by, Some(stop), "{options:?}");
+        // What was not decided is incomplete, never "holds" or "not witnessed".
+        let v = verdicts(&found);
+        assert_eq!(v[1], Verdict::Incomplete, "{options:?}");
+        assert_eq!(v[4], Verdict::Incomplete, "{options:?}");
+    }
+    // A bound the search stays within is no stop.
+    let within = run(
+        &m,
+        &Options {
+            max_states: Some(1_000_000),
+            max_depth: Some(100),
+            ..dfs(2)
+        },
+    );
+    assert!(within.exhaustive(), "{:?}", within.stopped_by);
+}
+
+#[test]
+fn the_parallel_depth_first_search_stops_once_every_property_is_decided() {
+    // Both decided within a few states: the search need not go on.
+    let props = vec![
+        Property {
+            name: "two-steps",
+            expectation: Expectation::Sometimes,
+            condition: |_: &Counters, s: &Vec<u8>| {
+                s.iter().map(|&c| usize::from(c)).sum::<usize>() == 2
+            },
+            reads: Reads::Anything,
+        },
+        Property {
+            name: "nothing-moves",
+            expectation: Expectation::Always,
+            condition: |_: &Counters, s: &Vec<u8>| s.iter().all(|&c| c == 0),
+            reads: Reads::Anything,
+        },
+    ];
+    let m = Counters { k: 6, n: 9 };
+    let found = Checker::new(&m, &props, &dfs(2)).run();
+    assert!(found.discoveries.iter().all(Option::is_some));
+    assert_eq!(found.stopped_by, None);
+    assert!(
+        found.unique_states < 10usize.pow(6) / 10,
+        "stopped early: {} states",
+        found.unique_states
+    );
+}
