@@ -33,7 +33,7 @@ use crate::check::ClassFingerprint;
 use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
 use crate::frontier::{Chunk, ChunkFiller};
-use crate::limits::{can_start_threads, Budget, StopReason};
+use crate::limits::{Budget, StopReason};
 use crate::model::Model;
 use crate::options::{FrontierStorage, Options, Progress, Reduction};
 use crate::path::Found;
@@ -367,14 +367,8 @@ pub(crate) fn explore<M: Model + Sync>(
         None => fingerprint(s),
     };
     let threads = options.threads.max(2);
-    if let Err(e) = can_start_threads(threads) {
-        return Exploration::stopped(
-            props.len(),
-            StopReason::ThreadSpawn {
-                threads,
-                reason: e.to_string(),
-            },
-        );
+    if let Some(refused) = Exploration::unless_threads_start(props.len(), threads) {
+        return refused;
     }
     let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
     let mut visited: Visited<M::State, M::Action> = Visited::new();

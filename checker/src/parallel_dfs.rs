@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use crate::bfs::{build_successors, Built};
 use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
-use crate::limits::{can_start_threads, Budget, StopReason};
+use crate::limits::{Budget, StopReason};
 use crate::model::Model;
 use crate::options::{Options, Progress, Reduction};
 use crate::path::Found;
@@ -319,14 +319,8 @@ pub(crate) fn explore<M: Model + Sync>(
     progress: &mut dyn FnMut(Progress),
 ) -> Exploration<M> {
     let threads = options.threads.max(2);
-    if let Err(e) = can_start_threads(threads) {
-        return Exploration::stopped(
-            props.len(),
-            StopReason::ThreadSpawn {
-                threads,
-                reason: e.to_string(),
-            },
-        );
+    if let Some(refused) = Exploration::unless_threads_start(props.len(), threads) {
+        return refused;
     }
     let mut budget = Budget::new(start, options.timeout, options.memory_limit_mib);
     let mut visited = Visited::new();

@@ -31,6 +31,19 @@ impl<M: Model> Exploration<M> {
     }
 
     /// An exploration that did not start.
+    /// What a parallel search reports when the OS would refuse its `threads` threads
+    /// ([`crate::limits::can_start_threads`]): `None` when they can start.
+    pub(crate) fn unless_threads_start(properties: usize, threads: usize) -> Option<Self> {
+        let refused = crate::limits::can_start_threads(threads).err()?;
+        Some(Exploration::stopped(
+            properties,
+            StopReason::ThreadSpawn {
+                threads,
+                reason: refused.to_string(),
+            },
+        ))
+    }
+
     pub(crate) fn stopped(properties: usize, stop: StopReason) -> Self {
         Exploration {
             total_states: 0,

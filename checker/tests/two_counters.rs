@@ -661,17 +661,21 @@ fn searches_that_skip_judgments() -> [Options; 5] {
     ]
 }
 
-#[test]
-fn a_property_is_judged_again_only_where_what_it_reads_changed() {
-    let property = |reads| Property {
+/// A property of y alone, claiming to read `reads`.
+fn y_below_two(reads: Reads) -> Property<TwoCounters> {
+    Property {
         name: "y-below-two",
         expectation: Expectation::Always,
         condition: |_, s: &State| s.y < 2,
         reads,
-    };
+    }
+}
+
+#[test]
+fn a_property_is_judged_again_only_where_what_it_reads_changed() {
     for options in searches_that_skip_judgments() {
         let run = |reads| {
-            let props = [property(reads)];
+            let props = [y_below_two(reads)];
             Checker::new(&TwoCounters, &props, &options).run()
         };
         let anything = run(Reads::Anything);
@@ -706,12 +710,6 @@ fn a_property_is_judged_again_only_where_what_it_reads_changed() {
 /// false claim, believed) at a state reached by an increment of x.
 #[test]
 fn the_parallel_depth_first_search_judges_again_only_where_what_a_property_reads_changed() {
-    let property = |reads| Property {
-        name: "y-below-two",
-        expectation: Expectation::Always,
-        condition: |_, s: &State| s.y < 2,
-        reads,
-    };
     let options = Options {
         mode: Mode::Dfs,
         threads: 2,
@@ -719,7 +717,7 @@ fn the_parallel_depth_first_search_judges_again_only_where_what_a_property_reads
     };
     for _ in 0..20 {
         let last = |reads| {
-            let props = [property(reads)];
+            let props = [y_below_two(reads)];
             let found = Checker::new(&TwoCounters, &props, &options).run();
             found.discoveries[0]
                 .as_ref()
