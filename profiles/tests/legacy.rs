@@ -11,7 +11,7 @@ use webmcp_model::legacy::scenario::{
     AgentOpSpec, BodyStep, EnvironmentSpec, LegacyScenario, PageOpSpec, ToolSpec,
 };
 use webmcp_model::legacy::variant::{LegacyVariantError, ALTERNATIVES, LOOKUP_AT_REQUEST};
-use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
+use webmcp_model::legacy::{LegacyAction, LegacyModel, LegacyState, LegacyVariant, LegacyWorld};
 use webmcp_profiles::legacy::{check_legacy, replay, LegacyOptions};
 use webmcp_profiles::{Kind, Verdict};
 
@@ -33,16 +33,16 @@ fn scenarios() -> Vec<LegacyWorld> {
 struct Explored(LegacyModel);
 
 impl Model for Explored {
-    type State = <LegacyModel as Model>::State;
-    type Action = <LegacyModel as Model>::Action;
-    fn init_states(&self) -> Vec<Self::State> {
-        self.0.init_states()
+    type State = LegacyState;
+    type Action = LegacyAction;
+    fn init_states(&self) -> Vec<LegacyState> {
+        vec![self.0.initial_state()]
     }
-    fn actions(&self, s: &Self::State, a: &mut Vec<Self::Action>) {
-        self.0.actions(s, a)
+    fn actions(&self, s: &LegacyState, a: &mut Vec<LegacyAction>) {
+        self.0.enabled_actions(s, a)
     }
-    fn next_state(&self, s: &Self::State, a: Self::Action) -> Option<Self::State> {
-        self.0.next_state(s, a)
+    fn next_state(&self, s: &LegacyState, a: LegacyAction) -> Option<LegacyState> {
+        Some(self.0.apply(s, a, &mut Vec::new()))
     }
     fn properties(&self) -> Vec<Property<Self>> {
         vec![Property::always("explore everything", |_, _| true)]

@@ -482,20 +482,3 @@ impl webmcp_checker::Model for LegacyModel {
         Some(self.apply(s, a, &mut Vec::new()))
     }
 }
-
-impl stateright::Model for LegacyModel {
-    type State = LegacyState;
-    type Action = LegacyAction;
-
-    fn init_states(&self) -> Vec<LegacyState> {
-        vec![self.initial_state()]
-    }
-
-    fn actions(&self, s: &LegacyState, actions: &mut Vec<LegacyAction>) {
-        self.enabled_actions(s, actions);
-    }
-
-    fn next_state(&self, s: &LegacyState, a: LegacyAction) -> Option<LegacyState> {
-        Some(self.apply(s, a, &mut Vec::new()))
-    }
-}
