@@ -11,7 +11,12 @@
 //! expands it), so every verdict is the same. What differs: which state first reaches
 //! another, and so the paths reported and the deepest depth a state is recorded at, change
 //! from run to run. A search that decides every property stops within one state per worker
-//! of it, and a `max_states` bound stops within [`PUBLISH`] states per worker of it.
+//! of it. A `max_states` bound stops within [`PUBLISH`] expansions per worker of it (and
+//! their successors: each worker publishes its counts once every [`PUBLISH`] states it
+//! expands). Under a depth bound, a worker that asks whether a state at the bound has a new
+//! successor may not yet see one another worker is recording, and then reports the bound
+//! as cutting something off: a search called incomplete that one thread might have called
+//! exhaustive, never the other way round.
 //!
 //! Like the one-thread depth-first search it keeps no dead parts ([`Options::forget`]) and
 //! no sleep sets; under symmetry reduction, or with an observer of terminal states, a
@@ -350,6 +355,13 @@ pub(crate) fn explore<M: Model + Sync>(
         stop: AtomicBool::new(false),
     };
     let mut stopped_by: Option<StopReason> = None;
+    // As the one-thread search: nothing to decide, or no time left, and nothing is expanded.
+    if props.is_empty() {
+        sh.stop();
+    } else if let Some(reason) = budget.exceeded() {
+        stopped_by = Some(reason);
+        sh.stop();
+    }
     let main = std::thread::current();
     let spawn_failed = std::thread::scope(|scope| {
         let mut handles = Vec::new();

@@ -30,7 +30,6 @@ impl<M: Model> Exploration<M> {
         self.stopped_by.is_none()
     }
 
-    /// An exploration that did not start.
     /// What a parallel search reports when the OS would refuse its `threads` threads
     /// ([`crate::limits::can_start_threads`]): `None` when they can start.
     pub(crate) fn unless_threads_start(properties: usize, threads: usize) -> Option<Self> {
@@ -44,6 +43,7 @@ impl<M: Model> Exploration<M> {
         ))
     }
 
+    /// An exploration that did not start.
     pub(crate) fn stopped(properties: usize, stop: StopReason) -> Self {
         Exploration {
             total_states: 0,

@@ -214,3 +214,16 @@ fn the_parallel_depth_first_search_stops_once_every_property_is_decided() {
         found.unique_states
     );
 }
+
+#[test]
+fn with_nothing_to_decide_the_parallel_depth_first_search_expands_nothing() {
+    // As the one-thread search: the roots are counted, nothing is expanded.
+    let m = Counters { k: 4, n: 6 };
+    let (one, two) = (
+        Checker::new(&m, &[], &dfs(1)).run(),
+        Checker::new(&m, &[], &dfs(2)).run(),
+    );
+    assert_eq!((one.unique_states, one.total_states), (1, 1));
+    assert_eq!((two.unique_states, two.total_states), (1, 1));
+    assert_eq!(two.stopped_by, None);
+}
