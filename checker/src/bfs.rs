@@ -197,15 +197,12 @@ fn explore_with<M: Model>(
         }
         if options.max_depth.is_some_and(|d| depth >= d) {
             // Not expanded: the bound cuts something off only if a successor is new.
+            let key = |next: &M::State| {
+                watch.lap(Phase::Building);
+                fingerprint(next)
+            };
             depth_cut = depth_cut
-                || actions.iter().any(|a| {
-                    model.draft(&s, a.clone()).is_some_and(|next| {
-                        let kept = forget.then(|| model.forget(&next)).flatten();
-                        watch.lap(Phase::Building);
-                        let nfp = fingerprint(kept.as_ref().unwrap_or(&next));
-                        !parents.contains(nfp)
-                    })
-                });
+                || has_new_successor(model, &s, &actions, forget, key, |k| parents.contains(k));
             continue;
         }
         if let Some(n) = options.max_states.filter(|n| total >= *n) {
@@ -331,6 +328,25 @@ impl<A: Clone> Tentative<A> {
             }
         }
     }
+}
+
+/// Whether a state the depth bound leaves unexpanded has a successor the search does not
+/// know: only then does the bound cut something off. `key` is how the search knows a state
+/// (its fingerprint or its class's), taken after `forget` ([`Options::forget`]).
+pub(crate) fn has_new_successor<M: Model>(
+    model: &M,
+    s: &M::State,
+    actions: &[M::Action],
+    forget: bool,
+    key: impl Fn(&M::State) -> u64,
+    known: impl Fn(u64) -> bool,
+) -> bool {
+    actions.iter().any(|a| {
+        model.draft(s, a.clone()).is_some_and(|next| {
+            let kept = forget.then(|| model.forget(&next)).flatten();
+            !known(key(kept.as_ref().unwrap_or(&next)))
+        })
+    })
 }
 
 /// Judges a successor that holds dead parts where it is generated ([`Options::forget`]).

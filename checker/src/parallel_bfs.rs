@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::bfs::{build_successors, Built, JudgeForgotten};
+use crate::bfs::{build_successors, has_new_successor, Built, JudgeForgotten};
 use crate::check::ClassFingerprint;
 use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
@@ -260,11 +260,8 @@ fn work_on_level<M: Model>(
             if !expand {
                 // Not expanded: the bound cuts something off only if a successor is new.
                 if !sh.depth_cut.load(Ordering::Relaxed)
-                    && actions.iter().any(|a| {
-                        model.draft(s, a.clone()).is_some_and(|n| {
-                            let kept = options.forget.then(|| model.forget(&n)).flatten();
-                            !sh.visited.contains(class(kept.as_ref().unwrap_or(&n)))
-                        })
+                    && has_new_successor(model, s, &actions, options.forget, class, |k| {
+                        sh.visited.contains(k)
                     })
                 {
                     sh.depth_cut.store(true, Ordering::Relaxed);

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::bfs::{build_successors, Built};
+use crate::bfs::{build_successors, has_new_successor, Built};
 use crate::draft::recycle;
 use crate::fingerprint::fingerprint;
 use crate::limits::{Budget, StopReason};
@@ -259,11 +259,8 @@ fn work<M: Model>(
         if depth >= depth_bound {
             // Not expanded: the bound cuts something off only if a successor is new.
             if !sh.depth_cut.load(Ordering::Relaxed)
-                && actions.iter().any(|a| {
-                    model.draft(&s, a.clone()).is_some_and(|next| {
-                        let next: &M::State = &next;
-                        !sh.visited.contains(fingerprint(next))
-                    })
+                && has_new_successor(model, &s, &actions, false, fingerprint, |k| {
+                    sh.visited.contains(k)
                 })
             {
                 sh.depth_cut.store(true, Ordering::Relaxed);
