@@ -53,6 +53,7 @@ pub struct CheckRequest<'a> {
     pub max_depth: Option<usize>,
     pub timeout: Option<u64>,
     pub memory_limit_mib: u64,
+    pub reduction: webmcp_profiles::Reduction,
 }
 
 /// The worlds a request names, in order: --all, then --scenario, then --scenario-file.
@@ -101,6 +102,7 @@ pub fn check(req: &CheckRequest) -> Result<ExitCode, String> {
         max_depth: req.max_depth,
         timeout: req.timeout.map(Duration::from_secs),
         memory_limit_mib: Some(req.memory_limit_mib),
+        reduction: req.reduction,
     };
     let results: Vec<LegacyResult> = worlds
         .into_iter()
@@ -139,8 +141,14 @@ fn stop_text(r: &LegacyResult) -> Option<String> {
 }
 
 pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {
+    let reduced = r.reduction == webmcp_profiles::Reduction::Por;
     let mut out = crate::output::run_header(
-        &format!("{} [legacy {}]", r.scenario, r.variant),
+        &format!(
+            "{} [legacy {}{}]",
+            r.scenario,
+            r.variant,
+            if reduced { ", reduction por" } else { "" }
+        ),
         (r.total_states, r.unique_states, r.max_depth),
         timings.then_some(r.seconds),
         stop_text(r).as_deref(),
@@ -169,7 +177,8 @@ pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {
                 .copied()
                 .unwrap_or("-");
             out.push_str(&format!(
-                " (shortest counterexample: {} actions, ending at {last})",
+                " ({}counterexample: {} actions, ending at {last})",
+                if reduced { "" } else { "shortest " },
                 path.len()
             ));
         }
@@ -229,6 +238,7 @@ pub fn json_report(results: &[LegacyResult], timings: bool) -> String {
                 "profile": "legacy",
                 "scenario": r.scenario,
                 "variant": r.variant,
+                "reduction": r.reduction.name(),
                 "unique_states": r.unique_states,
                 "total_states": r.total_states,
                 "max_depth": r.max_depth,

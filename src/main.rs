@@ -278,8 +278,8 @@ struct ReportArgs {
 #[derive(clap::Args)]
 struct CheckArgs {
     /// The draft (default) or the legacy proposal; legacy supports --format human|json,
-    /// --mode bfs, --max-states, --max-depth, --timeout and --memory-limit, and its variants
-    /// are chosen[+ALTERNATIVE...].
+    /// --mode bfs, --reduction, --max-states, --max-depth, --timeout and --memory-limit, and
+    /// its variants are chosen[+ALTERNATIVE...].
     #[arg(long, value_enum, default_value_t = Profile::Draft)]
     profile: Profile,
     /// An embedded scenario to check (repeatable; `webmcp-check list` names them).
@@ -356,7 +356,8 @@ struct CheckArgs {
     #[arg(long)]
     symmetry: bool,
     /// Partial-order reduction: `por` explores an in-parallel step alone where it provably
-    /// commutes with everything else that can still happen (docs/model.md §7); `sleep`
+    /// commutes with everything else that can still happen (docs/model.md §7; the legacy
+    /// profile: an action alone, docs/legacy.md); `sleep`
     /// visits every state but builds no successor that the other side of a diamond of
     /// commuting actions reaches (sleep sets, one-thread bfs only); `none` explores every
     /// interleaving. Verdicts do not change; paths may get longer under `por`.
@@ -1173,7 +1174,6 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.mode != ModeArg::Bfs
         || args.threads != 1
         || args.symmetry
-        || args.reduction != ReductionArg::None
         || args.forget_facts
         || args.phases
         || args.frontier != FrontierArg::Auto
@@ -1186,7 +1186,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.distributed.is_set()
     {
         return Err(UsageError(
-            "--profile legacy supports --format human|json, --max-states, --max-depth, --timeout and --memory-limit only (it writes no traces)".into(),
+            "--profile legacy supports --format human|json, --reduction, --max-states, --max-depth, --timeout and --memory-limit only (it writes no traces)".into(),
         ));
     }
     check_bounds(args)?;
@@ -1203,6 +1203,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         max_depth: args.max_depth,
         timeout: args.timeout,
         memory_limit_mib: args.memory.memory_limit,
+        reduction: args.reduction.engine(),
     })
     .map_err(UsageError)
 }

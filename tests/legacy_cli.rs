@@ -176,6 +176,85 @@ fn human_output_has_the_draft_look() {
     assert!(text.contains("properties hold;"));
 }
 
+/// Each reduction gives every legacy scenario its expected verdicts and says which it applied;
+/// `por` stores fewer states (and calls no counterexample shortest), `sleep` stores every
+/// state and builds fewer successors.
+#[test]
+fn each_reduction_keeps_the_expected_verdicts_and_is_reported() {
+    let (_, none) = check_json(&["--all"]);
+    let verdicts = |r: &serde_json::Value| -> Vec<(String, String)> {
+        r["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| {
+                s["properties"].as_array().unwrap().iter().map(move |p| {
+                    (
+                        format!("{} {}", s["scenario"], p["name"]),
+                        p["verdict"].as_str().unwrap().to_string(),
+                    )
+                })
+            })
+            .collect()
+    };
+    let sum = |r: &serde_json::Value, key: &str| -> u64 {
+        r["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s[key].as_u64().unwrap())
+            .sum()
+    };
+    for reduction in ["none", "por", "sleep"] {
+        let (code, r) = check_json(&["--all", "--reduction", reduction]);
+        assert_eq!(code, Some(0), "{reduction}");
+        assert_eq!(verdicts(&r), verdicts(&none), "{reduction}");
+        let scenarios = r["scenarios"].as_array().unwrap();
+        for (s, n) in scenarios.iter().zip(none["scenarios"].as_array().unwrap()) {
+            assert_eq!(s["reduction"], reduction);
+            assert_eq!(
+                s["observations"], n["observations"],
+                "{reduction}: {}",
+                s["scenario"]
+            );
+        }
+        let (unique, total) = (sum(&r, "unique_states"), sum(&r, "total_states"));
+        match reduction {
+            "por" => assert!(unique < sum(&none, "unique_states"), "{unique}"),
+            "sleep" => {
+                assert_eq!(unique, sum(&none, "unique_states"));
+                assert!(total < sum(&none, "total_states"), "{total}");
+            }
+            _ => {}
+        }
+    }
+    let out = bin()
+        .args([
+            "check",
+            "--profile",
+            "legacy",
+            "--scenario",
+            "interaction-during-and-after",
+            "--variant",
+            "chosen+live-until-reply",
+            "--reduction",
+            "por",
+            "--no-timings",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "interaction-during-and-after [legacy chosen+live-until-reply, reduction por]: "
+        ),
+        "{text}"
+    );
+    assert!(text.contains(" (counterexample: "), "{text}");
+    assert!(!text.contains("shortest"), "{text}");
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     for args in [

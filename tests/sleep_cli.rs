@@ -70,7 +70,6 @@ fn sleep_sets_are_refused_where_they_do_not_run() {
         (&["--mode", "dfs"][..], "--mode bfs"),
         (&["--mode", "sim"][..], "--mode bfs"),
         (&["--symmetry"][..], "--symmetry"),
-        (&["--profile", "legacy"][..], "--profile legacy"),
     ] {
         let mut all = vec![
             "check",

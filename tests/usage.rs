@@ -130,14 +130,6 @@ fn bad_flag_values_are_one_line_usage_errors() {
         ],
         &[
             "check",
-            "--profile",
-            "legacy",
-            "--all",
-            "--reduction",
-            "por",
-        ],
-        &[
-            "check",
             "--scenario",
             "abort-before-dispatch",
             "--mode",

@@ -4,12 +4,15 @@
 //! witnessed / incomplete. Its results have their own types (legacy actions, legacy step IDs,
 //! and the observation of every terminal state, which the conformance run compares with what
 //! the polyfill did), so the search is asked to visit every terminal state, even after every
-//! property is decided.
+//! property is decided. `--reduction por` applies the legacy model's own persistent sets
+//! (`webmcp_model::legacy` `reduction.rs`), which keep every terminal state and every verdict
+//! but not the shortest paths; `--reduction sleep` its footprints (`footprint.rs`), which
+//! keep every state and every path's length.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use webmcp_checker::{Checker, Mode, Options, Property};
+use webmcp_checker::{Checker, Mode, Options, Property, Reduction};
 use webmcp_model::legacy::observe::{observation, Observation};
 use webmcp_model::legacy::state::LegacyState;
 use webmcp_model::legacy::{LegacyAction, LegacyModel};
@@ -29,7 +32,7 @@ pub struct LegacyStep {
 pub struct LegacyPropertyResult {
     pub property: LegacyProperty,
     pub verdict: Verdict,
-    /// The shortest path to the violation or witness.
+    /// A path to the violation or witness: a shortest one unless the search was reduced.
     pub path: Option<Vec<LegacyStep>>,
 }
 
@@ -37,6 +40,9 @@ pub struct LegacyPropertyResult {
 pub struct LegacyResult {
     pub scenario: String,
     pub variant: String,
+    /// The reduction the search applied: `Por` explores fewer interleavings, so its paths
+    /// need not be shortest; `Sleep` builds fewer successors and keeps every state.
+    pub reduction: Reduction,
     pub total_states: usize,
     pub unique_states: usize,
     pub max_depth: usize,
@@ -58,6 +64,8 @@ pub struct LegacyOptions {
     pub timeout: Option<Duration>,
     /// `None` falls back to [`crate::limits::process_memory_limit`].
     pub memory_limit_mib: Option<u64>,
+    /// `None`, `Por` (the legacy model's persistent sets) or `Sleep` (its footprints).
+    pub reduction: Reduction,
 }
 
 /// Explores every interleaving of the scenario breadth-first and judges every property.
@@ -73,8 +81,7 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
         max_depth: options.max_depth,
         timeout: options.timeout,
         memory_limit_mib: options.memory_limit_mib,
-        // The legacy model names no persistent actions: its searches are never reduced.
-        reduction: webmcp_checker::Reduction::None,
+        reduction: options.reduction,
         // The legacy model gives no codec: its frontier holds values.
         frontier: webmcp_checker::FrontierStorage::Values,
         // Nor dead parts to forget.
@@ -101,6 +108,7 @@ pub fn check_legacy(model: &LegacyModel, options: &LegacyOptions) -> LegacyResul
     LegacyResult {
         scenario: model.world.name.clone(),
         variant: model.variant.name(),
+        reduction: options.reduction,
         total_states: found.total_states,
         unique_states: found.unique_states,
         max_depth: found.max_depth,

@@ -269,6 +269,7 @@ fn the_legacy_search_honours_every_bound() {
         max_states: Some(full.total_states + 1),
         timeout: Some(Duration::from_secs(3600)),
         memory_limit_mib: Some(64 << 10),
+        ..LegacyOptions::default()
     });
     assert_eq!(r.stopped_by, None);
     assert!(r.exhaustive);

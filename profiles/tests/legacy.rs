@@ -1,33 +1,17 @@
 //! The legacy profile: our BFS agrees with stateright's, the chosen semantics keeps every
 //! safety and termination property on random scenarios, and each alternative is caught.
 
-use std::path::PathBuf;
-
 mod common;
+mod legacy_gen;
+
+use legacy_gen::{scenario, scenarios};
 
 use proptest::prelude::*;
 use stateright::{Checker, Model, Property};
-use webmcp_model::legacy::scenario::{
-    AgentOpSpec, BodyStep, EnvironmentSpec, LegacyScenario, PageOpSpec, ToolSpec,
-};
 use webmcp_model::legacy::variant::{LegacyVariantError, ALTERNATIVES, LOOKUP_AT_REQUEST};
 use webmcp_model::legacy::{LegacyAction, LegacyModel, LegacyState, LegacyVariant, LegacyWorld};
 use webmcp_profiles::legacy::{check_legacy, replay, LegacyOptions};
 use webmcp_profiles::{Kind, Verdict};
-
-fn scenarios() -> Vec<LegacyWorld> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/legacy"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|f| LegacyWorld::from_json(&std::fs::read_to_string(f).unwrap()).unwrap())
-        .collect()
-}
 
 /// stateright stops once every property is decided, so it needs one that never is.
 struct Explored(LegacyModel);
@@ -93,73 +77,6 @@ fn every_path_replays_to_its_verdict_and_is_labelled() {
                 Verdict::Violated => assert!(!holds, "{}: {}", w.name, p.property.name),
                 v => panic!("a path with verdict {v:?}"),
             }
-        }
-    }
-}
-
-fn tool() -> impl Strategy<Value = ToolSpec> {
-    prop_oneof![
-        prop::sample::select(vec!["a", "b", "c"]).prop_map(|n| ToolSpec::Name(n.into())),
-        (prop::sample::select(vec!["a", "b"]), any::<bool>()).prop_map(|(n, ro)| ToolSpec::Full {
-            name: n.into(),
-            read_only_hint: Some(ro)
-        }),
-    ]
-}
-
-fn page_op() -> impl Strategy<Value = PageOpSpec> {
-    prop_oneof![
-        prop::collection::vec(tool(), 0..3).prop_map(PageOpSpec::ProvideContext),
-        Just(PageOpSpec::ClearContext),
-        tool().prop_map(PageOpSpec::RegisterTool),
-        prop::sample::select(vec!["a", "b", "zz"])
-            .prop_map(|n| PageOpSpec::UnregisterTool(n.into())),
-    ]
-}
-
-fn body() -> impl Strategy<Value = Vec<BodyStep>> {
-    prop::sample::select(vec![
-        vec![BodyStep::Fulfil],
-        vec![BodyStep::Reject],
-        vec![],
-        vec![BodyStep::RequestUserInteraction, BodyStep::Fulfil],
-        vec![BodyStep::Fulfil, BodyStep::RequestUserInteraction],
-    ])
-}
-
-prop_compose! {
-    fn scenario()(
-        app in prop::collection::vec(page_op(), 1..3),
-        widget in prop::collection::vec(page_op(), 0..2),
-        agent in prop::collection::vec((any::<bool>(), prop::sample::select(vec!["a", "b", "c"])), 0..3),
-        body_a in body(),
-        body_b in body(),
-        unload in any::<bool>(),
-    ) -> LegacyScenario {
-        let mut page = std::collections::BTreeMap::new();
-        // "a" and "b" always have a definition, so their bodies are valid.
-        let mut app = app;
-        app.insert(0, PageOpSpec::RegisterTool(ToolSpec::Name("a".into())));
-        app.insert(0, PageOpSpec::RegisterTool(ToolSpec::Name("b".into())));
-        page.insert("app".to_string(), app);
-        if !widget.is_empty() {
-            page.insert("widget".to_string(), widget);
-        }
-        let agent = agent.into_iter().enumerate().map(|(i, (list, name))| if list {
-            AgentOpSpec::List { list: format!("l{i}") }
-        } else {
-            AgentOpSpec::Execute { execute: name.into(), label: format!("e{i}") }
-        }).collect();
-        LegacyScenario {
-            name: "generated".into(),
-            summary: String::new(),
-            description: String::new(),
-            page,
-            agent,
-            bodies: [("a".to_string(), body_a), ("b".to_string(), body_b)].into_iter().collect(),
-            environment: EnvironmentSpec { unload },
-            browser: None,
-            expect: Default::default(),
         }
     }
 }
@@ -260,13 +177,7 @@ fn scenario_errors_are_reported_not_panicked() {
 /// and all of them together, walked depth first.
 #[test]
 fn every_reachable_legacy_graph_is_acyclic() {
-    let mut variants = vec![LegacyVariant::CHOSEN];
-    variants.extend(ALTERNATIVES.iter().map(|&a| LegacyVariant::CHOSEN.with(a)));
-    variants.push(
-        ALTERNATIVES
-            .iter()
-            .fold(LegacyVariant::CHOSEN, |v, &a| v.with(a)),
-    );
+    let variants = legacy_gen::variants();
     let mut walked = 0usize;
     for world in scenarios() {
         for &variant in &variants {

@@ -132,7 +132,7 @@ impl LegacyModel {
         }
     }
 
-    fn body(&self, d: DefId) -> &[BodyStep] {
+    pub(super) fn body(&self, d: DefId) -> &[BodyStep] {
         &self.world.bodies[self.world.defs[d as usize].name as usize]
     }
 
@@ -480,5 +480,26 @@ impl webmcp_checker::Model for LegacyModel {
 
     fn next_state(&self, s: &LegacyState, a: LegacyAction) -> Option<LegacyState> {
         Some(self.apply(s, a, &mut Vec::new()))
+    }
+
+    /// Sleep sets: the successor, with the footprint declared in `footprint.rs`.
+    fn next_state_with_footprint(
+        &self,
+        s: &LegacyState,
+        a: LegacyAction,
+    ) -> Option<(Option<LegacyState>, webmcp_checker::footprint::Footprint)> {
+        let footprint = self.footprint(s, a);
+        Some((Some(self.apply(s, a, &mut Vec::new())), footprint))
+    }
+
+    /// One action that is safe alone (`reduction.rs`), else none: every action is explored.
+    fn persistent_set(&self, s: &LegacyState, set: &mut Vec<(LegacyAction, LegacyState)>) -> bool {
+        match self.safe_alone(s) {
+            Some(one) => {
+                set.push(one);
+                true
+            }
+            None => false,
+        }
     }
 }

@@ -3,8 +3,10 @@
 //! `ModelContextClient.requestUserInteraction`. Its method steps are TODO; the semantics this
 //! model pins down, and the alternatives it leaves open ([`variant`]), are in `docs/legacy.md`.
 
+mod footprint;
 pub mod machine;
 pub mod observe;
+mod reduction;
 pub mod scenario;
 pub mod state;
 pub mod variant;
