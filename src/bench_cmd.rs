@@ -314,7 +314,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             repeat: args.repeat.unwrap_or(1),
         };
         let points = bench::run_scaling(&exe, &config, &mut |p| {
-            eprintln!(
+            errln!(
                 "bench: {} n={} threads={}{}: {} unique states in {:.3} s",
                 p.family.name(),
                 p.size,
@@ -332,7 +332,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
                     .map_err(|e| UsageError(e.to_string()))?;
             } else {
                 // Every point stopped by a bound: the table says so, and exits 3.
-                eprintln!(
+                errln!(
                     "bench: {}: not written: no exhaustive point to plot",
                     path.display()
                 );
@@ -367,9 +367,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             };
             let row = bench::measure_repeated(&exe, &spec, repeat)
                 .map_err(|e| UsageError(e.to_string()))?;
-            eprintln!(
+            errln!(
                 "bench: {name}: {} unique states, median {:.3} s over {repeat} runs",
-                row.unique_states, row.seconds
+                row.unique_states,
+                row.seconds
             );
             rows.push(row);
         }
@@ -417,7 +418,7 @@ fn stopped_exit(rows: &[&Row]) -> ExitCode {
     if stopped.is_empty() {
         return ExitCode::SUCCESS;
     }
-    eprintln!(
+    errln!(
         "bench: exit 3: incomplete, a bound stopped {} of {} measured row(s): {}",
         stopped.len(),
         rows.len(),
@@ -458,9 +459,11 @@ fn compare(
         memory_limit_mib: args.memory_limit,
     };
     let pairs = bench::compare(exe, comparison, &targets, &run, &mut |p| {
-        eprintln!(
+        errln!(
             "bench: {}: {} states ({a}), {} ({b})",
-            p.target, p.first.unique_states, p.second.unique_states
+            p.target,
+            p.first.unique_states,
+            p.second.unique_states
         )
     })
     .map_err(|e| UsageError(e.to_string()))?;
@@ -498,7 +501,7 @@ fn targets(
     );
     let standard = catalog::all()?;
     let report = bench::targets::run(exe, &plan, &standard, &mut |o| {
-        eprintln!("bench: {}: {}", o.target, o.measured)
+        errln!("bench: {}: {}", o.target, o.measured)
     })
     .map_err(|e| UsageError(e.to_string()))?;
     match args.format {

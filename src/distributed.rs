@@ -182,9 +182,10 @@ pub(crate) fn run(
         Ok(Some(run)) => run,
         Ok(None) => {
             if !args.quiet {
-                eprintln!(
+                errln!(
                     "webmcp-check: process {} of {} is done; process 0 prints the report",
-                    cluster.process, cluster.processes
+                    cluster.process,
+                    cluster.processes
                 );
             }
             return Ok(ExitCode::SUCCESS);
@@ -193,7 +194,7 @@ pub(crate) fn run(
             return Err(UsageError(e.to_string()))
         }
         Err(e) => {
-            eprintln!("webmcp-check: {e}");
+            errln!("webmcp-check: {e}");
             return Ok(ExitCode::from(3));
         }
     };
@@ -210,9 +211,9 @@ pub(crate) fn run(
         _ => None,
     });
     if let Some(reason) = failure {
-        eprintln!("webmcp-check: the run failed, nothing it found is reported: {reason}");
+        errln!("webmcp-check: the run failed, nothing it found is reported: {reason}");
     } else if !args.quiet {
-        eprintln!(
+        errln!(
             "webmcp-check: {} worker(s) in {} process(es); process 0's workers sent {} \
              states ({} bytes in {} messages) to other workers, {:.0} bytes per state sent",
             cluster.workers * cluster.processes,

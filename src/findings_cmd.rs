@@ -52,7 +52,7 @@ fn write_doc(
     };
     crate::write_output(output, &report)?;
     if let Some(path) = &args.output {
-        eprintln!("wrote {}", path.display());
+        errln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -219,7 +219,7 @@ impl MemoryLimitArg {
         if limits::memory_limit_stops() == 0 {
             return Err(UsageError(error));
         }
-        eprintln!(
+        errln!(
             "webmcp-check: {error} (stopped by --memory-limit {} MiB)",
             self.memory_limit
         );
@@ -537,7 +537,7 @@ fn main() -> ExitCode {
                     },
                 );
             }
-            eprintln!("webmcp-check: {}", clap_error_line(&e.render().to_string()));
+            errln!("webmcp-check: {}", clap_error_line(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };
@@ -600,7 +600,7 @@ fn main() -> ExitCode {
             }
             Err((2, line)) => Err(UsageError(line)),
             Err((code, line)) => {
-                eprintln!("webmcp-check: {}", one_line(&line));
+                errln!("webmcp-check: {}", one_line(&line));
                 Ok(ExitCode::from(code))
             }
         },
@@ -615,7 +615,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(UsageError(msg)) => {
-            eprintln!("webmcp-check: {}", one_line(&msg));
+            errln!("webmcp-check: {}", one_line(&msg));
             ExitCode::from(2)
         }
     }
@@ -646,7 +646,7 @@ fn traces_cmd(
             code
         }
         Err(e) => {
-            eprintln!("webmcp-check: {}", one_line(&e.to_string()));
+            errln!("webmcp-check: {}", one_line(&e.to_string()));
             e.exit_code()
         }
     }
@@ -749,7 +749,7 @@ fn coverage(args: &CoverageArgs) -> Result<ExitCode, UsageError> {
     }
     let mut stopped = false;
     for (name, stop) in cov.stopped() {
-        eprintln!("webmcp-check: {name}: coverage incomplete: stopped by {stop}");
+        errln!("webmcp-check: {name}: coverage incomplete: stopped by {stop}");
         stopped = true;
     }
     let gaps = cov
@@ -788,12 +788,12 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     let mut stopped = false;
     for r in &results {
         if let Some(why) = r.why_incomplete() {
-            eprintln!("webmcp-check: {}: INCOMPLETE ({why})", r.scenario);
+            errln!("webmcp-check: {}: INCOMPLETE ({why})", r.scenario);
             stopped = true;
         }
     }
     if stopped {
-        eprintln!("webmcp-check: nothing written: a bound stopped the checks (exit 3)");
+        errln!("webmcp-check: nothing written: a bound stopped the checks (exit 3)");
         return Ok(ExitCode::from(3));
     }
     let text = webmcp_traces::results_doc::results_markdown(&worlds, &results);
@@ -1110,7 +1110,7 @@ fn write_traces(
 
 fn say_traces_written(args: &CheckArgs, n: usize) {
     if n > 0 && !args.quiet {
-        eprintln!(
+        errln!(
             "webmcp-check: {n} trace(s) written to {}",
             args.trace_dir().display()
         );

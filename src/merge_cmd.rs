@@ -267,7 +267,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode, UsageError> {
     let output = crate::output_file(args.output.as_deref())?;
     let (code, text) = match merge_files(args) {
         Err(e @ MergeError::Unfinished { violated, .. }) => {
-            eprintln!("webmcp-check: {}", crate::one_line(&e.to_string()));
+            errln!("webmcp-check: {}", crate::one_line(&e.to_string()));
             return Ok(ExitCode::from(if violated { 1 } else { 3 }));
         }
         other => other.map_err(|e| UsageError(e.to_string()))?,

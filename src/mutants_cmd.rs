@@ -108,7 +108,7 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         .collect();
     // A bound that stops a check the mutants are judged against leaves them all undecided.
     let stopped = |e: webmcp_profiles::mutants::Stopped| {
-        eprintln!("webmcp-check: {e}");
+        errln!("webmcp-check: {e}");
         ExitCode::from(3)
     };
     if args.reduction == crate::ReductionArg::Sleep {
@@ -174,7 +174,7 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
     match (output, &args.output) {
         (Some(o), Some(path)) => {
             o.commit(&text).map_err(|e| UsageError(e.to_string()))?;
-            eprintln!("wrote {}", path.display());
+            errln!("wrote {}", path.display());
             if format == MutantsFormat::Markdown {
                 outln!("{}", run.score_line());
             }
@@ -244,7 +244,7 @@ impl Run {
             .count();
         if undecided > 0 {
             if tell {
-                eprintln!(
+                errln!(
                     "webmcp-check: {undecided} mutant(s) undecided: a bound stopped their check (see above)"
                 );
             }
@@ -287,7 +287,7 @@ fn run(
     let mapped =
         webmcp_profiles::parallel::try_map(mutants, threads, |&m| baseline.judge(m, bound));
     if let Some(e) = &mapped.spawn_error {
-        eprintln!(
+        errln!(
             "webmcp-check: could start only {} of {threads} worker threads ({e}); going on with those",
             mapped.workers
         );

@@ -77,7 +77,7 @@ impl Bar {
                 }
                 // The next line is due one interval after this one, however late this was.
                 *next = p.elapsed + *interval;
-                eprintln!("{}", line(&self.scenario, &p));
+                errln!("{}", line(&self.scenario, &p));
             }
         }
     }

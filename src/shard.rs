@@ -27,7 +27,7 @@ pub fn select<T>(items: Vec<T>, shard: Option<Shard>) -> Vec<T> {
 /// Says on stderr that a shard holds nothing. It decided nothing, so its exit status is 3
 /// (incomplete), never a pass; `merge` checks that the shards together hold every item.
 pub fn note_empty(shard: Shard, total: u64, what: &str) {
-    eprintln!(
+    errln!(
         "webmcp-check: shard {shard} holds no items ({total} {what} in {} shards): nothing was checked; `merge` checks that the shards together cover every item",
         shard.count
     );

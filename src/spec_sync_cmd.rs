@@ -457,7 +457,7 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
             )
         });
         crate::write_output(out, &write_store(&label, &parsed.steps))?;
-        eprintln!(
+        errln!(
             "webmcp-check: wrote {} steps to {}; the model's step table \
              (model/src/steps/table.rs) and spec/webmcp-algorithms.md must follow it",
             parsed.steps.len(),

@@ -4,6 +4,10 @@
 //! status of what it found (1 for a violation, 3 for an incomplete run). Ending at once with
 //! exit 0, as ripgrep does for a search, would tell a script that reads only the first lines
 //! that every property held.
+//!
+//! Standard error is written with [`note`], which a closed or failing standard error cannot
+//! turn into a panic either: `errln!` panics there, and a panic in the progress line
+//! ended a check with exit 101 (and, on the parallel breadth-first search, hung it).
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,4 +48,19 @@ macro_rules! outln {
         $crate::stdout::write(format_args!($($arg)*));
         $crate::stdout::write(format_args!("\n"));
     }};
+}
+
+/// Writes `args` and a newline to standard error, as one write under its lock, ignoring a
+/// failure: there is nowhere left to report it, and the run goes on to its end and its exit
+/// status.
+pub fn note(args: std::fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|_| err.write_all(b"\n"));
+}
+
+/// `eprintln!` that a closed or failing standard error cannot panic (see [`note`]).
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::stdout::note(format_args!($($arg)*))
+    };
 }

@@ -64,10 +64,10 @@ pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
         .map_err(|e| UsageError(format!("cannot find this executable to re-run it: {e}")))?;
     let mut rows = Vec::new();
     for bound in LADDER {
-        eprintln!("sweep --scale: {bound} ...");
+        errln!("sweep --scale: {bound} ...");
         let row = run_bound(&exe, bound, plan)?;
         let complete = row.complete;
-        eprintln!(
+        errln!(
             "sweep --scale: {bound}: {} scenarios, {} unique states, {:.1} s{}",
             count_text(row.canonical),
             thousands(row.unique_states),
@@ -85,18 +85,18 @@ pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
     // is nothing to plot.
     if !rows.iter().any(|r| r.complete) {
         if let Some(path) = plan.svg {
-            eprintln!(
+            errln!(
                 "sweep --scale: {}: not written: nothing to plot",
                 path.display()
             );
         }
-        eprintln!("sweep --scale: no bound of the ladder finished within the limits (exit 3)");
+        errln!("sweep --scale: no bound of the ladder finished within the limits (exit 3)");
         return Ok(ExitCode::from(3));
     }
     if let (Some(path), Some(output)) = (plan.svg, svg_output) {
         let svg = plot(&rows).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
         output.commit(&svg).map_err(|e| UsageError(e.to_string()))?;
-        eprintln!("wrote {}", path.display());
+        errln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -349,6 +349,62 @@ fn every_output_format_names_the_bound_that_stopped_the_run() {
     }
 }
 
+/// A closed standard error (`2>&1 | head -1`, a log reader gone) is no reason to end a
+/// check: the progress lines and messages are dropped, and the run ends with the status of
+/// what it found, on every search. `eprintln!` panicked there (exit 101), and the parallel
+/// breadth-first search hung.
+#[test]
+fn a_closed_standard_error_neither_panics_nor_hangs_a_check() {
+    let file = iframes_file(31);
+    for search in [
+        &["--threads", "1"][..],
+        &["--threads", "2"],
+        &["--threads", "2", "--mode", "dfs"],
+    ] {
+        let mut child = bin()
+            .args([
+                "check",
+                "--scenario-file",
+                file.to_str().unwrap(),
+                "--timeout",
+                "2",
+                "--format",
+                "json",
+            ])
+            .args(search)
+            .env("WEBMCP_PROGRESS_INTERVAL_MS", "20")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{search:?}: the check hangs once standard error is closed");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(
+            status.code(),
+            Some(3),
+            "{search:?}: the timeout's exit status"
+        );
+    }
+    // A usage error keeps its exit status too.
+    let mut child = bin()
+        .args(["check", "--scenario", "no-such-scenario"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(2));
+}
+
 #[test]
 fn progress_goes_to_a_log_as_plain_lines() {
     let file = iframes_file(31);

@@ -98,6 +98,25 @@ struct Gate {
     opened: std::sync::Condvar,
 }
 
+/// Lets the workers go when the coordinator unwinds (a progress callback that panicked, as
+/// `eprintln!` does on a closed standard error): without it they would wait at the gate for
+/// a level that never opens, and the scope would wait for them forever.
+struct ReleaseOnUnwind<'a> {
+    stop: &'a AtomicBool,
+    done: &'a AtomicBool,
+    gate: &'a Gate,
+}
+
+impl Drop for ReleaseOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.stop.store(true, Ordering::Relaxed);
+            self.done.store(true, Ordering::Release);
+            self.gate.open();
+        }
+    }
+}
+
 impl Gate {
     /// Waits for a generation after `seen`, and returns it.
     fn wait_past(&self, seen: u64) -> u64 {
@@ -453,6 +472,11 @@ pub(crate) fn explore<M: Model + Sync>(
             gate.open();
             return failure;
         }
+        let _release = ReleaseOnUnwind {
+            stop: &sh.stop,
+            done: &sh.done,
+            gate: &gate,
+        };
         loop {
             if let Some(reason) = budget.exceeded() {
                 stopped_by = Some(reason);

@@ -172,6 +172,17 @@ impl<S, A: Clone> Shared<S, A> {
     }
 }
 
+/// Stops the workers when the coordinator unwinds (a progress callback that panicked).
+struct StopOnUnwind<'a, S, A: Clone>(&'a Shared<S, A>);
+
+impl<S, A: Clone> Drop for StopOnUnwind<'_, S, A> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stop();
+        }
+    }
+}
+
 /// One worker's counts since it last published them.
 #[derive(Default)]
 struct Counts {
@@ -377,6 +388,9 @@ pub(crate) fn explore<M: Model + Sync>(
                 }
             }
         }
+        // If the progress callback panics, the workers are stopped at once rather than left
+        // to finish the search before the scope re-raises the panic.
+        let _release = StopOnUnwind(&sh);
         // A worker ends only once the search does (or it panicked: then the others are let
         // go, and the scope re-raises its panic rather than waiting for them forever).
         while !handles.iter().any(|h| h.is_finished()) {

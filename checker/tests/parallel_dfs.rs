@@ -1,5 +1,6 @@
 //! The parallel depth-first search on a toy model, against the one-thread searches: `k`
-//! counters that each count up to `n`, in any interleaving, on two to four threads.
+//! counters that each count up to `n`, in any interleaving, on two to four threads; and both
+//! parallel searches when the progress callback panics.
 
 use std::time::Duration;
 
@@ -226,4 +227,69 @@ fn with_nothing_to_decide_the_parallel_depth_first_search_expands_nothing() {
     assert_eq!((one.unique_states, one.total_states), (1, 1));
     assert_eq!((two.unique_states, two.total_states), (1, 1));
     assert_eq!(two.stopped_by, None);
+}
+
+/// [`Counters`] that counts the successors it builds.
+struct Counted(Counters, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Model for Counted {
+    type State = Vec<u8>;
+    type Action = usize;
+
+    fn init_states(&self) -> Vec<Vec<u8>> {
+        self.0.init_states()
+    }
+
+    fn actions(&self, s: &Vec<u8>, actions: &mut Vec<usize>) {
+        self.0.actions(s, actions)
+    }
+
+    fn next_state(&self, s: &Vec<u8>, i: usize) -> Option<Vec<u8>> {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.0.next_state(s, i)
+    }
+}
+
+/// A progress callback that panics (as `eprintln!` does when standard error is closed)
+/// reaches the caller at once, on either parallel search: the workers are stopped, not left
+/// to finish the search, nor waiting for a level that never comes (the parallel
+/// breadth-first search hung there).
+#[test]
+fn a_panicking_progress_callback_stops_the_parallel_searches_at_once() {
+    let m = Counters { k: 3, n: 120 };
+    // Every successor of the whole space: 3 * 120 * 121^2.
+    let whole = 3 * 120 * 121 * 121;
+    for mode in [Mode::Bfs, Mode::Dfs] {
+        let built = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let model = Counted(m.clone(), built.clone());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let props = vec![Property {
+                name: "anything",
+                expectation: Expectation::Always,
+                condition: |_: &Counted, _: &Vec<u8>| true,
+                reads: Reads::Anything,
+            }];
+            let options = Options {
+                mode,
+                threads: 2,
+                ..Options::default()
+            };
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                Checker::new(&model, &props, &options)
+                    .progress(&mut |_| panic!("failed printing to stderr"))
+                    .run();
+            }));
+            let _ = tx.send(result.is_err());
+        });
+        let panicked = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("{mode:?}: the search hangs"));
+        assert!(panicked, "{mode:?}: the panic reached the caller");
+        let built = built.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            built < whole / 2,
+            "{mode:?}: {built} of {whole} successors built"
+        );
+    }
 }

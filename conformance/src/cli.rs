@@ -225,7 +225,7 @@ fn run_forms(
     let human = args.format == Format::Human;
     let mut results = run(&config, forms, |r| {
         if human {
-            eprintln!("  {}", report::progress_line(r));
+            note(format_args!("  {}", report::progress_line(r)));
         }
     })?;
     if args.no_timings {
@@ -287,9 +287,9 @@ fn write_docs(
     let mut runs = Vec::new();
     for imp in [Impl::Chromium, Impl::Polyfill] {
         let config = args.config(chromium, imp);
-        eprintln!("{}:", imp.name());
+        note(format_args!("{}:", imp.name()));
         runs.push(run(&config, forms, |r| {
-            eprintln!("  {}", report::progress_line(r))
+            note(format_args!("  {}", report::progress_line(r)))
         })?);
     }
     let version = webmcp_browser::Chromium::new(chromium)
@@ -416,7 +416,7 @@ fn wpt_section(
     let harness = testharness()?;
     let iife = read_polyfill(&args.polyfill)?;
     let variant = webmcp_model::Variant::parse(&args.wpt_variant).map_err(|e| e.to_string())?;
-    eprintln!("emitted web-platform tests, polyfill:");
+    note(format_args!("emitted web-platform tests, polyfill:"));
     let outcomes = crate::wpt::chromium::run(
         &webmcp_browser::Chromium::new(chromium),
         &harness,
@@ -458,6 +458,14 @@ pub fn exit_code(results: &[ScenarioResult], analyses: &Analyses) -> u8 {
     } else {
         0
     }
+}
+
+/// One line on standard error; a closed or failing standard error is ignored (there is
+/// nowhere left to report it), where `eprintln!` would panic.
+fn note(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|_| err.write_all(b"\n"));
 }
 
 #[cfg(test)]

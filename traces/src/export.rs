@@ -279,7 +279,9 @@ pub fn write_result(
             // A path that does not replay from the initial state (a checker that reports
             // paths between representatives of state classes) is not a trace: say so, and
             // keep checking.
-            eprintln!(
+            // A closed standard error is no reason to stop writing traces.
+            let _ = writeln!(
+                std::io::stderr(),
                 "webmcp-check: warning: the {} path of {} does not replay from the initial state; no trace written",
                 p.def.name, result.scenario
             );
@@ -305,9 +307,12 @@ pub fn write_result(
             None
         };
         if let Some(why) = refused {
-            eprintln!(
+            // A closed standard error is no reason to stop writing traces.
+            let _ = writeln!(
+                std::io::stderr(),
                 "webmcp-check: warning: no trace written for the {} path of {}: {why}",
-                p.def.name, result.scenario
+                p.def.name,
+                result.scenario
             );
             continue;
         }
