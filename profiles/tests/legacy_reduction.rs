@@ -185,19 +185,23 @@ fn check_footprints(world: &LegacyWorld) -> usize {
     independent
 }
 
+fn check_with(m: &LegacyModel, reduction: Reduction) -> webmcp_profiles::legacy::LegacyResult {
+    check_legacy(
+        m,
+        &LegacyOptions {
+            reduction,
+            ..LegacyOptions::default()
+        },
+    )
+}
+
 /// Sleep sets keep every state, depth, verdict, path length and terminal observation of
 /// the unreduced search, and build no more successors.
 fn compare_sleep(world: &LegacyWorld) {
     for variant in legacy_gen::variants() {
         let m = LegacyModel::new(world.clone(), variant);
         let full = check_legacy(&m, &LegacyOptions::default());
-        let asleep = check_legacy(
-            &m,
-            &LegacyOptions {
-                reduction: Reduction::Sleep,
-                ..LegacyOptions::default()
-            },
-        );
+        let asleep = check_with(&m, Reduction::Sleep);
         let at = format!("{} [{}]", world.name, variant.name());
         assert!(asleep.exhaustive, "{at}");
         assert_eq!(asleep.unique_states, full.unique_states, "{at}");
@@ -224,13 +228,7 @@ fn compare(world: &LegacyWorld) -> (usize, usize) {
     for variant in legacy_gen::variants() {
         let m = LegacyModel::new(world.clone(), variant);
         let full = check_legacy(&m, &LegacyOptions::default());
-        let por = check_legacy(
-            &m,
-            &LegacyOptions {
-                reduction: Reduction::Por,
-                ..LegacyOptions::default()
-            },
-        );
+        let por = check_with(&m, Reduction::Por);
         let at = format!("{} [{}]", world.name, variant.name());
         assert!(full.exhaustive && por.exhaustive, "{at}");
         assert!(por.unique_states <= full.unique_states, "{at}");
