@@ -142,13 +142,12 @@ fn stop_text(r: &LegacyResult) -> Option<String> {
 
 pub fn human(r: &LegacyResult, verbose: bool, timings: bool) -> String {
     let reduced = r.reduction == webmcp_profiles::Reduction::Por;
+    let reduction = match r.reduction {
+        webmcp_profiles::Reduction::None => String::new(),
+        other => format!(", reduction {}", other.name()),
+    };
     let mut out = crate::output::run_header(
-        &format!(
-            "{} [legacy {}{}]",
-            r.scenario,
-            r.variant,
-            if reduced { ", reduction por" } else { "" }
-        ),
+        &format!("{} [legacy {}{reduction}]", r.scenario, r.variant),
         (r.total_states, r.unique_states, r.max_depth),
         timings.then_some(r.seconds),
         stop_text(r).as_deref(),

@@ -360,7 +360,8 @@ struct CheckArgs {
     /// profile: an action alone, docs/legacy.md); `sleep`
     /// visits every state but builds no successor that the other side of a diamond of
     /// commuting actions reaches (sleep sets, one-thread bfs only); `none` explores every
-    /// interleaving. Verdicts do not change; paths may get longer under `por`.
+    /// interleaving. Verdicts do not change; paths may get longer under `por`, so under
+    /// --max-depth a counterexample may fall past the bound (undecided: exit 3).
     #[arg(long, value_enum, default_value = "none")]
     reduction: ReductionArg,
     /// Forget dead facts: judge a state where it is generated, then keep it without the

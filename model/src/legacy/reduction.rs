@@ -59,6 +59,8 @@ impl LegacyModel {
                 Some(step) => {
                     let x = &s.execs[e as usize];
                     let fulfils = step == BodyStep::Fulfil;
+                    // No reply due: always so today, as the compiler lets a body settle once;
+                    // asked so that the guard does not rest on that.
                     x.reply_due.is_none()
                         && !x
                             .ruis

@@ -46,26 +46,45 @@ fn page_op() -> impl Strategy<Value = PageOpSpec> {
     ]
 }
 
+/// A body: up to three `requestUserInteraction` steps, and at most one settlement anywhere
+/// among them (the compiler refuses a second).
 fn body() -> impl Strategy<Value = Vec<BodyStep>> {
-    prop::sample::select(vec![
-        vec![BodyStep::Fulfil],
-        vec![BodyStep::Reject],
-        vec![],
-        vec![BodyStep::RequestUserInteraction, BodyStep::Fulfil],
-        vec![BodyStep::Fulfil, BodyStep::RequestUserInteraction],
-    ])
+    (
+        0..4usize,
+        prop::sample::select(vec![None, Some(BodyStep::Fulfil), Some(BodyStep::Reject)]),
+        0..4usize,
+    )
+        .prop_map(|(interactions, settle, at)| {
+            let mut steps = vec![BodyStep::RequestUserInteraction; interactions];
+            if let Some(settle) = settle {
+                steps.insert(at.min(interactions), settle);
+            }
+            steps
+        })
+}
+
+/// Every combination of the alternative readings, by its bits.
+pub fn any_variant() -> impl Strategy<Value = LegacyVariant> {
+    (0u32..1 << ALTERNATIVES.len()).prop_map(|bits| {
+        ALTERNATIVES
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| bits & (1 << i) != 0)
+            .fold(LegacyVariant::CHOSEN, |v, (_, &a)| v.with(a))
+    })
 }
 
 prop_compose! {
-    /// A random legacy scenario: two page scripts, up to three agent requests, two bodies,
-    /// and perhaps an unload.
+    /// A random legacy scenario: two page scripts (up to four and two calls besides the two
+    /// registrations), up to three agent requests, two bodies, and in one case of four an
+    /// unload (which leaves the reduction nothing to take).
     pub fn scenario()(
         app in prop::collection::vec(page_op(), 1..3),
-        widget in prop::collection::vec(page_op(), 0..2),
-        agent in prop::collection::vec((any::<bool>(), prop::sample::select(vec!["a", "b", "c"])), 0..3),
+        widget in prop::collection::vec(page_op(), 0..3),
+        agent in prop::collection::vec((any::<bool>(), prop::sample::select(vec!["a", "b", "c"])), 0..4),
         body_a in body(),
         body_b in body(),
-        unload in any::<bool>(),
+        unload in prop::bool::weighted(0.25),
     ) -> LegacyScenario {
         let mut page = std::collections::BTreeMap::new();
         // "a" and "b" always have a definition, so their bodies are valid.
