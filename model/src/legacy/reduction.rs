@@ -22,15 +22,12 @@
 //! termination), an execution's status (read by properties only at termination).
 
 use super::machine::{LegacyAction, LegacyModel};
-use super::scenario::{AgentOp, BodyStep};
+use super::scenario::{AgentOp, BodyStep, PageOp};
 use super::state::{ExecStatus, LegacyState, Promise};
 
 impl LegacyModel {
     /// The first enabled action of `s` that is safe alone, with the state it leads to.
     pub fn safe_alone(&self, s: &LegacyState) -> Option<(LegacyAction, LegacyState)> {
-        if self.world.unload && !s.unloaded {
-            return None;
-        }
         let mut enabled = Vec::new();
         self.enabled_actions(s, &mut enabled);
         if enabled.len() < 2 {
@@ -128,27 +125,25 @@ impl LegacyModel {
             .contains(&BodyStep::RequestUserInteraction)
     }
 
+    /// The calls the callers have still to make.
+    fn remaining_calls<'a>(&'a self, s: &'a LegacyState) -> impl Iterator<Item = &'a PageOp> {
+        self.world
+            .callers
+            .iter()
+            .zip(&s.caller_pc)
+            .flat_map(|(c, &pc)| c.ops.get(pc as usize..).unwrap_or(&[]))
+    }
+
     /// No caller has a call left and no `provideContext` is in progress: the page's set and
     /// its `cleared` flag keep their values.
     fn page_settled(&self, s: &LegacyState) -> bool {
-        s.provide_progress.is_none()
-            && self
-                .world
-                .callers
-                .iter()
-                .zip(&s.caller_pc)
-                .all(|(c, &pc)| pc as usize >= c.ops.len())
+        s.provide_progress.is_none() && self.remaining_calls(s).next().is_none()
     }
 
     /// A `clearContext` is still to run (it reads every execution's status).
     fn may_clear(&self, s: &LegacyState) -> bool {
-        self.world.callers.iter().zip(&s.caller_pc).any(|(c, &pc)| {
-            c.ops
-                .get(pc as usize..)
-                .unwrap_or(&[])
-                .iter()
-                .any(|op| matches!(op, super::scenario::PageOp::Clear))
-        })
+        self.remaining_calls(s)
+            .any(|op| matches!(op, PageOp::Clear))
     }
 
     /// An execution can still start (the agent's request to execute, or an invocation under
