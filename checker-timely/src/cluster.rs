@@ -301,7 +301,7 @@ impl Hostfile {
         let bad = |why: String| ClusterError::Usage(format!("{}: {why}", path.display()));
         // Read at most one byte past the bound, whatever the file claims to be (a device
         // reports no length).
-        let file = std::fs::File::open(path).map_err(|e| bad(e.to_string()))?;
+        let file = webmcp_checker::input::open(path).map_err(|e| bad(e.to_string()))?;
         let mut bytes = Vec::new();
         file.take(MAX_HOSTFILE_BYTES + 1)
             .read_to_end(&mut bytes)

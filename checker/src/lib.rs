@@ -138,6 +138,7 @@ pub mod draft;
 pub mod fingerprint;
 pub mod footprint;
 mod frontier;
+pub mod input;
 pub mod limits;
 pub mod model;
 pub mod options;

@@ -461,7 +461,7 @@ pub fn read_file(path: &std::path::Path) -> Result<String, crate::error::Scenari
     use crate::limits::{Limit, MAX_SCENARIO_BYTES};
     use std::io::Read;
     let unreadable = |e: std::io::Error| ScenarioError::file(ErrorKind::Unreadable(e.to_string()));
-    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let file = webmcp_checker::input::open(path).map_err(unreadable)?;
     let mut bytes = Vec::new();
     file.take(MAX_SCENARIO_BYTES as u64 + 1)
         .read_to_end(&mut bytes)

@@ -60,7 +60,7 @@ pub enum ReadError {
 /// `limit + 1` bytes: `/dev/zero` or an endless pipe is refused after `limit + 1` bytes
 /// instead of being read until memory runs out.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let file = webmcp_checker::input::open(path).map_err(ReadError::Io)?;
     let hint = match file.metadata() {
         Ok(m) if m.is_dir() => {
             return Err(ReadError::Io(std::io::Error::new(
