@@ -68,6 +68,16 @@ pub(crate) fn explore(args: &ExploreArgs) -> Result<ExitCode, UsageError> {
         (None, None, Some(path)) => {
             let loaded =
                 webmcp_traces::commands::load(path).map_err(|e| UsageError(e.to_string()))?;
+            // A trace that does not replay (an action not enabled, a state or the recorded
+            // verdict not reproduced) is refused before the check, which can take a while.
+            if let webmcp_traces::replay::Replayed::Diverged(d) =
+                webmcp_traces::replay::replay(&loaded)
+            {
+                return Err(UsageError(format!(
+                    "{}: the trace does not replay: it diverges at {d}",
+                    path.display()
+                )));
+            }
             let meta = loaded.trace.meta.clone();
             (
                 loaded.model,
@@ -82,7 +92,6 @@ pub(crate) fn explore(args: &ExploreArgs) -> Result<ExitCode, UsageError> {
             ))
         }
     };
-    // A trace that does not replay is refused before the check, which can take a while.
     let path = match &start {
         None => Vec::new(),
         Some((file, actions)) => webmcp_explorer::walk::indices_of(&model, actions).map_err(|i| {
