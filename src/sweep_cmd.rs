@@ -25,7 +25,8 @@ use crate::{Format, UsageError};
 
 pub const EXIT: &str = "\
 Exit codes:
-  0  every property held in every generated scenario, every search was exhaustive
+  0  every property held in every generated scenario, every search was exhaustive (with
+     --sample: in every sampled scenario, which says nothing of the bound's others)
   1  some generated scenario violates a property (under --variant seed this is expected)
   2  bad usage: a malformed --bound, --shard, --variant or flag combination (one line on stderr)
   3  incomplete: --timeout, --max-states or --memory-limit stopped some scenario's search, or
@@ -1358,6 +1359,12 @@ fn human(s: &Sweep, timings: bool) -> String {
         3 => "exit 3: incomplete. A bound stopped some searches or left scenarios unchecked (or\n\
               none was checked); their properties are neither held nor violated.\n"
             .to_string(),
+        // A sample's scenarios were each searched to the end; the bound's others were not.
+        _ if s.sample.is_some() => format!(
+            "exit 0: every property held in each of the {} sampled scenario(s). A sample\n\
+             proves nothing of the bound's other scenarios.\n",
+            thousands(s.checked)
+        ),
         _ => "exit 0: every property held in every generated scenario.\n".to_string(),
     });
     out

@@ -310,6 +310,29 @@ fn a_seeded_sample_is_reproducible() {
     assert!(v["checked"].as_u64().unwrap() > 10);
 }
 
+/// A sample that finds nothing passes for its own scenarios only, and says so: a reader of
+/// the last line must not take it for the bound.
+#[test]
+fn a_passing_sample_says_it_proves_nothing_of_the_rest_of_the_bound() {
+    let out = sweep(&[
+        "--bound",
+        "tiny",
+        "--variant",
+        "proposed",
+        "--sample",
+        "3",
+        "--no-timings",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("exit 0: every property held in each of the ")
+            && text.contains("sampled scenario(s). A sample\nproves nothing of the bound's other scenarios."),
+        "{text}"
+    );
+    assert!(!text.contains("in every generated scenario"), "{text}");
+}
+
 /// The proposed fixes on the generated space, not only on the suite: every scenario of the
 /// `tiny` and `small` presets holds every property under `proposed` (exit 0), every search
 /// exhaustive. `small` is the largest preset CI affords (docs/performance.md).
