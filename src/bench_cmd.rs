@@ -79,7 +79,8 @@ pub struct BenchArgs {
     /// Stop any one run after this many seconds (default: 120; 1800 with --targets).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<u64>,
-    /// Stop any one run when its resident memory exceeds this many MiB.
+    /// Stop any one run when its resident memory exceeds this many MiB (with --targets, a
+    /// target's own memory bound where it is lower).
     #[arg(long, default_value_t = 4096, value_name = "MIB")]
     memory_limit: u64,
     /// With --scaling: write the plot here (SVG).

@@ -348,16 +348,21 @@ fn reduction_target(
 }
 
 fn deadline_target(exe: &Path, plan: &Plan, d: &Deadline) -> Result<Outcome, ChildError> {
+    // The target's own memory bound, or the plan's where that is lower (--memory-limit
+    // stops every run of `bench`); a stop by the plan's limit decides nothing.
+    let applied_mib = d
+        .memory_limit_mib
+        .map_or(plan.memory_limit_mib, |own| own.min(plan.memory_limit_mib));
     let spec = ChildSpec {
         timeout: Some(d.seconds),
-        memory_limit_mib: Some(d.memory_limit_mib.unwrap_or(plan.memory_limit_mib)),
+        memory_limit_mib: Some(applied_mib),
         symmetry: d.every_reduction,
         forget_facts: d.every_reduction,
         variant: d.variant.map(str::to_string),
         ..family_spec(d.family, d.size, d.threads, d.por)
     };
     let row = median_row(&[run_child(exe, &spec)?]);
-    let status = deadline_status(&row, d);
+    let status = deadline_status(&row, d, applied_mib);
     let memory_bound = match d.memory_limit_mib {
         Some(m) => format!(" and {} MiB", thousands(m)),
         None => String::new(),
@@ -393,8 +398,9 @@ fn deadline_target(exe: &Path, plan: &Plan, d: &Deadline) -> Result<Outcome, Chi
 
 /// Met when the search finished within the deadline's bounds; missed when one of its own
 /// bounds (its time, its own memory limit) stopped it or it finished outside them; undecided
-/// when something else stopped it (the plan's memory limit, a thread that could not start).
-fn deadline_status(row: &Row, d: &Deadline) -> Status {
+/// when something else stopped it (the plan's memory limit, `applied_mib` where it is below
+/// the target's own, a thread that could not start).
+fn deadline_status(row: &Row, d: &Deadline, applied_mib: u64) -> Status {
     let within_memory = d
         .memory_limit_mib
         .is_none_or(|m| row.peak_rss_kib.is_some_and(|k| k / 1024 <= m));
@@ -407,7 +413,7 @@ fn deadline_status(row: &Row, d: &Deadline) -> Status {
     }
     match row.stopped.as_deref() {
         Some("timeout") => Status::Missed,
-        Some(why) if why.starts_with("memory limit") && d.memory_limit_mib.is_some() => {
+        Some(why) if why.starts_with("memory limit") && d.memory_limit_mib == Some(applied_mib) => {
             Status::Missed
         }
         _ => Status::Undecided,
@@ -836,36 +842,41 @@ mod tests {
         };
         let (no_bound, bounded) = (deadline(None), deadline(Some(2000)));
         assert_eq!(
-            deadline_status(&run(true, 59.0, 9000, None), &no_bound),
+            deadline_status(&run(true, 59.0, 9000, None), &no_bound, 16384),
             Status::Met
         );
         assert_eq!(
-            deadline_status(&run(true, 61.0, 10, None), &no_bound),
+            deadline_status(&run(true, 61.0, 10, None), &no_bound, 16384),
             Status::Missed
         );
         assert_eq!(
-            deadline_status(&run(true, 5.0, 2001, None), &bounded),
+            deadline_status(&run(true, 5.0, 2001, None), &bounded, 2000),
             Status::Missed
         );
         let timeout = Some("timeout");
         assert_eq!(
-            deadline_status(&run(false, 60.0, 10, timeout), &no_bound),
+            deadline_status(&run(false, 60.0, 10, timeout), &no_bound, 16384),
             Status::Missed
         );
         let memory = Some("memory limit (2000 MiB)");
         assert_eq!(
-            deadline_status(&run(false, 9.0, 2000, memory), &bounded),
+            deadline_status(&run(false, 9.0, 2000, memory), &bounded, 2000),
             Status::Missed
         );
         // The plan's memory limit is not the target's: it decides nothing.
         let plan_memory = Some("memory limit (1 MiB)");
         assert_eq!(
-            deadline_status(&run(false, 0.1, 14, plan_memory), &no_bound),
+            deadline_status(&run(false, 0.1, 14, plan_memory), &no_bound, 1),
+            Status::Undecided
+        );
+        // Nor where it is below the target's own bound and applied in its place.
+        assert_eq!(
+            deadline_status(&run(false, 0.1, 14, plan_memory), &bounded, 1),
             Status::Undecided
         );
         let other = Some("could not start 2 threads");
         assert_eq!(
-            deadline_status(&run(false, 0.0, 14, other), &bounded),
+            deadline_status(&run(false, 0.0, 14, other), &bounded, 2000),
             Status::Undecided
         );
     }
