@@ -52,7 +52,7 @@ use timely::dataflow::operators::{Input, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 use webmcp_checker::fingerprint::{fingerprint, FingerprintMap};
-use webmcp_checker::limits::{process_memory_limit, resident_bytes};
+use webmcp_checker::limits::{process_memory_limit, resident_bytes, MEMORY_POLL};
 use webmcp_checker::{
     Exploration, Model, Options, Path, Progress, Property, Reduction, StopReason,
 };
@@ -70,8 +70,6 @@ pub fn owner(fp: u64, workers: usize) -> usize {
 /// How often, in states expanded, a worker hands what it received to the visited set (so
 /// duplicates are dropped early and a level's messages do not pile up) and asks the clock.
 const PUMP: usize = 64;
-/// How often, in states expanded, the first worker of each process reads its resident set.
-const MEMORY_POLL: usize = 4096;
 /// The action index of an initial state's link: it has no parent.
 const ROOT: u32 = u32::MAX;
 
@@ -715,6 +713,7 @@ fn search<M: Model>(
         start: Instant::now(),
         memory_limit: options.memory_limit_mib.or_else(process_memory_limit),
         reads_memory,
+        next_memory_read: std::cell::Cell::new(Instant::now()),
         found: vec![None; properties.len()],
         sent: SentBefore::new(peers),
         actions: Vec::new(),
@@ -815,8 +814,13 @@ struct Expander<'n, 'w, 'm, M: Model> {
     codec: &'m dyn webmcp_checker::StateCodec<M::State>,
     start: Instant,
     memory_limit: Option<u64>,
-    /// The first worker of each process reads the process's resident set.
+    /// The first worker of each process reads the process's resident set for the level's
+    /// summary (once per process, as the summaries add them up).
     reads_memory: bool,
+    /// When this worker next reads the resident set within a level (every worker does, at
+    /// most every [`MEMORY_POLL`], as the local searches: a worker that waits for the others
+    /// reads nothing, and states that grow many large successors fill memory fast).
+    next_memory_read: std::cell::Cell<Instant>,
     /// Per property, once decided: the least fingerprint that shows it, and its depth.
     found: Vec<Option<(u64, usize)>>,
     sent: SentBefore,
@@ -874,25 +878,24 @@ impl<M: Model> Expander<'_, '_, '_, M> {
         mine
     }
 
-    /// A bound this worker passed before expanding its `i`th state of the level: time
-    /// (asked every [`PUMP`] states) or memory ([`MEMORY_POLL`]); states generated are asked
-    /// in [`Expander::expand_state`], once the state is known to have successors.
+    /// A bound this worker passed before expanding its `i`th state of the level, asked every
+    /// [`PUMP`] states: time, or memory (the process's resident set, read at most every
+    /// [`MEMORY_POLL`]); states generated are asked in [`Expander::expand_state`], once the
+    /// state is known to have successors.
     fn bound_hit(&self, i: usize) -> Option<Stop> {
-        if i % PUMP == PUMP - 1
-            && self
-                .options
-                .timeout
-                .is_some_and(|t| self.start.elapsed() >= t)
-        {
+        if i % PUMP != PUMP - 1 {
+            return None;
+        }
+        let now = Instant::now();
+        if self.options.timeout.is_some_and(|t| now - self.start >= t) {
             return Some(Stop::Timeout);
         }
-        if self.reads_memory && i % MEMORY_POLL == MEMORY_POLL - 1 {
-            let resident = resident_bytes().unwrap_or(0);
-            if self.memory_limit.is_some_and(|mib| resident > mib << 20) {
-                return Some(Stop::Memory);
-            }
+        let limit = self.memory_limit?;
+        if now < self.next_memory_read.get() {
+            return None;
         }
-        None
+        self.next_memory_read.set(now + MEMORY_POLL);
+        (resident_bytes().unwrap_or(0) > limit << 20).then_some(Stop::Memory)
     }
 
     /// Whether `max_states` stops the search before a state with successors is expanded: as
