@@ -490,6 +490,12 @@ impl From<webmcp_model::variant::VariantError> for UsageError {
     }
 }
 
+impl From<webmcp_generator::BoundError> for UsageError {
+    fn from(e: webmcp_generator::BoundError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 /// The environment variable of the hidden test hook [`limits::refuse_threads_above`].
 const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
 

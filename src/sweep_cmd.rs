@@ -130,7 +130,7 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
             "--svg plots the table of --scale: add --scale".into(),
         ));
     }
-    let bound = Bound::parse(&args.bound).map_err(UsageError)?;
+    let bound = Bound::parse(&args.bound)?;
     let variant = Variant::parse(&args.variant)?;
     let shard = args.shard;
     if args.no_swarm && args.sample.is_none() {
