@@ -490,6 +490,18 @@ impl From<webmcp_model::variant::VariantError> for UsageError {
     }
 }
 
+impl From<webmcp_traces::error::TraceError> for UsageError {
+    fn from(e: webmcp_traces::error::TraceError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
+impl From<webmcp_traces::minimize::MinimizeError> for UsageError {
+    fn from(e: webmcp_traces::minimize::MinimizeError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 impl From<webmcp_generator::BoundError> for UsageError {
     fn from(e: webmcp_generator::BoundError) -> UsageError {
         UsageError(e.to_string())
@@ -1108,11 +1120,7 @@ fn write_traces(
 ) -> Result<usize, UsageError> {
     let (source, text) = &plan.sources[i];
     let model = WebMcpModel::new(plan.worlds[i].clone(), plan.variant);
-    Ok(
-        webmcp_traces::export::write_result(args.trace_dir(), &model, source, text, result)
-            .map_err(UsageError)?
-            .len(),
-    )
+    Ok(webmcp_traces::export::write_result(args.trace_dir(), &model, source, text, result)?.len())
 }
 
 fn say_traces_written(args: &CheckArgs, n: usize) {

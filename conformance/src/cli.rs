@@ -176,7 +176,8 @@ pub fn main(
     if let Some(path) = &args.save {
         let v = json_report(&version, &results, &skipped, &analyses, shard_of.clone());
         // Whole or not at all: a failed write leaves the report there before as it was.
-        webmcp_traces::export::write_atomically(path, &serde_json::to_string_pretty(&v).unwrap())?;
+        webmcp_traces::export::write_atomically(path, &serde_json::to_string_pretty(&v).unwrap())
+            .map_err(|e| e.to_string())?;
     }
     let text = render(
         args.format,
@@ -308,7 +309,7 @@ fn write_docs(
     let wpt = wpt_section(args, chromium, forms)?;
     let at = text.find("\n## Divergences").unwrap_or(text.len());
     text.insert_str(at, &format!("\n{wpt}"));
-    webmcp_traces::export::write_atomically(path, &text)?;
+    webmcp_traces::export::write_atomically(path, &text).map_err(|e| e.to_string())?;
     let all: Vec<ScenarioResult> = runs.into_iter().flatten().collect();
     Ok((
         exit_code(&all, &analyses),

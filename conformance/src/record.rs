@@ -133,7 +133,8 @@ pub fn main(args: &Args) -> Result<(u8, String), String> {
     let Recording {
         collected, quiet, ..
     } = record(args)?;
-    webmcp_traces::export::write_atomically(&args.output, &write_log(&collected.events))?;
+    webmcp_traces::export::write_atomically(&args.output, &write_log(&collected.events))
+        .map_err(|e| e.to_string())?;
     let docs = collected
         .events
         .iter()

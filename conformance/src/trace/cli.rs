@@ -56,7 +56,8 @@ pub fn main(args: &Args) -> Result<(u8, String), (u8, String)> {
     })?;
     if let Some(path) = &args.emit_scenario {
         let text = serde_json::to_string_pretty(&report.scenario).expect("JSON values serialize");
-        webmcp_traces::export::write_atomically(path, &(text + "\n")).map_err(|e| (2, e))?;
+        webmcp_traces::export::write_atomically(path, &(text + "\n"))
+            .map_err(|e| (2, e.to_string()))?;
     }
     let out = match args.format {
         Format::Human => report.human(&text),
