@@ -502,6 +502,12 @@ impl From<webmcp_traces::minimize::MinimizeError> for UsageError {
     }
 }
 
+impl From<webmcp_conformance::error::ConformanceError> for UsageError {
+    fn from(e: webmcp_conformance::error::ConformanceError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 impl From<webmcp_generator::BoundError> for UsageError {
     fn from(e: webmcp_generator::BoundError) -> UsageError {
         UsageError(e.to_string())
@@ -601,7 +607,9 @@ fn main() -> ExitCode {
         Command::Properties(a) => scenario_sources().and_then(|s| findings_cmd::properties(&a, &s)),
         Command::LegacyConformance(a) => {
             legacy_cmd::worlds(a.all || a.scenarios.is_empty(), &a.scenarios, &[])
-                .and_then(|worlds| webmcp_conformance::legacy::main(&a, worlds))
+                .and_then(|worlds| {
+                    webmcp_conformance::legacy::main(&a, worlds).map_err(|e| e.to_string())
+                })
                 .map(|(code, text)| {
                     out!("{text}");
                     ExitCode::from(code)
@@ -628,7 +636,7 @@ fn main() -> ExitCode {
                 out!("{text}");
                 ExitCode::from(code)
             })
-            .map_err(UsageError),
+            .map_err(UsageError::from),
         Command::Conformance(a) => conformance_cmd::conformance(&a),
     };
     match result {
