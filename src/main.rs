@@ -508,6 +508,12 @@ impl From<webmcp_conformance::error::ConformanceError> for UsageError {
     }
 }
 
+impl From<baseline::BaselineError> for UsageError {
+    fn from(e: baseline::BaselineError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 impl From<webmcp_generator::BoundError> for UsageError {
     fn from(e: webmcp_generator::BoundError) -> UsageError {
         UsageError(e.to_string())
@@ -1042,7 +1048,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         ));
     }
     let baseline = match &args.baseline {
-        Some(path) => Some(baseline::Baseline::load(path).map_err(UsageError)?),
+        Some(path) => Some(baseline::Baseline::load(path)?),
         None => None,
     };
     let options = CheckOptions {
