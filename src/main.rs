@@ -514,6 +514,12 @@ impl From<baseline::BaselineError> for UsageError {
     }
 }
 
+impl From<legacy_cmd::LegacyError> for UsageError {
+    fn from(e: legacy_cmd::LegacyError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 impl From<webmcp_generator::BoundError> for UsageError {
     fn from(e: webmcp_generator::BoundError) -> UsageError {
         UsageError(e.to_string())
@@ -584,7 +590,9 @@ fn main() -> ExitCode {
         limits::refuse_threads_above(Some(most));
     }
     let result = match cli.command {
-        Command::List(a) if a.profile == Profile::Legacy => legacy_cmd::list().map_err(UsageError),
+        Command::List(a) if a.profile == Profile::Legacy => {
+            legacy_cmd::list().map_err(UsageError::from)
+        }
         Command::List(_) => list(),
         Command::Check(args) => run_check(&args),
         Command::Report(args) => report(&args),
@@ -613,14 +621,14 @@ fn main() -> ExitCode {
         Command::Properties(a) => scenario_sources().and_then(|s| findings_cmd::properties(&a, &s)),
         Command::LegacyConformance(a) => {
             legacy_cmd::worlds(a.all || a.scenarios.is_empty(), &a.scenarios, &[])
+                .map_err(UsageError::from)
                 .and_then(|worlds| {
-                    webmcp_conformance::legacy::main(&a, worlds).map_err(|e| e.to_string())
+                    webmcp_conformance::legacy::main(&a, worlds).map_err(UsageError::from)
                 })
                 .map(|(code, text)| {
                     out!("{text}");
                     ExitCode::from(code)
                 })
-                .map_err(UsageError)
         }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Merge(a) => merge_cmd::merge(&a),
@@ -1234,5 +1242,5 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         memory_limit_mib: args.memory.memory_limit,
         reduction: args.reduction.engine(),
     })
-    .map_err(UsageError)
+    .map_err(UsageError::from)
 }
