@@ -1,7 +1,11 @@
 //! The known-findings baseline (`docs/known-findings.json`): violations a spec repository has
 //! accepted for now, so CI fails only on new ones and reports listed ones that went away.
 
+use std::fmt;
+use std::path::{Path, PathBuf};
+
 use serde::Deserialize;
+use webmcp_model::variant::VariantError;
 use webmcp_profiles::Verdict;
 
 use crate::report::ScenarioRecord;
@@ -30,42 +34,176 @@ pub const MAX_NAME_CHARS: usize = 200;
 /// The longest reason a finding may give (in characters).
 pub const MAX_REASON_CHARS: usize = 4000;
 
-impl Baseline {
-    pub fn load(path: &std::path::Path) -> Result<Baseline, String> {
-        use webmcp_traces::limits::{one_line, read_limited, size_text, ReadError};
-        let bytes = read_limited(path, MAX_BASELINE_BYTES).map_err(|e| match e {
-            ReadError::Io(e) => format!("{}: cannot read the baseline: {e}", path.display()),
-            ReadError::TooLarge => format!(
+/// Why a baseline file cannot be used: each names the file, and for a finding its index
+/// and field.
+#[derive(Debug)]
+pub enum BaselineError {
+    /// The file cannot be read.
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file has more than `limit` bytes (only `limit + 1` were read).
+    TooLarge { path: PathBuf, limit: u64 },
+    /// The file is not UTF-8 text.
+    NotUtf8 { path: PathBuf },
+    /// The file is not JSON of a baseline.
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    /// A `version` other than 1.
+    Version { path: PathBuf, version: u32 },
+    /// `findings[index].field` is longer than `max` characters.
+    TooLong {
+        path: PathBuf,
+        index: usize,
+        field: &'static str,
+        max: usize,
+    },
+    /// `findings[index].field` contains a control character.
+    ControlCharacter {
+        path: PathBuf,
+        index: usize,
+        field: &'static str,
+    },
+    /// `findings[index].variant` is a variant runs print as `printed`, so it would match no
+    /// run.
+    VariantNotAsPrinted {
+        path: PathBuf,
+        index: usize,
+        variant: String,
+        printed: String,
+    },
+    /// `findings[index].variant` is not a variant.
+    Variant {
+        path: PathBuf,
+        index: usize,
+        source: VariantError,
+    },
+    /// `findings[index].property` is no property of the catalogue.
+    UnknownProperty {
+        path: PathBuf,
+        index: usize,
+        property: String,
+    },
+}
+
+impl fmt::Display for BaselineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use webmcp_traces::limits::{one_line, size_text};
+        match self {
+            BaselineError::Read { path, source } => {
+                write!(f, "{}: cannot read the baseline: {source}", path.display())
+            }
+            BaselineError::TooLarge { path, limit } => write!(
+                f,
                 "{}: larger than {}, the limit for a baseline file; not read",
                 path.display(),
-                size_text(MAX_BASELINE_BYTES)
+                size_text(*limit)
             ),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            format!(
+            BaselineError::NotUtf8 { path } => write!(
+                f,
                 "{}: not a known-findings file (not UTF-8 text)",
                 path.display()
-            )
-        })?;
-        let b: Baseline = serde_json::from_str(&text).map_err(|e| {
-            format!(
+            ),
+            BaselineError::Json { path, source } => write!(
+                f,
                 "{}: line {}, column {}: not a known-findings file ({})",
                 path.display(),
-                e.line(),
-                e.column(),
+                source.line(),
+                source.column(),
                 // The message can quote the file (an unknown field, a wrong value): keep it
                 // to one short line.
-                one_line(first_clause(&e.to_string()), 160)
-            )
+                one_line(first_clause(&source.to_string()), 160)
+            ),
+            BaselineError::Version { path, version } => write!(
+                f,
+                "{}: unsupported version {version} (expected 1)",
+                path.display()
+            ),
+            BaselineError::TooLong {
+                path,
+                index,
+                field,
+                max,
+            } => write!(
+                f,
+                "{}: findings[{index}].{field} is longer than {max} characters: not a known-findings file",
+                path.display()
+            ),
+            BaselineError::ControlCharacter { path, index, field } => write!(
+                f,
+                "{}: findings[{index}].{field} contains a control character: not a known-findings file",
+                path.display()
+            ),
+            BaselineError::VariantNotAsPrinted {
+                path,
+                index,
+                variant,
+                printed,
+            } => write!(
+                f,
+                "{}: findings[{index}].variant is \"{}\", which runs print as \"{printed}\": write that, or it matches no run",
+                path.display(),
+                variant.escape_debug()
+            ),
+            BaselineError::Variant {
+                path,
+                index,
+                source,
+            } => write!(f, "{}: findings[{index}].variant: {source}", path.display()),
+            BaselineError::UnknownProperty {
+                path,
+                index,
+                property,
+            } => write!(
+                f,
+                "{}: findings[{index}].property is \"{property}\", which is no property of the catalogue (`webmcp-check check --verbose` lists them)",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BaselineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BaselineError::Read { source, .. } => Some(source),
+            BaselineError::Json { source, .. } => Some(source),
+            BaselineError::Variant { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl Baseline {
+    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
+        use webmcp_traces::limits::{read_limited, ReadError};
+        let path_buf = || path.to_path_buf();
+        let bytes = read_limited(path, MAX_BASELINE_BYTES).map_err(|e| match e {
+            ReadError::Io(source) => BaselineError::Read {
+                path: path_buf(),
+                source,
+            },
+            ReadError::TooLarge => BaselineError::TooLarge {
+                path: path_buf(),
+                limit: MAX_BASELINE_BYTES,
+            },
+        })?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| BaselineError::NotUtf8 { path: path_buf() })?;
+        let b: Baseline = serde_json::from_str(&text).map_err(|source| BaselineError::Json {
+            path: path_buf(),
+            source,
         })?;
         if b.version != 1 {
-            return Err(format!(
-                "{}: unsupported version {} (expected 1)",
-                path.display(),
-                b.version
-            ));
+            return Err(BaselineError::Version {
+                path: path_buf(),
+                version: b.version,
+            });
         }
-        for (i, f) in b.findings.iter().enumerate() {
+        for (index, f) in b.findings.iter().enumerate() {
             for (field, value, max) in [
                 ("scenario", &f.scenario, MAX_NAME_CHARS),
                 ("property", &f.property, MAX_NAME_CHARS),
@@ -73,16 +211,19 @@ impl Baseline {
                 ("reason", &f.reason, MAX_REASON_CHARS),
             ] {
                 if value.chars().count() > max {
-                    return Err(format!(
-                        "{}: findings[{i}].{field} is longer than {max} characters: not a known-findings file",
-                        path.display()
-                    ));
+                    return Err(BaselineError::TooLong {
+                        path: path_buf(),
+                        index,
+                        field,
+                        max,
+                    });
                 }
                 if value.chars().any(char::is_control) && field != "reason" {
-                    return Err(format!(
-                        "{}: findings[{i}].{field} contains a control character: not a known-findings file",
-                        path.display()
-                    ));
+                    return Err(BaselineError::ControlCharacter {
+                        path: path_buf(),
+                        index,
+                        field,
+                    });
                 }
             }
             // Nor would a variant no run prints: a finding matches a run by the variant's
@@ -90,18 +231,19 @@ impl Baseline {
             match webmcp_model::variant::Variant::parse(&f.variant) {
                 Ok(v) if v.name() == f.variant => {}
                 Ok(v) => {
-                    return Err(format!(
-                        "{}: findings[{i}].variant is \"{}\", which runs print as \"{}\": write that, or it matches no run",
-                        path.display(),
-                        f.variant.escape_debug(),
-                        v.name()
-                    ))
+                    return Err(BaselineError::VariantNotAsPrinted {
+                        path: path_buf(),
+                        index,
+                        variant: f.variant.clone(),
+                        printed: v.name(),
+                    })
                 }
-                Err(e) => {
-                    return Err(format!(
-                        "{}: findings[{i}].variant: {e}",
-                        path.display()
-                    ))
+                Err(source) => {
+                    return Err(BaselineError::Variant {
+                        path: path_buf(),
+                        index,
+                        source,
+                    })
                 }
             }
             // A misspelt property would match nothing and silence nothing, unnoticed until
@@ -110,11 +252,11 @@ impl Baseline {
                 .iter()
                 .any(|p| p.name == f.property)
             {
-                return Err(format!(
-                    "{}: findings[{i}].property is \"{}\", which is no property of the catalogue (`webmcp-check check --verbose` lists them)",
-                    path.display(),
-                    f.property
-                ));
+                return Err(BaselineError::UnknownProperty {
+                    path: path_buf(),
+                    index,
+                    property: f.property.clone(),
+                });
             }
         }
         Ok(b)
@@ -176,7 +318,7 @@ pub fn judge(results: &[ScenarioRecord], baseline: Option<&Baseline>) -> Judgeme
 mod tests {
     use super::*;
 
-    fn load_text(name: &str, text: &[u8]) -> Result<Baseline, String> {
+    fn load_text(name: &str, text: &[u8]) -> Result<Baseline, BaselineError> {
         let dir = std::env::temp_dir().join(format!("webmcp-baseline-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
@@ -185,7 +327,7 @@ mod tests {
     }
 
     fn one_line_error(name: &str, text: &[u8]) -> String {
-        let e = load_text(name, text).unwrap_err();
+        let e = load_text(name, text).unwrap_err().to_string();
         assert!(!e.contains('\n') && !e.contains('\u{1b}'), "{e}");
         assert!(e.len() < 400, "{} characters: {e:.400}", e.len());
         e
@@ -201,8 +343,12 @@ mod tests {
     #[test]
     fn dev_zero_and_large_files_are_refused_naming_the_limit() {
         let e = Baseline::load(std::path::Path::new("/dev/zero")).unwrap_err();
+        assert!(
+            matches!(&e, BaselineError::TooLarge { limit, .. } if *limit == MAX_BASELINE_BYTES),
+            "{e:?}"
+        );
         assert_eq!(
-            e,
+            e.to_string(),
             "/dev/zero: larger than 1 MiB, the limit for a baseline file; not read"
         );
         let big = vec![b' '; MAX_BASELINE_BYTES as usize + 1];
@@ -267,5 +413,40 @@ mod tests {
         );
         let known = finding("property", "execute-settles-once");
         assert!(load_text("known.json", known.as_bytes()).is_ok());
+    }
+
+    /// A baseline that is not there keeps the I/O error (NotFound) as its cause; a variant
+    /// that does not parse keeps the variant's error.
+    #[test]
+    fn errors_keep_their_cause() {
+        use std::error::Error as _;
+        let missing = std::env::temp_dir().join(format!(
+            "webmcp-no-such-baseline-{}.json",
+            std::process::id()
+        ));
+        let e = Baseline::load(&missing).unwrap_err();
+        assert!(
+            matches!(&e, BaselineError::Read { path, .. } if *path == missing),
+            "{e:?}"
+        );
+        let io = e
+            .source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .expect("an I/O error as the source");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert!(
+            e.to_string().contains(": cannot read the baseline: "),
+            "{e}"
+        );
+        let text = serde_json::json!({"version": 1, "findings": [
+            {"scenario": "s", "property": "execute-settles-once", "variant": "zzz", "reason": "r"}
+        ]})
+        .to_string();
+        let e = load_text("cause.json", text.as_bytes()).unwrap_err();
+        assert!(
+            matches!(&e, BaselineError::Variant { index: 0, .. }),
+            "{e:?}"
+        );
+        assert!(e.source().is_some_and(|s| s.is::<VariantError>()));
     }
 }

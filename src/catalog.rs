@@ -77,6 +77,8 @@ impl fmt::Display for UnknownExpectation {
     }
 }
 
+impl std::error::Error for UnknownExpectation {}
+
 fn embedded(stem: &'static str, text: &str) -> Result<World, CatalogError> {
     World::from_json(text).map_err(|error| CatalogError::Embedded { stem, error })
 }

@@ -45,8 +45,7 @@ fn run(
     scenarios: &[(&str, &str)],
     shard_of: Option<serde_json::Value>,
 ) -> Result<ExitCode, UsageError> {
-    let (code, text) =
-        webmcp_conformance::cli::main(args, scenarios, shard_of).map_err(UsageError)?;
+    let (code, text) = webmcp_conformance::cli::main(args, scenarios, shard_of)?;
     out!("{text}");
     Ok(ExitCode::from(code))
 }
@@ -54,8 +53,7 @@ fn run(
 /// The embedded scenarios that have a browser form, in `list`'s order: the items conformance
 /// shards divide.
 pub fn with_browser_form() -> Result<Vec<(&'static str, &'static str)>, UsageError> {
-    let (_, without_form) =
-        webmcp_conformance::run::forms(catalog::SCENARIOS).map_err(UsageError)?;
+    let (_, without_form) = webmcp_conformance::run::forms(catalog::SCENARIOS)?;
     Ok(catalog::SCENARIOS
         .iter()
         .filter(|(name, _)| !without_form.contains_key(*name))

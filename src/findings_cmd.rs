@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use webmcp_traces::corpus::Source;
+use webmcp_traces::error::DocError;
 
 use crate::UsageError;
 
@@ -41,14 +42,14 @@ pub fn properties(args: &DocArgs, sources: &[Source]) -> Result<ExitCode, UsageE
 /// Checks the arguments before the work, generates the document, writes it.
 fn write_doc(
     args: &DocArgs,
-    generate: impl FnOnce(usize) -> Result<String, String>,
+    generate: impl FnOnce(usize) -> Result<String, DocError>,
 ) -> Result<ExitCode, UsageError> {
     crate::threads_arg(args.threads)?;
     args.memory.apply()?;
     let output = crate::output_file(args.output.as_deref())?;
     let report = match generate(args.threads) {
         Ok(report) => report,
-        Err(e) => return args.memory.failed(e),
+        Err(e) => return args.memory.failed(e.to_string()),
     };
     crate::write_output(output, &report)?;
     if let Some(path) = &args.output {

@@ -5,35 +5,115 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::json;
+use webmcp_model::error::ScenarioError;
+use webmcp_model::legacy::variant::LegacyVariantError;
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
 use webmcp_profiles::legacy::{check_legacy, LegacyOptions, LegacyResult};
 use webmcp_profiles::{Kind, Verdict};
 
-use crate::catalog::LEGACY_SCENARIOS;
+use crate::catalog::{UnknownExpectation, LEGACY_SCENARIOS};
+
+/// Why a legacy command cannot run: each is a usage error (exit 2).
+#[derive(Debug)]
+pub enum LegacyError {
+    /// An embedded scenario does not compile (a bug of the build).
+    Embedded {
+        stem: &'static str,
+        source: ScenarioError,
+    },
+    /// `--scenario NAME` names no embedded legacy scenario.
+    UnknownScenario { name: String },
+    /// A `--scenario-file` cannot be read or does not compile.
+    File {
+        path: PathBuf,
+        source: ScenarioError,
+    },
+    /// A `--scenario-file`'s `expect` names a property the legacy catalogue does not have.
+    Expectation {
+        path: PathBuf,
+        source: UnknownExpectation,
+    },
+    /// A `--scenario-file`'s scenario has the name of one already given.
+    NameTwice {
+        name: String,
+        first: String,
+        second: PathBuf,
+    },
+    /// Neither `--all`, `--scenario` nor `--scenario-file`.
+    NothingToCheck,
+    /// `--variant` is not a legacy variant.
+    Variant(LegacyVariantError),
+}
+
+impl std::fmt::Display for LegacyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LegacyError::Embedded { stem, source } => {
+                write!(f, "embedded scenario legacy/{stem}.json: {source}")
+            }
+            LegacyError::UnknownScenario { name } => write!(
+                f,
+                "unknown legacy scenario \"{name}\" (webmcp-check list --profile legacy shows them)"
+            ),
+            LegacyError::File { path, source } => write!(f, "{}: {source}", path.display()),
+            LegacyError::Expectation { path, source } => {
+                write!(f, "{}: {source}", path.display())
+            }
+            LegacyError::NameTwice {
+                name,
+                first,
+                second,
+            } => f.write_str(&crate::one_name_twice(name, first, second).0),
+            LegacyError::NothingToCheck => {
+                f.write_str("nothing to check: give --all, --scenario NAME or --scenario-file PATH")
+            }
+            LegacyError::Variant(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LegacyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LegacyError::Embedded { source, .. } | LegacyError::File { source, .. } => Some(source),
+            LegacyError::Expectation { source, .. } => Some(source),
+            LegacyError::Variant(e) => Some(e),
+            LegacyError::UnknownScenario { .. }
+            | LegacyError::NameTwice { .. }
+            | LegacyError::NothingToCheck => None,
+        }
+    }
+}
+
+impl From<LegacyVariantError> for LegacyError {
+    fn from(e: LegacyVariantError) -> LegacyError {
+        LegacyError::Variant(e)
+    }
+}
 
 /// Every embedded legacy scenario, compiled.
-pub fn all() -> Result<Vec<LegacyWorld>, String> {
+pub fn all() -> Result<Vec<LegacyWorld>, LegacyError> {
     LEGACY_SCENARIOS
         .iter()
         .map(|(stem, text)| {
-            LegacyWorld::from_json(text)
-                .map_err(|e| format!("embedded scenario legacy/{stem}.json: {e}"))
+            LegacyWorld::from_json(text).map_err(|source| LegacyError::Embedded { stem, source })
         })
         .collect()
 }
 
 /// The embedded legacy scenario called `name`.
-pub fn named(name: &str) -> Result<LegacyWorld, String> {
+pub fn named(name: &str) -> Result<LegacyWorld, LegacyError> {
     match LEGACY_SCENARIOS.iter().find(|(stem, _)| *stem == name) {
-        Some((stem, text)) => LegacyWorld::from_json(text)
-            .map_err(|e| format!("embedded scenario legacy/{stem}.json: {e}")),
-        None => Err(format!(
-            "unknown legacy scenario \"{name}\" (webmcp-check list --profile legacy shows them)"
-        )),
+        Some((stem, text)) => {
+            LegacyWorld::from_json(text).map_err(|source| LegacyError::Embedded { stem, source })
+        }
+        None => Err(LegacyError::UnknownScenario {
+            name: name.to_string(),
+        }),
     }
 }
 
-pub fn list() -> Result<ExitCode, String> {
+pub fn list() -> Result<ExitCode, LegacyError> {
     for w in all()? {
         outln!("{:<40} {}", w.name, w.summary);
     }
@@ -57,7 +137,11 @@ pub struct CheckRequest<'a> {
 }
 
 /// The worlds a request names, in order: --all, then --scenario, then --scenario-file.
-pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<LegacyWorld>, String> {
+pub fn worlds(
+    all_: bool,
+    names: &[String],
+    files: &[PathBuf],
+) -> Result<Vec<LegacyWorld>, LegacyError> {
     let mut worlds = if all_ { all()? } else { Vec::new() };
     let mut sources: Vec<String> = worlds
         .iter()
@@ -71,31 +155,40 @@ pub fn worlds(all_: bool, names: &[String], files: &[PathBuf]) -> Result<Vec<Leg
         }
     }
     for path in files {
-        let text = webmcp_model::scenario::read_file(path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        let world =
-            LegacyWorld::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = |source| LegacyError::File {
+            path: path.clone(),
+            source,
+        };
+        let text = webmcp_model::scenario::read_file(path).map_err(file)?;
+        let world = LegacyWorld::from_json(&text).map_err(file)?;
         let names: Vec<&str> = webmcp_profiles::legacy::legacy_catalogue()
             .iter()
             .map(|p| p.name)
             .collect();
-        crate::catalog::check_expectations(&world.expect, &names)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::catalog::check_expectations(&world.expect, &names).map_err(|source| {
+            LegacyError::Expectation {
+                path: path.clone(),
+                source,
+            }
+        })?;
         if let Some(i) = worlds.iter().position(|w| w.name == world.name) {
-            return Err(crate::one_name_twice(&world.name, &sources[i], path).0);
+            return Err(LegacyError::NameTwice {
+                name: world.name.clone(),
+                first: sources[i].clone(),
+                second: path.clone(),
+            });
         }
         sources.push(path.display().to_string());
         worlds.push(world);
     }
     if worlds.is_empty() {
-        return Err("nothing to check: give --all, --scenario NAME or --scenario-file PATH".into());
+        return Err(LegacyError::NothingToCheck);
     }
     Ok(worlds)
 }
 
-pub fn check(req: &CheckRequest) -> Result<ExitCode, String> {
-    let variant =
-        LegacyVariant::parse(req.variant.unwrap_or("chosen")).map_err(|e| e.to_string())?;
+pub fn check(req: &CheckRequest) -> Result<ExitCode, LegacyError> {
+    let variant = LegacyVariant::parse(req.variant.unwrap_or("chosen"))?;
     let worlds = worlds(req.all, req.scenarios, req.files)?;
     let options = LegacyOptions {
         max_states: req.max_states,

@@ -490,6 +490,42 @@ impl From<webmcp_model::variant::VariantError> for UsageError {
     }
 }
 
+impl From<webmcp_traces::error::TraceError> for UsageError {
+    fn from(e: webmcp_traces::error::TraceError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
+impl From<webmcp_traces::minimize::MinimizeError> for UsageError {
+    fn from(e: webmcp_traces::minimize::MinimizeError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
+impl From<webmcp_conformance::error::ConformanceError> for UsageError {
+    fn from(e: webmcp_conformance::error::ConformanceError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
+impl From<baseline::BaselineError> for UsageError {
+    fn from(e: baseline::BaselineError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
+impl From<legacy_cmd::LegacyError> for UsageError {
+    fn from(e: legacy_cmd::LegacyError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
+impl From<webmcp_generator::BoundError> for UsageError {
+    fn from(e: webmcp_generator::BoundError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 /// The environment variable of the hidden test hook [`limits::refuse_threads_above`].
 const REFUSE_THREADS_ENV: &str = "WEBMCP_TEST_REFUSE_THREADS_ABOVE";
 
@@ -554,7 +590,9 @@ fn main() -> ExitCode {
         limits::refuse_threads_above(Some(most));
     }
     let result = match cli.command {
-        Command::List(a) if a.profile == Profile::Legacy => legacy_cmd::list().map_err(UsageError),
+        Command::List(a) if a.profile == Profile::Legacy => {
+            legacy_cmd::list().map_err(UsageError::from)
+        }
         Command::List(_) => list(),
         Command::Check(args) => run_check(&args),
         Command::Report(args) => report(&args),
@@ -583,12 +621,14 @@ fn main() -> ExitCode {
         Command::Properties(a) => scenario_sources().and_then(|s| findings_cmd::properties(&a, &s)),
         Command::LegacyConformance(a) => {
             legacy_cmd::worlds(a.all || a.scenarios.is_empty(), &a.scenarios, &[])
-                .and_then(|worlds| webmcp_conformance::legacy::main(&a, worlds))
+                .map_err(UsageError::from)
+                .and_then(|worlds| {
+                    webmcp_conformance::legacy::main(&a, worlds).map_err(UsageError::from)
+                })
                 .map(|(code, text)| {
                     out!("{text}");
                     ExitCode::from(code)
                 })
-                .map_err(UsageError)
         }
         Command::Sweep(a) => sweep_cmd::sweep(&a),
         Command::Merge(a) => merge_cmd::merge(&a),
@@ -610,7 +650,7 @@ fn main() -> ExitCode {
                 out!("{text}");
                 ExitCode::from(code)
             })
-            .map_err(UsageError),
+            .map_err(UsageError::from),
         Command::Conformance(a) => conformance_cmd::conformance(&a),
     };
     match result {
@@ -1016,7 +1056,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         ));
     }
     let baseline = match &args.baseline {
-        Some(path) => Some(baseline::Baseline::load(path).map_err(UsageError)?),
+        Some(path) => Some(baseline::Baseline::load(path)?),
         None => None,
     };
     let options = CheckOptions {
@@ -1102,11 +1142,7 @@ fn write_traces(
 ) -> Result<usize, UsageError> {
     let (source, text) = &plan.sources[i];
     let model = WebMcpModel::new(plan.worlds[i].clone(), plan.variant);
-    Ok(
-        webmcp_traces::export::write_result(args.trace_dir(), &model, source, text, result)
-            .map_err(UsageError)?
-            .len(),
-    )
+    Ok(webmcp_traces::export::write_result(args.trace_dir(), &model, source, text, result)?.len())
 }
 
 fn say_traces_written(args: &CheckArgs, n: usize) {
@@ -1206,5 +1242,5 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         memory_limit_mib: args.memory.memory_limit,
         reduction: args.reduction.engine(),
     })
-    .map_err(UsageError)
+    .map_err(UsageError::from)
 }

@@ -458,7 +458,9 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
     let with_baseline = option(&first.0, &first.1, "baseline")? == "true";
     let variant = option(&first.0, &first.1, "variant")?.to_string();
     let known = match (&args.baseline, with_baseline) {
-        (Some(path), true) => Some(baseline::Baseline::load(path).map_err(MergeError::Baseline)?),
+        (Some(path), true) => Some(
+            baseline::Baseline::load(path).map_err(|e| MergeError::Baseline(e.to_string()))?,
+        ),
         (None, false) => None,
         (Some(_), false) => {
             return Err(MergeError::Baseline(

@@ -131,7 +131,7 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
             "--svg plots the table of --scale: add --scale".into(),
         ));
     }
-    let bound = Bound::parse(&args.bound).map_err(UsageError)?;
+    let bound = Bound::parse(&args.bound)?;
     let variant = Variant::parse(&args.variant)?;
     let shard = args.shard;
     if args.no_swarm && args.sample.is_none() {
@@ -1113,7 +1113,7 @@ fn write_smallest(
         let scenario = webmcp_generator::to_scenario(&gen);
         let text = serde_json::to_string_pretty(&scenario).expect("a scenario serializes") + "\n";
         let scenario_file = dir.join(format!("{}.json", scenario.name));
-        webmcp_traces::export::write_atomically(&scenario_file, &text).map_err(UsageError)?;
+        webmcp_traces::export::write_atomically(&scenario_file, &text)?;
         let source = scenario_file.display().to_string();
         if past() {
             let why = timeout_name(plan.deadline.unwrap_or_default());
@@ -1150,12 +1150,10 @@ fn write_smallest(
                 tool: webmcp_traces::trace::TOOL.into(),
             };
             let min =
-                webmcp_traces::minimize::minimize_counterexample(&model, prop.def, meta, &actions)
-                    .map_err(UsageError)?;
+                webmcp_traces::minimize::minimize_counterexample(&model, prop.def, meta, &actions)?;
             prop.path = Some(webmcp_profiles::driver::replay_path(&model, min.actions));
         }
-        let written = webmcp_traces::export::write_result(dir, &model, &source, &text, &result)
-            .map_err(UsageError)?;
+        let written = webmcp_traces::export::write_result(dir, &model, &source, &text, &result)?;
         let trace = written
             .first()
             .map(|f| f.display().to_string())

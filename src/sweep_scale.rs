@@ -192,14 +192,49 @@ fn table(rows: &[Row], plan: &ScalePlan) -> String {
     out
 }
 
+/// Why the scaling plot could not be drawn.
+#[derive(Debug)]
+enum PlotError {
+    /// No bound of the ladder finished.
+    Nothing,
+    /// The SVG backend failed.
+    Drawing(DrawingError),
+}
+
+/// What the SVG backend's drawing fails with.
+type DrawingError = plotters::drawing::DrawingAreaErrorKind<std::io::Error>;
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlotError::Nothing => f.write_str("no bound finished: nothing to plot"),
+            PlotError::Drawing(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for PlotError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PlotError::Nothing => None,
+            PlotError::Drawing(e) => Some(e),
+        }
+    }
+}
+
+impl From<DrawingError> for PlotError {
+    fn from(e: DrawingError) -> PlotError {
+        PlotError::Drawing(e)
+    }
+}
+
 /// Canonical scenarios and unique states per bound (log scale, left) and wall time (right),
 /// as an SVG document.
-fn plot(rows: &[Row]) -> Result<String, String> {
+fn plot(rows: &[Row]) -> Result<String, PlotError> {
     use plotters::prelude::*;
-    let fail = |e: &dyn std::fmt::Display| e.to_string();
     let done: Vec<&Row> = rows.iter().filter(|r| r.complete).collect();
     if done.is_empty() {
-        return Err("no bound finished: nothing to plot".into());
+        return Err(PlotError::Nothing);
     }
     let max_y = done
         .iter()
@@ -210,7 +245,7 @@ fn plot(rows: &[Row]) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (1200, 520)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| fail(&e))?;
+        root.fill(&WHITE)?;
         let (left, right) = root.split_horizontally(600);
         let label = |x: &f64| {
             let i = x.round() as usize;
@@ -243,8 +278,7 @@ fn plot(rows: &[Row]) -> Result<String, String> {
                     blue.stroke_width(2),
                 )
                 .point_size(3),
-            )
-            .map_err(|e| fail(&e))?
+            )?
             .label("canonical scenarios")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
         chart
@@ -254,8 +288,7 @@ fn plot(rows: &[Row]) -> Result<String, String> {
                     red.stroke_width(2),
                 )
                 .point_size(3),
-            )
-            .map_err(|e| fail(&e))?
+            )?
             .label("unique states (sum over scenarios)")
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], red));
         chart
@@ -263,8 +296,7 @@ fn plot(rows: &[Row]) -> Result<String, String> {
             .background_style(WHITE)
             .border_style(BLACK)
             .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(|e| fail(&e))?;
+            .draw()?;
         log_chart(
             &right,
             "Wall time per bound",
@@ -275,9 +307,8 @@ fn plot(rows: &[Row]) -> Result<String, String> {
         )?
         .draw_series(
             LineSeries::new(series(&|r| r.seconds.max(0.01)), blue.stroke_width(2)).point_size(3),
-        )
-        .map_err(|e| fail(&e))?;
-        root.present().map_err(|e| fail(&e))?;
+        )?;
+        root.present()?;
     }
     Ok(svg)
 }
@@ -302,15 +333,14 @@ fn log_chart<'a, 'b>(
     y: std::ops::Range<f64>,
     y_desc: &str,
     label: &dyn Fn(&f64) -> String,
-) -> Result<LogChart<'a, 'b>, String> {
+) -> Result<LogChart<'a, 'b>, DrawingError> {
     use plotters::prelude::*;
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.5f64..bounds as f64 + 0.5, y.log_scale())
-        .map_err(|e| e.to_string())?;
+        .build_cartesian_2d(0.5f64..bounds as f64 + 0.5, y.log_scale())?;
     chart
         .configure_mesh()
         .x_labels(bounds)
@@ -319,8 +349,7 @@ fn log_chart<'a, 'b>(
         .x_desc("bound (d: documents, s: statements per script, t: in all)")
         .y_desc(y_desc)
         .y_label_formatter(&|v| format!("{v:.0e}"))
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .draw()?;
     Ok(chart)
 }
 

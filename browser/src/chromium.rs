@@ -24,10 +24,33 @@ pub fn chromium_for_tests() -> PathBuf {
 /// [`CHROMIUM_ENV`] is not set.
 pub const CHROMIUM_FALLBACK_ENV: &str = "CHROMIUM";
 
+/// No Chromium binary where [`resolve_chromium`] looked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoChromium {
+    /// The path that is not a file.
+    pub path: PathBuf,
+    /// Where the path came from: `--chromium`, `$WEBMCP_CHROMIUM`, `$CHROMIUM`, or Debian's
+    /// package.
+    pub from: String,
+}
+
+impl std::fmt::Display for NoChromium {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "no Chromium at {} (from {}; pass --chromium PATH, or set ${CHROMIUM_ENV} or ${CHROMIUM_FALLBACK_ENV})",
+            self.path.display(),
+            self.from
+        )
+    }
+}
+
+impl std::error::Error for NoChromium {}
+
 /// The Chromium a command runs: `explicit` (`--chromium PATH`), else `$WEBMCP_CHROMIUM`, else
 /// `$CHROMIUM`, else Debian's [`DEFAULT_CHROMIUM`]; an error naming where the missing
 /// path came from.
-pub fn resolve_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
+pub fn resolve_chromium(explicit: Option<&Path>) -> Result<PathBuf, NoChromium> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let (path, from) = match (explicit, var(CHROMIUM_ENV), var(CHROMIUM_FALLBACK_ENV)) {
         (Some(p), _, _) => (p.to_path_buf(), "--chromium".to_string()),
@@ -41,10 +64,7 @@ pub fn resolve_chromium(explicit: Option<&Path>) -> Result<PathBuf, String> {
     if path.is_file() {
         Ok(path)
     } else {
-        Err(format!(
-            "no Chromium at {} (from {from}; pass --chromium PATH, or set ${CHROMIUM_ENV} or ${CHROMIUM_FALLBACK_ENV})",
-            path.display()
-        ))
+        Err(NoChromium { path, from })
     }
 }
 
@@ -367,6 +387,27 @@ mod tests {
         let answered = Chromium::new(&answers).version_within(timeout).unwrap();
         assert_eq!(answered, "Chromium 1.2.3 --version");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// An explicit path that is no file is refused, naming the path and where it came from
+    /// (the environment is not consulted).
+    #[test]
+    fn a_missing_explicit_chromium_names_the_path_and_the_flag() {
+        let missing = Path::new("/nonexistent/webmcp-chromium");
+        let e = resolve_chromium(Some(missing)).unwrap_err();
+        assert_eq!(
+            e,
+            NoChromium {
+                path: missing.to_path_buf(),
+                from: "--chromium".into()
+            }
+        );
+        assert!(
+            e.to_string().starts_with(
+                "no Chromium at /nonexistent/webmcp-chromium (from --chromium; pass --chromium PATH"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

@@ -14,8 +14,8 @@ pub mod server;
 use std::time::{Duration, Instant};
 
 pub use chromium::{
-    chromium_for_tests, resolve_chromium, Chromium, CHROMIUM_ENV, CHROMIUM_FALLBACK_ENV,
-    DEFAULT_CHROMIUM,
+    chromium_for_tests, resolve_chromium, Chromium, NoChromium, CHROMIUM_ENV,
+    CHROMIUM_FALLBACK_ENV, DEFAULT_CHROMIUM,
 };
 use serde_json::Value;
 pub use server::{Origin, Report, Resource, Server, Site};

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::error::ConformanceError;
 use crate::page::{Api, Impl};
 use crate::report::{self, Analyses};
 use crate::run::{forms, run, Config, ScenarioResult};
@@ -121,31 +122,37 @@ pub fn main(
     args: &Args,
     scenarios: &[(&str, &str)],
     shard_of: Option<Value>,
-) -> Result<(u8, String), String> {
+) -> Result<(u8, String), ConformanceError> {
     let file_text;
     let selected: Vec<(&str, &str)> = match (&args.scenario, &args.scenario_file) {
         (Some(name), _) => {
-            let found = scenarios.iter().find(|(n, _)| n == name).ok_or_else(|| {
-                format!("unknown scenario \"{name}\" (webmcp-check list shows the scenarios)")
-            })?;
+            let found = scenarios
+                .iter()
+                .find(|(n, _)| n == name)
+                .ok_or_else(|| ConformanceError::UnknownScenario { name: name.clone() })?;
             vec![*found]
         }
         (None, Some(path)) => {
-            let text = webmcp_model::scenario::read_file(path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            let world = webmcp_model::World::from_json(&text)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let file = |source| ConformanceError::ScenarioFile {
+                path: path.clone(),
+                source,
+            };
+            let text = webmcp_model::scenario::read_file(path).map_err(file)?;
+            let world = webmcp_model::World::from_json(&text).map_err(file)?;
             file_text = (world.name.clone(), text);
             vec![(file_text.0.as_str(), file_text.1.as_str())]
         }
         (None, None) => scenarios.to_vec(),
     };
     // A bad --wpt-variant is a usage error before any browser runs.
-    let wpt_variant = webmcp_model::Variant::parse(&args.wpt_variant).map_err(|e| e.to_string())?;
+    let wpt_variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
     let (forms, skipped) = forms(&selected)?;
     if args.scenario.is_some() || args.scenario_file.is_some() {
         if let Some((name, why)) = skipped.iter().next() {
-            return Err(format!("scenario \"{name}\" has no browser form: {why}"));
+            return Err(ConformanceError::NoBrowserForm {
+                name: name.clone(),
+                why: why.clone(),
+            });
         }
     }
     if let Some(dir) = &args.emit_wpt {
@@ -196,9 +203,12 @@ fn emit_wpt(
     forms: &[crate::form::BrowserForm],
     variant: webmcp_model::Variant,
     limit: usize,
-) -> Result<(u8, String), String> {
-    let emitted = crate::wpt::emit(dir, forms, variant, limit)
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
+) -> Result<(u8, String), ConformanceError> {
+    let emitted =
+        crate::wpt::emit(dir, forms, variant, limit).map_err(|source| ConformanceError::Emit {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     let mut text = format!("wrote {} tests to {}\n", emitted.tests, dir.display());
     for u in &emitted.unwritten {
         text.push_str(&format!("not written: {u}\n"));
@@ -216,7 +226,7 @@ fn run_forms(
     args: &Args,
     chromium: &Path,
     forms: &[crate::form::BrowserForm],
-) -> Result<Vec<ScenarioResult>, String> {
+) -> Result<Vec<ScenarioResult>, ConformanceError> {
     let imp = match args.imp {
         ImplArg::Chromium => Impl::Chromium,
         ImplArg::Polyfill => Impl::Polyfill,
@@ -280,7 +290,7 @@ fn write_docs(
     path: &Path,
     forms: &[crate::form::BrowserForm],
     skipped: &BTreeMap<String, String>,
-) -> Result<(u8, String), String> {
+) -> Result<(u8, String), ConformanceError> {
     // What the second half needs, before the first half's minutes in the browser.
     read_polyfill(&args.polyfill)?;
     testharness()?;
@@ -318,27 +328,27 @@ fn write_docs(
 
 /// Whether a file could be written at `path`, as far as can be told without writing it: it is
 /// not a directory, and its directory exists.
-pub fn writable(path: &Path) -> Result<(), String> {
+pub fn writable(path: &Path) -> Result<(), ConformanceError> {
     if path.is_dir() {
-        return Err(format!("{}: is a directory, not a file", path.display()));
+        return Err(ConformanceError::OutputIsDirectory {
+            path: path.to_path_buf(),
+        });
     }
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     if !parent.is_dir() {
-        return Err(format!(
-            "{}: its directory {} does not exist",
-            path.display(),
-            parent.display()
-        ));
+        return Err(ConformanceError::NoOutputDirectory {
+            path: path.to_path_buf(),
+            parent: parent.to_path_buf(),
+        });
     }
     // A directory that exists may still refuse a file (a read-only mount): the temporary
     // file the output is later written through is made, and removed, now, before the
     // browser runs rather than after.
-    webmcp_traces::export::Output::create(path)
-        .map(drop)
-        .map_err(|e| e.to_string())
+    webmcp_traces::export::Output::create(path)?;
+    Ok(())
 }
 
 /// The largest script a page loads from a file (the polyfill's IIFE build, testharness.js):
@@ -346,27 +356,32 @@ pub fn writable(path: &Path) -> Result<(), String> {
 pub const MAX_SCRIPT_BYTES: u64 = 16 << 20;
 
 /// A script file, at most [`MAX_SCRIPT_BYTES`] (only that many bytes and one more are read).
-fn read_script(path: &Path, install: &str) -> Result<Vec<u8>, String> {
+fn read_script(path: &Path, install: &'static str) -> Result<Vec<u8>, ConformanceError> {
     use webmcp_traces::limits::{read_limited, ReadError};
     read_limited(path, MAX_SCRIPT_BYTES).map_err(|e| match e {
-        ReadError::Io(e) => format!("{}: {e} ({install})", path.display()),
-        ReadError::TooLarge => format!(
-            "{}: larger than {} MiB, the limit for a script file; not read",
-            path.display(),
-            MAX_SCRIPT_BYTES >> 20
-        ),
+        ReadError::Io(source) => ConformanceError::Script {
+            path: path.to_path_buf(),
+            install,
+            source,
+        },
+        ReadError::TooLarge => ConformanceError::ScriptTooLarge {
+            path: path.to_path_buf(),
+            limit_mib: MAX_SCRIPT_BYTES >> 20,
+        },
     })
 }
 
 /// WPT's testharness.js, as `npm ci` in browser/js installs it.
-fn testharness() -> Result<String, String> {
+fn testharness() -> Result<String, ConformanceError> {
     let path = Path::new(crate::wpt::chromium::TESTHARNESS_PATH);
     let bytes = read_script(path, "run `npm ci` in browser/js")?;
-    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", path.display()))
+    String::from_utf8(bytes).map_err(|_| ConformanceError::ScriptNotUtf8 {
+        path: path.to_path_buf(),
+    })
 }
 
 /// The polyfill's IIFE build.
-pub fn read_polyfill(path: &Path) -> Result<Vec<u8>, String> {
+pub fn read_polyfill(path: &Path) -> Result<Vec<u8>, ConformanceError> {
     read_script(path, "run `npm ci` in browser/js, or pass --polyfill")
 }
 
@@ -376,7 +391,7 @@ pub fn implementation(
     chromium: &Path,
     imp: ImplArg,
     polyfill: &Path,
-) -> Result<(webmcp_browser::Chromium, Option<Vec<u8>>), String> {
+) -> Result<(webmcp_browser::Chromium, Option<Vec<u8>>), ConformanceError> {
     let browser = webmcp_browser::Chromium::new(chromium);
     Ok(match imp {
         ImplArg::Chromium => (browser.with_flag("--enable-blink-features=WebMCP"), None),
@@ -385,7 +400,7 @@ pub fn implementation(
 }
 
 /// `--wpt-dir DIR`.
-fn wpt_dir(args: &Args, chromium: &Path, dir: &Path) -> Result<(u8, String), String> {
+fn wpt_dir(args: &Args, chromium: &Path, dir: &Path) -> Result<(u8, String), ConformanceError> {
     let harness = testharness()?;
     let (browser, polyfill) = implementation(chromium, args.imp, &args.polyfill)?;
     let results = crate::wpt_dir::run(
@@ -412,10 +427,10 @@ fn wpt_section(
     args: &Args,
     chromium: &Path,
     forms: &[crate::form::BrowserForm],
-) -> Result<String, String> {
+) -> Result<String, ConformanceError> {
     let harness = testharness()?;
     let iife = read_polyfill(&args.polyfill)?;
-    let variant = webmcp_model::Variant::parse(&args.wpt_variant).map_err(|e| e.to_string())?;
+    let variant = webmcp_model::Variant::parse(&args.wpt_variant)?;
     note(format_args!("emitted web-platform tests, polyfill:"));
     let outcomes = crate::wpt::chromium::run(
         &webmcp_browser::Chromium::new(chromium),

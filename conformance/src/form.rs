@@ -4,9 +4,11 @@
 //! sits in the frame tree, and which loopback origin serves it.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde_json::{json, Map, Value};
 use webmcp_browser::Origin;
+use webmcp_model::error::ScenarioError;
 use webmcp_model::names::{JsValue, SpecialValue};
 use webmcp_model::scenario::{DocSpec, OpSpec, Scenario};
 use webmcp_model::world::Op;
@@ -57,25 +59,111 @@ pub struct BrowserForm {
     pub judged: Scenario,
 }
 
+/// Why a scenario has no browser form: what the pages cannot script (yet).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormError {
+    SeveralTabs,
+    Navigations,
+    Bfcache,
+    ToolEvents,
+    AbortReasons,
+    ForeignModelContext,
+    NestedExecute,
+    Observations,
+    InterventionChoice,
+    /// The scenario does not compile.
+    Compile(ScenarioError),
+    /// A document's URL does not parse.
+    Url(BadUrl),
+    MoreThanTwoOrigins,
+    /// A document's script did not compile to one operation per statement.
+    NotOneToOne {
+        doc: String,
+    },
+}
+
+impl fmt::Display for FormError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FormError::SeveralTabs => "several tabs (one top-level page per run)",
+            FormError::Navigations => "navigations (not scripted yet)",
+            FormError::Bfcache => "back/forward cache (not scriptable in headless Chromium)",
+            FormError::ToolEvents => {
+                "opt-in tool events (the page runtime does not observe them yet)"
+            }
+            FormError::AbortReasons => "custom abort reasons (not scripted yet)",
+            FormError::ForeignModelContext => {
+                "a ModelContext kept from another document (not scripted yet)"
+            }
+            FormError::NestedExecute => "a tool body that executes a tool (not scripted yet)",
+            FormError::Observations => "browser-agent observations (no page API)",
+            FormError::InterventionChoice => {
+                "a choice among interventions (maxInterventions below their number)"
+            }
+            FormError::Compile(e) => return write!(f, "{e}"),
+            FormError::Url(e) => return write!(f, "{e}"),
+            FormError::MoreThanTwoOrigins => "more than two origins",
+            FormError::NotOneToOne { doc } => {
+                return write!(f, "script of {doc} did not compile 1:1")
+            }
+        })
+    }
+}
+
+impl std::error::Error for FormError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FormError::Compile(e) => Some(e),
+            FormError::Url(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<BadUrl> for FormError {
+    fn from(e: BadUrl) -> FormError {
+        FormError::Url(e)
+    }
+}
+
+/// A URL that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadUrl {
+    pub url: String,
+    pub source: url::ParseError,
+}
+
+impl fmt::Display for BadUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.url, self.source)
+    }
+}
+
+impl std::error::Error for BadUrl {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 /// Derives the browser form, or says why the scenario has none.
-pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
+pub fn derive(sc: &Scenario) -> Result<BrowserForm, FormError> {
     if sc.tabs.len() != 1 {
-        return Err("several tabs (one top-level page per run)".into());
+        return Err(FormError::SeveralTabs);
     }
     if !sc.navigations.is_empty() || !sc.environment.navigate.is_empty() {
-        return Err("navigations (not scripted yet)".into());
+        return Err(FormError::Navigations);
     }
     if !sc.environment.bfcache.is_empty() {
-        return Err("back/forward cache (not scriptable in headless Chromium)".into());
+        return Err(FormError::Bfcache);
     }
     if sc.tool_events {
-        return Err("opt-in tool events (the page runtime does not observe them yet)".into());
+        return Err(FormError::ToolEvents);
     }
     if sc.scripts.values().flatten().any(|op| op.reason.is_some()) {
-        return Err("custom abort reasons (not scripted yet)".into());
+        return Err(FormError::AbortReasons);
     }
     if sc.scripts.values().flatten().any(|op| op.on.is_some()) {
-        return Err("a ModelContext kept from another document (not scripted yet)".into());
+        return Err(FormError::ForeignModelContext);
     }
     if sc.scripts.values().flatten().any(|op| {
         op.register_tool
@@ -83,10 +171,10 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
             .and_then(|t| t.body.as_ref())
             .is_some_and(|body| body.iter().any(|b| b.execute_tool.is_some()))
     }) {
-        return Err("a tool body that executes a tool (not scripted yet)".into());
+        return Err(FormError::NestedExecute);
     }
     if sc.environment.observe > 0 {
-        return Err("browser-agent observations (no page API)".into());
+        return Err(FormError::Observations);
     }
     let env = &sc.environment;
     let interventions = env.abort.len() + env.remove_iframe.len();
@@ -94,10 +182,10 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
         .max_interventions
         .is_some_and(|m| (m as usize) < interventions)
     {
-        return Err("a choice among interventions (maxInterventions below their number)".into());
+        return Err(FormError::InterventionChoice);
     }
     let judged = judged_scenario(sc);
-    let world = World::compile(&judged).map_err(|e| e.to_string())?;
+    let world = World::compile(&judged).map_err(FormError::Compile)?;
     let mut docs = Vec::new();
     flatten(&sc.tabs[0].top, None, Vec::new(), &mut docs);
     let mut origins = BTreeMap::new();
@@ -107,7 +195,7 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
             let slot = match origins.len() {
                 0 => Origin::Primary,
                 1 => Origin::Secondary,
-                _ => return Err("more than two origins".into()),
+                _ => return Err(FormError::MoreThanTwoOrigins),
             };
             origins.insert(o, slot);
         }
@@ -118,7 +206,9 @@ pub fn derive(sc: &Scenario) -> Result<BrowserForm, String> {
         let ops = &world.docs[d.index()].script;
         let specs = sc.scripts.get(&doc.doc).cloned().unwrap_or_default();
         if ops.len() != specs.len() {
-            return Err(format!("script of {} did not compile 1:1", doc.doc));
+            return Err(FormError::NotOneToOne {
+                doc: doc.doc.clone(),
+            });
         }
         let statements = specs
             .iter()
@@ -198,8 +288,11 @@ fn flatten<'a>(
 }
 
 /// `https://a.example/child` -> `https://a.example`.
-pub fn model_origin(url: &str) -> Result<String, String> {
-    let parsed = url::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
+pub fn model_origin(url: &str) -> Result<String, BadUrl> {
+    let parsed = url::Url::parse(url).map_err(|source| BadUrl {
+        url: url.to_string(),
+        source,
+    })?;
     Ok(parsed.origin().ascii_serialization())
 }
 
@@ -302,14 +395,14 @@ mod tests {
 
     #[test]
     fn unsupported_scenarios_say_why() {
-        assert!(derive(&scenario("execution-across-tabs"))
-            .unwrap_err()
-            .contains("tabs"));
-        assert!(derive(&scenario("register-in-bfcache"))
-            .unwrap_err()
+        let why = |name: &str| derive(&scenario(name)).unwrap_err();
+        assert_eq!(why("execution-across-tabs"), FormError::SeveralTabs);
+        assert!(why("execution-across-tabs").to_string().contains("tabs"));
+        assert!(why("register-in-bfcache")
+            .to_string()
             .contains("back/forward"));
-        assert!(derive(&scenario("caller-is-target-unloaded"))
-            .unwrap_err()
+        assert!(why("caller-is-target-unloaded")
+            .to_string()
             .contains("navigation"));
     }
 }

@@ -79,16 +79,46 @@ pub fn required_coverage_within(world: &World, variant: Variant, limit: usize) -
     }
 }
 
+/// Why no outcome the model allows invokes a tool body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoBody {
+    /// No statement executes a tool.
+    NoExecution,
+    /// Every execution is rejected before a body runs, in every outcome `variant` allows.
+    Rejected { variant: String },
+    /// The exploration stopped at `states` without reaching a body.
+    Incomplete { states: usize },
+}
+
+impl std::fmt::Display for NoBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoBody::NoExecution => {
+                f.write_str("no statement executes a tool: registration and discovery only")
+            }
+            NoBody::Rejected { variant } => write!(
+                f,
+                "every execution is rejected before a body runs, in every outcome {variant} allows"
+            ),
+            NoBody::Incomplete { states } => {
+                write!(f, "no body in the {states} states explored (incomplete)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NoBody {}
+
 /// Whether some outcome the model allows under `variant` invokes a tool body, or why none
 /// does.
-pub fn reaches_body(world: &World, variant: Variant) -> Result<(), String> {
+pub fn reaches_body(world: &World, variant: Variant) -> Result<(), NoBody> {
     let executes = world.docs.iter().any(|d| {
         d.script
             .iter()
             .any(|op| matches!(op, webmcp_model::world::Op::Execute(_)))
     });
     if !executes {
-        return Err("no statement executes a tool: registration and discovery only".into());
+        return Err(NoBody::NoExecution);
     }
     let mut invoked = false;
     let (_, complete) = explore_quiescent(world, variant, STATE_LIMIT, |s| {
@@ -96,13 +126,12 @@ pub fn reaches_body(world: &World, variant: Variant) -> Result<(), String> {
     });
     match (invoked, complete) {
         (true, _) => Ok(()),
-        (false, true) => Err(format!(
-            "every execution is rejected before a body runs, in every outcome {} allows",
-            variant.name()
-        )),
-        (false, false) => Err(format!(
-            "no body in the {STATE_LIMIT} states explored (incomplete)"
-        )),
+        (false, true) => Err(NoBody::Rejected {
+            variant: variant.name(),
+        }),
+        (false, false) => Err(NoBody::Incomplete {
+            states: STATE_LIMIT,
+        }),
     }
 }
 
@@ -256,9 +285,16 @@ mod tests {
             );
         }
         let why = reaches_body(&world("primitive-inputs"), Variant::proposed()).unwrap_err();
-        assert!(why.contains("rejected before a body runs"), "{why}");
+        assert!(
+            why.to_string().contains("rejected before a body runs"),
+            "{why}"
+        );
         let why = reaches_body(&world("register-and-discover"), Variant::proposed()).unwrap_err();
-        assert!(why.contains("no statement executes a tool"), "{why}");
+        assert_eq!(why, NoBody::NoExecution);
+        assert!(
+            why.to_string().contains("no statement executes a tool"),
+            "{why}"
+        );
     }
 
     fn random_walk_observation(w: &World, variant: Variant, choices: &[usize]) -> Observation {

@@ -16,6 +16,7 @@ use webmcp_model::legacy::variant::ALTERNATIVES;
 use webmcp_model::legacy::{LegacyModel, LegacyVariant, LegacyWorld};
 use webmcp_profiles::legacy::{check_legacy, LegacyOptions};
 
+use crate::error::ConformanceError;
 use crate::report::count_verdicts;
 use crate::verdict::Verdict;
 
@@ -79,8 +80,8 @@ pub struct Row {
 pub fn main(
     args: &LegacyConformanceArgs,
     worlds: Vec<LegacyWorld>,
-) -> Result<(u8, String), String> {
-    let variant = LegacyVariant::parse(&args.variant).map_err(|e| e.to_string())?;
+) -> Result<(u8, String), ConformanceError> {
+    let variant = LegacyVariant::parse(&args.variant)?;
     let polyfill = crate::cli::read_polyfill(&args.polyfill)?;
     let chromium_path = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
     let chromium = Chromium::new(&chromium_path);
@@ -91,7 +92,7 @@ pub fn main(
         Duration::from_secs(args.page_timeout),
         webmcp_browser::say_why_silent,
     )
-    .map_err(|e| format!("browser run: {e}"))?;
+    .map_err(ConformanceError::LegacyBrowser)?;
     let rows: Vec<Row> = worlds
         .iter()
         .map(|w| {

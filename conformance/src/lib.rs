@@ -5,6 +5,7 @@
 //! runner, the verdicts (`verdict`) and the report format (`report`).
 
 pub mod cli;
+pub mod error;
 pub mod form;
 pub mod judge;
 pub mod junit;

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use webmcp_browser::{run_pages_until, Completion, Origin, Origins, Resource, Site, Visit};
 
 use crate::cli::ImplArg;
+use crate::error::{ConformanceError, DirError};
 use crate::page::{add_polyfill, POLYFILL_PATH};
 
 pub const RECORDER_JS: &str = include_str!("../js/recorder.js");
@@ -70,7 +71,7 @@ pub struct Recording {
 }
 
 /// Serves `args.dir`, opens `args.page` and collects what the recorder reports.
-pub fn record(args: &Args) -> Result<Recording, String> {
+pub fn record(args: &Args) -> Result<Recording, ConformanceError> {
     let files = read_dir(&args.dir)?;
     let (page_file, query) = match args.page.split_once('?') {
         Some((p, q)) => (p, Some(q)),
@@ -78,11 +79,10 @@ pub fn record(args: &Args) -> Result<Recording, String> {
     };
     let page_path = format!("/{}", page_file.trim_start_matches('/'));
     if !files.iter().any(|f| f.path == page_path) {
-        return Err(format!(
-            "{}: no such file in {}",
-            args.page,
-            args.dir.display()
-        ));
+        return Err(ConformanceError::NoSuchPage {
+            page: args.page.clone(),
+            dir: args.dir.clone(),
+        });
     }
     let chromium_path = webmcp_browser::resolve_chromium(args.chromium.as_deref())?;
     let (chromium, polyfill) =
@@ -109,7 +109,10 @@ pub fn record(args: &Args) -> Result<Recording, String> {
         Duration::from_secs(args.page_timeout),
         webmcp_browser::say_why_silent,
     )
-    .map_err(|e| format!("{}: {e}", chromium_path.display()))?;
+    .map_err(|source| ConformanceError::Browser {
+        chromium: chromium_path.clone(),
+        source,
+    })?;
     let outcome = outcomes.into_iter().next().expect("one visit");
     let (mine, others): (Vec<Value>, Vec<Value>) = outcome
         .reports
@@ -128,7 +131,7 @@ pub fn record(args: &Args) -> Result<Recording, String> {
 /// Exit codes: 0 the log is written and the pages went quiet; 3 the log is written but
 /// incomplete (the pages did not go quiet within --page-timeout, reported nothing, or
 /// reported more than [`MAX_EVENTS`] events).
-pub fn main(args: &Args) -> Result<(u8, String), String> {
+pub fn main(args: &Args) -> Result<(u8, String), ConformanceError> {
     crate::cli::writable(&args.output)?;
     let Recording {
         collected, quiet, ..
@@ -179,21 +182,26 @@ pub struct File {
 }
 
 /// The files under `dir` (symbolic links are not followed), within the bounds.
-pub fn read_dir(dir: &Path) -> Result<Vec<File>, String> {
-    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn read_dir(dir: &Path) -> Result<Vec<File>, DirError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| DirError::Io { path, source }
+    };
+    let meta = std::fs::metadata(dir).map_err(io(dir))?;
     if !meta.is_dir() {
-        return Err(format!("{}: not a directory", dir.display()));
+        return Err(DirError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
     }
     let mut out = Vec::new();
     let mut total = 0u64;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        let entries = std::fs::read_dir(&d).map_err(io(&d))?;
         for entry in entries {
-            let entry = entry.map_err(|e| format!("{}: {e}", d.display()))?;
+            let entry = entry.map_err(io(&d))?;
             let path = entry.path();
-            let meta =
-                std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let meta = std::fs::symlink_metadata(&path).map_err(io(&path))?;
             if meta.is_dir() {
                 stack.push(path);
                 continue;
@@ -202,26 +210,29 @@ pub fn read_dir(dir: &Path) -> Result<Vec<File>, String> {
                 continue;
             }
             if out.len() >= MAX_FILES {
-                return Err(format!("{}: more than {MAX_FILES} files", dir.display()));
+                return Err(DirError::TooManyFiles {
+                    dir: dir.to_path_buf(),
+                    limit: MAX_FILES,
+                });
             }
             if meta.len() > MAX_FILE_BYTES {
-                return Err(format!(
-                    "{}: larger than {MAX_FILE_BYTES} bytes",
-                    path.display()
-                ));
+                return Err(DirError::FileTooLarge {
+                    path,
+                    limit: MAX_FILE_BYTES,
+                });
             }
             total += meta.len();
             if total > MAX_TOTAL_BYTES {
-                return Err(format!(
-                    "{}: more than {MAX_TOTAL_BYTES} bytes in all",
-                    dir.display()
-                ));
+                return Err(DirError::TooManyBytes {
+                    dir: dir.to_path_buf(),
+                    limit: MAX_TOTAL_BYTES,
+                });
             }
             let rel = path.strip_prefix(dir).expect("under dir");
             let Some(rel) = rel.to_str() else {
-                return Err(format!("{}: not a UTF-8 file name", path.display()));
+                return Err(DirError::NotUtf8Name { path });
             };
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let bytes = std::fs::read(&path).map_err(io(&path))?;
             out.push(File {
                 path: format!("/{}", rel.replace('\\', "/")),
                 bytes,
@@ -595,7 +606,14 @@ mod tests {
     #[test]
     fn a_missing_or_oversized_directory_is_one_error() {
         let e = read_dir(Path::new("/nonexistent/webmcp")).unwrap_err();
-        assert!(e.starts_with("/nonexistent/webmcp: "), "{e}");
+        match &e {
+            DirError::Io { path, source } => {
+                assert_eq!(path, Path::new("/nonexistent/webmcp"));
+                assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(e.to_string().starts_with("/nonexistent/webmcp: "), "{e}");
         let dir = std::env::temp_dir().join(format!("webmcp-record-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("sub/x.html"), "x").unwrap();
@@ -605,7 +623,8 @@ mod tests {
         let big = std::fs::File::create(dir.join("big.bin")).unwrap();
         big.set_len(MAX_FILE_BYTES + 1).unwrap();
         let e = read_dir(&dir).unwrap_err();
-        assert!(e.contains("big.bin: larger than"), "{e}");
+        assert!(matches!(e, DirError::FileTooLarge { .. }), "{e:?}");
+        assert!(e.to_string().contains("big.bin: larger than"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -10,6 +10,7 @@ use webmcp_browser::{run_pages_until, Chromium, Completion, Site};
 use webmcp_model::scenario::Scenario;
 use webmcp_model::{Variant, World};
 
+use crate::error::ConformanceError;
 use crate::form::{derive, BrowserForm};
 use crate::judge::{allowed, judge, reaches_body, Difference};
 use crate::observation::{from_reports, BrowserRun, Observation};
@@ -139,16 +140,19 @@ impl ScenarioResult {
 /// The browser forms of `scenarios` (name, JSON text), or why each has none.
 pub fn forms(
     scenarios: &[(&str, &str)],
-) -> Result<(Vec<BrowserForm>, BTreeMap<String, String>), String> {
+) -> Result<(Vec<BrowserForm>, BTreeMap<String, String>), ConformanceError> {
     let mut out = Vec::new();
     let mut skipped = BTreeMap::new();
     for (name, text) in scenarios {
         let sc: Scenario =
-            serde_json::from_str(text).map_err(|e| format!("scenario {name}: {e}"))?;
+            serde_json::from_str(text).map_err(|source| ConformanceError::ScenarioJson {
+                name: name.to_string(),
+                source,
+            })?;
         match derive(&sc) {
             Ok(f) => out.push(f),
             Err(why) => {
-                skipped.insert(name.to_string(), why);
+                skipped.insert(name.to_string(), why.to_string());
             }
         }
     }
@@ -206,7 +210,7 @@ pub fn run(
     config: &Config,
     forms: &[BrowserForm],
     mut progress: impl FnMut(&ScenarioResult),
-) -> Result<Vec<ScenarioResult>, String> {
+) -> Result<Vec<ScenarioResult>, ConformanceError> {
     let mut chromium = Chromium::new(&config.chromium);
     let polyfill = match config.imp {
         Impl::Chromium => {
@@ -221,7 +225,7 @@ pub fn run(
             let path = config
                 .polyfill
                 .as_ref()
-                .ok_or("the polyfill implementation needs its IIFE build")?;
+                .ok_or(ConformanceError::NoPolyfill)?;
             Some(crate::cli::read_polyfill(path)?)
         }
     };
@@ -244,7 +248,10 @@ pub fn run(
         config.page_timeout,
         webmcp_browser::say_why_silent,
     )
-    .map_err(|e| format!("{}: {e}", config.chromium.display()))?;
+    .map_err(|source| ConformanceError::Browser {
+        chromium: config.chromium.clone(),
+        source,
+    })?;
     let mut results = Vec::new();
     for (form, outcome) in forms.iter().zip(outcomes) {
         let page = from_reports(form, &outcome.reports);
@@ -286,7 +293,8 @@ pub fn run(
             model_reaches_body: reaches_body(
                 &World::compile(&form.judged).expect("derive compiled it"),
                 Variant::proposed(),
-            ),
+            )
+            .map_err(|e| e.to_string()),
         };
         progress(&result);
         results.push(result);

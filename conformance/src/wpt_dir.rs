@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use webmcp_browser::{run_pages_until, Chromium, Completion, Origin, Origins, Resource, Visit};
 
+use crate::error::ConformanceError;
 use crate::page::add_polyfill;
 use crate::record::{collect, read_dir, site, write_log, File, QUIET};
 use crate::trace::{validate, Refusal};
@@ -78,14 +79,13 @@ pub fn run(
     polyfill: Option<&[u8]>,
     page_timeout: Duration,
     max_states: usize,
-) -> Result<Vec<FileResult>, String> {
+) -> Result<Vec<FileResult>, ConformanceError> {
     let files = read_dir(dir)?;
     let tests: Vec<File> = tests(&files).into_iter().cloned().collect();
     if tests.is_empty() {
-        return Err(format!(
-            "{}: no tests in webmcp/ (HTML files outside resources/)",
-            dir.display()
-        ));
+        return Err(ConformanceError::NoTests {
+            dir: dir.to_path_buf(),
+        });
     }
     let mut out = Vec::new();
     for test in &tests {
@@ -132,7 +132,7 @@ pub fn run(
             page_timeout,
             webmcp_browser::say_why_silent,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(ConformanceError::WptRun)?;
         let outcome = outcomes.into_iter().next().expect("one visit");
         let done = outcome.done.clone().unwrap_or(Value::Null);
         let recorder: Vec<Value> = outcome

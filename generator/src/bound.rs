@@ -178,16 +178,18 @@ impl Bound {
 
     /// Parses `tiny`, `docs=2,stmts=3`, or `small,stmts=4`: a preset (default `tiny`) and
     /// overrides. The error is one line naming what is wrong and what is allowed.
-    pub fn parse(text: &str) -> Result<Bound, String> {
+    pub fn parse(text: &str) -> Result<Bound, BoundError> {
         let text = text.trim();
         if text.is_empty() {
-            return Err(bound_help("an empty --bound"));
+            return Err(BoundError::Empty);
         }
         let mut bound = Bound::TINY;
         let mut seen: Vec<&str> = Vec::new();
         for (i, part) in text.split(',').map(str::trim).enumerate() {
             if part.is_empty() {
-                return Err(bound_help(&format!("an empty item in --bound \"{text}\"")));
+                return Err(BoundError::EmptyItem {
+                    text: text.to_string(),
+                });
             }
             let Some((key, value)) = part.split_once('=') else {
                 match PRESETS.iter().find(|(name, _)| *name == part) {
@@ -195,42 +197,42 @@ impl Bound {
                         bound = *preset;
                         continue;
                     }
-                    Some(_) => {
-                        return Err(format!(
-                            "--bound: the preset \"{part}\" must come first (PRESET,KEY=N,...)"
-                        ))
-                    }
+                    Some((name, _)) => return Err(BoundError::PresetNotFirst { preset: name }),
                     None => {
-                        return Err(bound_help(&format!(
-                            "\"{part}\" in --bound is neither a preset nor KEY=N"
-                        )))
+                        return Err(BoundError::NotAnItem {
+                            item: part.to_string(),
+                        })
                     }
                 }
             };
             let (key, value) = (key.trim(), value.trim());
             let Some(k) = KEYS.iter().find(|k| k.name == key) else {
-                return Err(bound_help(&format!("unknown --bound key \"{key}\"")));
+                return Err(BoundError::UnknownKey {
+                    key: key.to_string(),
+                });
             };
             if seen.contains(&k.name) {
-                return Err(format!("--bound: \"{key}\" is given twice"));
+                return Err(BoundError::GivenTwice { key: k.name });
             }
             seen.push(k.name);
             let n: u8 = match value.parse::<u64>() {
                 Ok(n) if n >= k.min as u64 && n <= k.max as u64 => n as u8,
                 _ => {
-                    return Err(format!(
-                        "--bound: {key}={value}: {key} takes a whole number from {} to {}",
-                        k.min, k.max
-                    ))
+                    return Err(BoundError::OutOfRange {
+                        key: k.name,
+                        value: value.to_string(),
+                        min: k.min,
+                        max: k.max,
+                    })
                 }
             };
             (k.set)(&mut bound, n);
         }
         if bound.docs < bound.tabs {
-            return Err(format!(
-                "--bound: docs={} is fewer than tabs={}: every tab has a top-level document",
-                bound.docs, bound.tabs
-            ));
+            return Err(BoundError::FewerDocsThanTabs {
+                docs: bound.docs,
+                tabs: bound.tabs,
+            });
         }
         Ok(bound)
     }
@@ -249,12 +251,79 @@ impl Bound {
     }
 }
 
-fn bound_help(what: &str) -> String {
+/// Why a `--bound` does not parse: each says what is wrong, and the message of one that
+/// does not name a preset or key lists what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BoundError {
+    /// `--bound ""`.
+    Empty,
+    /// An empty item between commas (`docs=2,,stmts=1`), in the whole `text`.
+    EmptyItem { text: String },
+    /// A preset after the first item (`docs=2,tiny`).
+    PresetNotFirst { preset: &'static str },
+    /// An item that is neither a preset nor `KEY=N`.
+    NotAnItem { item: String },
+    /// `KEY=N` with a key that is not one.
+    UnknownKey { key: String },
+    /// The same key twice.
+    GivenTwice { key: &'static str },
+    /// A value that is not a whole number from `min` to `max`.
+    OutOfRange {
+        key: &'static str,
+        value: String,
+        min: u8,
+        max: u8,
+    },
+    /// Fewer documents than tabs: every tab has a top-level document.
+    FewerDocsThanTabs { docs: u8, tabs: u8 },
+}
+
+impl fmt::Display for BoundError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BoundError::Empty => with_help(f, format_args!("an empty --bound")),
+            BoundError::EmptyItem { text } => {
+                with_help(f, format_args!("an empty item in --bound \"{text}\""))
+            }
+            BoundError::PresetNotFirst { preset } => write!(
+                f,
+                "--bound: the preset \"{preset}\" must come first (PRESET,KEY=N,...)"
+            ),
+            BoundError::NotAnItem { item } => with_help(
+                f,
+                format_args!("\"{item}\" in --bound is neither a preset nor KEY=N"),
+            ),
+            BoundError::UnknownKey { key } => {
+                with_help(f, format_args!("unknown --bound key \"{key}\""))
+            }
+            BoundError::GivenTwice { key } => write!(f, "--bound: \"{key}\" is given twice"),
+            BoundError::OutOfRange {
+                key,
+                value,
+                min,
+                max,
+            } => write!(
+                f,
+                "--bound: {key}={value}: {key} takes a whole number from {min} to {max}"
+            ),
+            BoundError::FewerDocsThanTabs { docs, tabs } => write!(
+                f,
+                "--bound: docs={docs} is fewer than tabs={tabs}: every tab has a top-level document"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BoundError {}
+
+/// `what`, then the presets and every key's range.
+fn with_help(f: &mut fmt::Formatter<'_>, what: fmt::Arguments<'_>) -> fmt::Result {
     let keys: Vec<String> = KEYS
         .iter()
         .map(|k| format!("{}={}..{}", k.name, k.min, k.max))
         .collect();
-    format!(
+    write!(
+        f,
         "{what}: give tiny, small or medium, then KEY=N overrides ({})",
         keys.join(", ")
     )

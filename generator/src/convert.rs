@@ -448,15 +448,104 @@ pub fn describe(g: &Gen) -> String {
     out
 }
 
+/// Why a scenario is outside the generator's vocabulary (or names what it does not have):
+/// [`from_scenario`]'s error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConvertError {
+    /// A document's URL, or an origin, that does not parse.
+    NotAUrl { url: String },
+    /// A name the scenario does not define: `place` is the field that names it (none for a
+    /// statement), `kind` what it should name (`navigable`, `initial document named`).
+    UnknownName {
+        place: Option<&'static str>,
+        kind: &'static str,
+        name: String,
+    },
+    /// A construct the generator does not produce (`what` is outside the vocabulary).
+    OutsideVocabulary { what: String },
+    /// A document with an explicit agent.
+    ExplicitAgent { doc: String },
+    /// Same-origin documents of a tab keyed differently.
+    MixedKeying,
+    /// An origin list of other than one origin.
+    OriginList,
+    /// A navigation other than a same-origin replacement without a script.
+    Navigation { nav: String },
+    /// A call's label that no earlier statement of the script has.
+    NotAnEarlierCall { label: String },
+    /// An `executeTool` that names no tool.
+    NoTool,
+    /// A statement of none of the kinds.
+    NoKind,
+    /// A tool outcome the model does not have.
+    UnknownOutcome { outcome: String },
+    /// No tool outcome at all.
+    NoOutcome,
+}
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConvertError::NotAUrl { url } => write!(f, "\"{url}\" is not a URL"),
+            ConvertError::UnknownName { place, kind, name } => match place {
+                Some(place) => write!(f, "{place}: no {kind} \"{name}\""),
+                None => write!(f, "no {kind} \"{name}\""),
+            },
+            ConvertError::OutsideVocabulary { what } => {
+                write!(f, "{what} is outside the vocabulary")
+            }
+            ConvertError::ExplicitAgent { doc } => write!(
+                f,
+                "document \"{doc}\": explicit agents are outside the vocabulary"
+            ),
+            ConvertError::MixedKeying => f.write_str(
+                "same-origin documents of a tab (one agent) keyed differently are outside the vocabulary",
+            ),
+            ConvertError::OriginList => {
+                f.write_str("origin lists of other than one origin are outside the vocabulary")
+            }
+            ConvertError::Navigation { nav } => write!(
+                f,
+                "navigation of \"{nav}\": only a same-origin replacement without a script is in the vocabulary"
+            ),
+            ConvertError::NotAnEarlierCall { label } => {
+                write!(f, "\"{label}\" is not an earlier call of this script")
+            }
+            ConvertError::NoTool => f.write_str("an executeTool without a tool"),
+            ConvertError::NoKind => f.write_str("a statement of no kind"),
+            ConvertError::UnknownOutcome { outcome } => {
+                write!(f, "unknown tool outcome \"{outcome}\"")
+            }
+            ConvertError::NoOutcome => f.write_str("no tool outcome"),
+        }
+    }
+}
+
+impl std::error::Error for ConvertError {}
+
+fn outside(what: impl Into<String>) -> ConvertError {
+    ConvertError::OutsideVocabulary { what: what.into() }
+}
+
+fn unknown(place: Option<&'static str>, kind: &'static str, name: &str) -> ConvertError {
+    ConvertError::UnknownName {
+        place,
+        kind,
+        name: name.to_string(),
+    }
+}
+
 /// Reads a scenario file back into a `Gen`, whatever its names: the inverse of
 /// [`to_scenario`] up to renaming. Fails, naming what, when the scenario uses something
 /// outside the generator's vocabulary (an `allow` other than `tools`, an explicit agent, a
 /// replacement document with a script, ...).
-pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
+pub fn from_scenario(sc: &Scenario) -> Result<Gen, ConvertError> {
     let mut origins: Vec<String> = Vec::new();
-    let mut origin_id = |url: &str| -> Result<u8, String> {
+    let mut origin_id = |url: &str| -> Result<u8, ConvertError> {
         let o = webmcp_model::origin::parse_origin(url)
-            .ok_or_else(|| format!("\"{url}\" is not a URL"))?
+            .ok_or_else(|| ConvertError::NotAUrl {
+                url: url.to_string(),
+            })?
             .ascii_serialization();
         Ok(match origins.iter().position(|x| *x == o) {
             Some(i) => i as u8,
@@ -479,16 +568,13 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
             vec![(None, &t.top, None, t.tab.clone())];
         while let Some((parent, d, frame, nav)) = stack.pop() {
             if d.agent.is_some() {
-                return Err(format!(
-                    "document \"{}\": explicit agents are outside the vocabulary",
-                    d.doc
-                ));
+                return Err(ConvertError::ExplicitAgent { doc: d.doc.clone() });
             }
             let origin = origin_id(&d.url)?;
             let allow = match frame.and_then(|f| f.allow.as_deref()) {
                 None => false,
                 Some("tools") => true,
-                Some(other) => return Err(format!("allow=\"{other}\" is outside the vocabulary")),
+                Some(other) => return Err(outside(format!("allow=\"{other}\""))),
             };
             let me = docs.len();
             doc_at.insert(d.doc.clone(), (ti, me));
@@ -508,17 +594,14 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
             if let Some(p) = d.parent {
                 let same = docs[p as usize].origin == d.origin;
                 if same && d.allow {
-                    return Err("a same-origin iframe with allow is outside the vocabulary".into());
+                    return Err(outside("a same-origin iframe with allow"));
                 }
             }
             if docs
                 .iter()
                 .any(|e| e.origin == d.origin && e.unkeyed != d.unkeyed)
             {
-                return Err(
-                    "same-origin documents of a tab (one agent) keyed differently are outside the vocabulary"
-                        .into(),
-                );
+                return Err(ConvertError::MixedKeying);
             }
         }
         tabs.push(TabGen { docs });
@@ -545,7 +628,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
     for (doc_name, ops) in &sc.scripts {
         let &(ti, di) = doc_at
             .get(doc_name)
-            .ok_or_else(|| format!("scripts: no initial document named \"{doc_name}\""))?;
+            .ok_or_else(|| unknown(Some("scripts"), "initial document named", doc_name))?;
         let mut labels: Vec<Option<String>> = Vec::new();
         let mut local: Vec<String> = Vec::new();
         let mut script = Vec::new();
@@ -561,22 +644,23 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                     }
                 }
             };
-            let stmt_of = |labels: &[Option<String>], l: &str| -> Result<u8, String> {
+            let stmt_of = |labels: &[Option<String>], l: &str| -> Result<u8, ConvertError> {
                 labels
                     .iter()
                     .position(|x| x.as_deref() == Some(l))
                     .map(|p| p as u8)
-                    .ok_or_else(|| format!("\"{l}\" is not an earlier call of this script"))
+                    .ok_or_else(|| ConvertError::NotAnEarlierCall {
+                        label: l.to_string(),
+                    })
             };
-            let single_origin = |list: &Option<Vec<String>>| -> Result<Option<String>, String> {
-                match list {
-                    None => Ok(None),
-                    Some(v) if v.len() == 1 => Ok(Some(v[0].clone())),
-                    Some(_) => Err(
-                        "origin lists of other than one origin are outside the vocabulary".into(),
-                    ),
-                }
-            };
+            let single_origin =
+                |list: &Option<Vec<String>>| -> Result<Option<String>, ConvertError> {
+                    match list {
+                        None => Ok(None),
+                        Some(v) if v.len() == 1 => Ok(Some(v[0].clone())),
+                        Some(_) => Err(ConvertError::OriginList),
+                    }
+                };
             let s = if let Some(t) = &op.register_tool {
                 let exposed = match single_origin(&op.exposed_to)? {
                     Some(o) => Some(origin_id(&o)?),
@@ -598,9 +682,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                     None => true,
                     Some(JsValue::Json(v)) if v == &json!({}) => true,
                     Some(v) if *v == input(false) => false,
-                    Some(_) => {
-                        return Err("this executeTool input is outside the vocabulary".into())
-                    }
+                    Some(_) => return Err(outside("this executeTool input")),
                 };
                 match (&r.from, &r.origin, &r.window) {
                     (Some(list), _, _) => Stmt::Execute {
@@ -612,13 +694,10 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                     (None, Some(origin), Some(window)) => {
                         let &(t, d) = doc_at
                             .get(window)
-                            .ok_or_else(|| format!("no initial document named \"{window}\""))?;
+                            .ok_or_else(|| unknown(None, "initial document named", window))?;
                         let origin = origin_id(origin)?;
                         if origin >= doc_origins {
-                            return Err(
-                                "a forged tool's origin that is no document's is outside the vocabulary"
-                                    .into(),
-                            );
+                            return Err(outside("a forged tool's origin that is no document's"));
                         }
                         Stmt::Forged {
                             tool: tool_id(&r.name),
@@ -629,7 +708,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                             object,
                         }
                     }
-                    _ => return Err("an executeTool without a tool".into()),
+                    _ => return Err(ConvertError::NoTool),
                 }
             } else if let Some(l) = &op.await_call {
                 Stmt::Await(stmt_of(&labels, l)?)
@@ -641,11 +720,11 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                 let (nav, remove) = match (&op.remove_iframe, &op.navigate) {
                     (Some(n), None) => (n, true),
                     (None, Some(n)) => (n, false),
-                    _ => return Err("a statement of no kind".into()),
+                    _ => return Err(ConvertError::NoKind),
                 };
                 let &(t, d) = nav_at
                     .get(nav)
-                    .ok_or_else(|| format!("no navigable \"{nav}\""))?;
+                    .ok_or_else(|| unknown(None, "navigable", nav))?;
                 let child = t == ti && tabs[t].docs[d].parent == Some(di as u8);
                 let own = t == ti && d == di;
                 if remove && child {
@@ -653,10 +732,10 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
                 } else if !remove && (child || own && i + 1 == ops.len()) {
                     Stmt::Navigate(d as u8)
                 } else {
-                    return Err(format!(
-                        "this {} of \"{nav}\" is outside the vocabulary",
+                    return Err(outside(format!(
+                        "this {} of \"{nav}\"",
                         if remove { "removeIframe" } else { "navigate" }
-                    ));
+                    )));
                 }
             };
             labels.push(if s.is_call() {
@@ -672,7 +751,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
     for a in &sc.environment.abort {
         let &(t, d, c) = ctrl_at
             .get(a)
-            .ok_or_else(|| format!("environment.abort: no controller \"{a}\""))?;
+            .ok_or_else(|| unknown(Some("environment.abort"), "controller", a))?;
         moves.push(Move::Abort {
             tab: t as u8,
             doc: d as u8,
@@ -682,7 +761,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
     for n in &sc.environment.remove_iframe {
         let &(t, d) = nav_at
             .get(n)
-            .ok_or_else(|| format!("environment.removeIframe: no navigable \"{n}\""))?;
+            .ok_or_else(|| unknown(Some("environment.removeIframe"), "navigable", n))?;
         moves.push(Move::RemoveIframe {
             tab: t as u8,
             doc: d as u8,
@@ -691,7 +770,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
     for n in &sc.environment.navigate {
         let &(t, d) = nav_at
             .get(n)
-            .ok_or_else(|| format!("environment.navigate: no navigable \"{n}\""))?;
+            .ok_or_else(|| unknown(Some("environment.navigate"), "navigable", n))?;
         moves.push(Move::Navigate {
             tab: t as u8,
             doc: d as u8,
@@ -700,7 +779,7 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
     for nv in &sc.navigations {
         let &(t, d) = nav_at
             .get(&nv.nav)
-            .ok_or_else(|| format!("navigations: no navigable \"{}\"", nv.nav))?;
+            .ok_or_else(|| unknown(Some("navigations"), "navigable", &nv.nav))?;
         let url_origin =
             webmcp_model::origin::parse_origin(&nv.url).map(|o| o.ascii_serialization());
         if url_origin.as_deref() != Some(origins[tabs[t].docs[d].origin as usize].as_str())
@@ -708,25 +787,24 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
             || nv.agent.is_some()
             || !nv.origin_keyed
         {
-            return Err(format!(
-                "navigation of \"{}\": only a same-origin replacement without a script is in the vocabulary",
-                nv.nav
-            ));
+            return Err(ConvertError::Navigation {
+                nav: nv.nav.clone(),
+            });
         }
     }
     for t in &sc.environment.bfcache {
         let &ti = tab_at
             .get(t)
-            .ok_or_else(|| format!("environment.bfcache: no tab \"{t}\""))?;
+            .ok_or_else(|| unknown(Some("environment.bfcache"), "tab", t))?;
         moves.push(Move::Bfcache { tab: ti as u8 });
     }
     match sc.environment.observe {
         0 => {}
         1 => moves.push(Move::Observe),
-        _ => return Err("more than one observation is outside the vocabulary".into()),
+        _ => return Err(outside("more than one observation")),
     }
     if sc.environment.max_interventions.is_some() {
-        return Err("maxInterventions is outside the vocabulary".into());
+        return Err(outside("maxInterventions"));
     }
     moves.sort();
     moves.dedup();
@@ -735,11 +813,11 @@ pub fn from_scenario(sc: &Scenario) -> Result<Gen, String> {
         let i = OUTCOME_NAMES
             .iter()
             .position(|x| x == o)
-            .ok_or_else(|| format!("unknown tool outcome \"{o}\""))?;
+            .ok_or_else(|| ConvertError::UnknownOutcome { outcome: o.clone() })?;
         outcomes |= 1 << i;
     }
     if outcomes == 0 {
-        return Err("no tool outcome".into());
+        return Err(ConvertError::NoOutcome);
     }
     Ok(Gen {
         tabs,

@@ -30,9 +30,9 @@ pub mod convert;
 pub mod enumerate;
 pub mod space;
 
-pub use bound::Bound;
+pub use bound::{Bound, BoundError};
 pub use canon::{canonical, is_canonical};
-pub use convert::{describe, from_scenario, name, to_scenario};
+pub use convert::{describe, from_scenario, name, to_scenario, ConvertError};
 pub use enumerate::{
     count, for_each_canonical, for_each_raw, sample, shard, Counts, Sampling, Shard, ShardError,
     MAX_SHARDS,

@@ -45,7 +45,7 @@ fn bad_bounds_are_one_line_errors() {
         "forged=2",
         "unkeyed=2",
     ] {
-        let e = Bound::parse(bad).expect_err(bad);
+        let e = Bound::parse(bad).expect_err(bad).to_string();
         assert!(!e.contains('\n') && e.contains("--bound"), "{bad}: {e}");
     }
 }

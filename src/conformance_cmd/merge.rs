@@ -156,8 +156,8 @@ pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), Mer
         parts.push(results);
     }
     let results = interleave(parts);
-    let (_, skipped) =
-        webmcp_conformance::run::forms(crate::catalog::SCENARIOS).map_err(MergeError::Catalog)?;
+    let (_, skipped) = webmcp_conformance::run::forms(crate::catalog::SCENARIOS)
+        .map_err(|e| MergeError::Catalog(e.to_string()))?;
     let version = browser.map(|b| b.1).unwrap_or_default();
     let text = cli::render(format, &version, &results, &skipped, &analyses, None);
     Ok((cli::exit_code(&results, &analyses), text))

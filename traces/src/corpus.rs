@@ -92,11 +92,11 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut entries = Vec::new();
     for (property, also, loaded) in best {
-        let min = minimize(&loaded)?;
+        let min = minimize(&loaded).map_err(|e| e.to_string())?;
         let scenario = loaded.trace.meta.scenario.clone();
         let file = file_name(&scenario, "seed", property);
         let text = min.trace.to_json_text();
-        write_atomically(&dir.join(&file), &text)?;
+        write_atomically(&dir.join(&file), &text).map_err(|e| e.to_string())?;
         entries.push(Entry {
             file,
             scenario,
@@ -119,7 +119,7 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
             _ => {}
         }
     }
-    write_atomically(&dir.join(INDEX), &index(&entries))?;
+    write_atomically(&dir.join(INDEX), &index(&entries)).map_err(|e| e.to_string())?;
     Ok(entries)
 }
 

@@ -5,8 +5,10 @@
 use std::path::PathBuf;
 
 use crate::limits::size_text;
+use crate::minimize::MinimizeError;
 use crate::replay::Divergence;
 
+/// Why a trace command could not do its work.
 #[derive(Debug)]
 pub enum TraceError {
     /// The file could not be read.
@@ -82,5 +84,75 @@ impl std::error::Error for TraceError {
             TraceError::Io { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+/// Why a generated document (`docs/findings.md`, `docs/properties.md`) could not be made.
+#[derive(Debug)]
+pub enum DocError {
+    /// A check or exploration the document rests on stopped at a bound.
+    NotExhaustive {
+        scenario: String,
+        variant: String,
+        /// What stopped: `check`, `exploration`.
+        run: &'static str,
+    },
+    /// A violated property is not in the catalogue.
+    UnknownProperty { name: String },
+    /// A counterexample could not be minimised.
+    Minimize(MinimizeError),
+    /// No standard scenario witnesses these properties under `proposed`.
+    Unwitnessed { properties: Vec<&'static str> },
+    /// A question names a scenario that is not a standard one.
+    QuestionScenario { scenario: String },
+    /// No question sentence of the scenario's description contains what a question asks.
+    QuestionNotAsked { scenario: String, asks: String },
+    /// A question is answered by a property that is not in the catalogue.
+    QuestionProperty { name: String },
+}
+
+impl std::fmt::Display for DocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DocError::NotExhaustive {
+                scenario,
+                variant,
+                run,
+            } => write!(
+                f,
+                "{scenario} under {variant}: the {run} was not exhaustive"
+            ),
+            DocError::UnknownProperty { name } => write!(f, "unknown property {name}"),
+            DocError::Minimize(e) => write!(f, "{e}"),
+            DocError::Unwitnessed { properties } => write!(
+                f,
+                "no standard scenario witnesses {} under proposed: the property may be vacuous",
+                properties.join(", ")
+            ),
+            DocError::QuestionScenario { scenario } => {
+                write!(f, "a question names the unknown scenario {scenario}")
+            }
+            DocError::QuestionNotAsked { scenario, asks } => {
+                write!(f, "{scenario}: no question sentence contains {asks:?}")
+            }
+            DocError::QuestionProperty { name } => {
+                write!(f, "a question names the unknown property {name}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DocError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DocError::Minimize(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<MinimizeError> for DocError {
+    fn from(e: MinimizeError) -> DocError {
+        DocError::Minimize(e)
     }
 }

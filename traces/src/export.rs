@@ -205,10 +205,8 @@ impl Drop for Output {
 }
 
 /// Writes `text` to `path` through a temporary file, so readers never see half a file.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
-    Output::create(path)
-        .and_then(|o| o.commit(text))
-        .map_err(|e| e.to_string())
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), TraceError> {
+    Output::create(path).and_then(|o| o.commit(text))
 }
 
 /// Checks that `check` can write its traces into `dir` before it explores: `dir` is a
@@ -253,7 +251,7 @@ pub fn write_result(
     source: &str,
     scenario_json: &str,
     result: &ScenarioResult,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, TraceError> {
     let mut written = Vec::new();
     for p in &result.properties {
         let expect = match p.verdict {
@@ -263,7 +261,7 @@ pub fn write_result(
         };
         let Some(path) = &p.path else { continue };
         if written.is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| output_error(dir, e.to_string()))?;
         }
         let actions: Vec<_> = path.iter().map(|s| s.action).collect();
         let meta = Meta {
@@ -399,7 +397,14 @@ mod tests {
         let dangling = dir.join("dangling.md");
         std::os::unix::fs::symlink("nothing/here.md", &dangling).unwrap();
         let err = write_atomically(&dangling, "x").unwrap_err();
-        assert!(err.contains("symbolic link to nothing"), "{err}");
+        assert!(
+            matches!(&err, TraceError::Output { path, .. } if *path == dangling),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().contains("symbolic link to nothing"),
+            "{err}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -21,6 +21,7 @@ use webmcp_profiles::{check, CheckOptions, ScenarioResult, Verdict};
 
 use crate::anchors::step_url;
 use crate::corpus::Source;
+use crate::error::DocError;
 use crate::explain::{explain, Format};
 use crate::minimize::minimize_counterexample;
 use crate::reader::Loaded;
@@ -42,7 +43,7 @@ fn check_all(
     sources: &[Source],
     variants: &[Variant],
     threads: usize,
-) -> Result<Vec<Vec<ScenarioResult>>, String> {
+) -> Result<Vec<Vec<ScenarioResult>>, DocError> {
     let jobs: Vec<(usize, usize)> = (0..variants.len())
         .flat_map(|v| (0..sources.len()).map(move |s| (v, s)))
         .collect();
@@ -59,10 +60,11 @@ fn check_all(
     for _ in 0..variants.len() {
         let row: Vec<ScenarioResult> = results.by_ref().take(sources.len()).collect();
         if let Some(r) = row.iter().find(|r| !r.exhaustive || r.is_incomplete()) {
-            return Err(format!(
-                "{} under {}: the check was not exhaustive",
-                r.scenario, r.variant
-            ));
+            return Err(DocError::NotExhaustive {
+                scenario: r.scenario.clone(),
+                variant: r.variant.clone(),
+                run: "check",
+            });
         }
         out.push(row);
     }
@@ -77,7 +79,7 @@ fn violations(results: &[ScenarioResult]) -> BTreeSet<Finding> {
 }
 
 /// The report, as Markdown.
-pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
+pub fn generate(sources: &[Source], threads: usize) -> Result<String, DocError> {
     let mut variants = vec![Variant::SEED, Variant::proposed()];
     variants.extend(FIXES.iter().map(without));
     let mut all = check_all(sources, &variants, threads)?.into_iter();
@@ -197,7 +199,7 @@ fn section(
     seed: &BTreeSet<Finding>,
     results: &[ScenarioResult],
     sources: &[Source],
-) -> Result<(), String> {
+) -> Result<(), DocError> {
     let variant = without(fix);
     let _ = writeln!(out, "## {n}. {}\n", fix.title);
     if let Some(r) = fix.adopted_by() {
@@ -239,7 +241,9 @@ fn section(
         let def = webmcp_profiles::catalogue::catalogue()
             .into_iter()
             .find(|d| d.name == *property)
-            .ok_or_else(|| format!("unknown property {property}"))?;
+            .ok_or_else(|| DocError::UnknownProperty {
+                name: property.to_string(),
+            })?;
         let list: Vec<String> = scenarios
             .iter()
             .map(|(s, in_seed)| format!("{s}{}", if *in_seed { "*" } else { "" }))
@@ -294,7 +298,7 @@ fn counterexample(
     variant: Variant,
     results: &[ScenarioResult],
     sources: &[Source],
-) -> Result<(), String> {
+) -> Result<(), DocError> {
     let shortest = results
         .iter()
         .enumerate()
@@ -378,7 +382,7 @@ fn combined(
     seed: &BTreeSet<Finding>,
     explained: &BTreeSet<Finding>,
     threads: usize,
-) -> Result<(), String> {
+) -> Result<(), DocError> {
     let rest: Vec<&Finding> = seed.difference(explained).collect();
     let _ = writeln!(out, "## Violations with more than one cause\n");
     if rest.is_empty() {

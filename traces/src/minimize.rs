@@ -21,9 +21,9 @@ pub fn minimize_counterexample(
     def: PropertyDef,
     meta: crate::trace::Meta,
     actions: &[Action],
-) -> Result<Trace, String> {
-    let trace = Trace::record(model, meta, actions)
-        .map_err(|k| format!("internal: action {k} of a counterexample is not enabled"))?;
+) -> Result<Trace, MinimizeError> {
+    let trace =
+        Trace::record(model, meta, actions).map_err(MinimizeError::CounterexampleNotEnabled)?;
     let loaded = Loaded {
         trace,
         model: model.clone(),
@@ -62,6 +62,9 @@ pub enum MinimizeError {
     NotEnabled,
     /// The minimised run did not record (a bug).
     Internal(usize),
+    /// Action `k` of a counterexample the checker found is not enabled where it is taken
+    /// (a bug).
+    CounterexampleNotEnabled(usize),
 }
 
 impl std::fmt::Display for MinimizeError {
@@ -80,17 +83,14 @@ impl std::fmt::Display for MinimizeError {
             MinimizeError::Internal(i) => {
                 write!(f, "internal: minimised action {i} is not enabled")
             }
+            MinimizeError::CounterexampleNotEnabled(k) => {
+                write!(f, "internal: action {k} of a counterexample is not enabled")
+            }
         }
     }
 }
 
 impl std::error::Error for MinimizeError {}
-
-impl From<MinimizeError> for String {
-    fn from(e: MinimizeError) -> String {
-        e.to_string()
-    }
-}
 
 /// Minimises a trace that names a property and shows its recorded verdict.
 pub fn minimize(l: &Loaded) -> Result<Minimized, MinimizeError> {

@@ -20,6 +20,7 @@ use webmcp_profiles::{check, properties, CheckOptions, ScenarioResult, Verdict};
 
 use crate::anchors::step_url;
 use crate::corpus::Source;
+use crate::error::DocError;
 
 /// Everything the page is made of.
 struct Runs {
@@ -37,7 +38,7 @@ struct Runs {
 /// The earlier text the properties of removed steps are judged under.
 const EARLIER: Revision = Revision::Aug2026;
 
-fn explore(sources: &[Source], threads: usize) -> Result<Runs, String> {
+fn explore(sources: &[Source], threads: usize) -> Result<Runs, DocError> {
     let variants = [
         Variant::SEED,
         Variant::proposed(),
@@ -56,15 +57,16 @@ fn explore(sources: &[Source], threads: usize) -> Result<Runs, String> {
         (check(model.clone(), &options), engagement(&model))
     })
     .into_iter();
-    let mut take = |n: usize| -> Result<(Vec<ScenarioResult>, Vec<Engagement>), String> {
+    let mut take = |n: usize| -> Result<(Vec<ScenarioResult>, Vec<Engagement>), DocError> {
         let mut results = Vec::new();
         let mut engaged = Vec::new();
         for (r, e) in checked.by_ref().take(n) {
             if !r.exhaustive || r.is_incomplete() || e.stopped_by.is_some() {
-                return Err(format!(
-                    "{} under {}: the exploration was not exhaustive",
-                    r.scenario, r.variant
-                ));
+                return Err(DocError::NotExhaustive {
+                    scenario: r.scenario.clone(),
+                    variant: r.variant.clone(),
+                    run: "exploration",
+                });
             }
             results.push(r);
             engaged.push(e);
@@ -102,7 +104,7 @@ fn step_links(ids: &[&str]) -> String {
 }
 
 /// Generates `docs/properties.md`.
-pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
+pub fn generate(sources: &[Source], threads: usize) -> Result<String, DocError> {
     let runs = explore(sources, threads)?;
     let defs = properties();
     let mut out = String::new();
@@ -188,18 +190,17 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, String> {
         );
     }
     if !unwitnessed.is_empty() {
-        return Err(format!(
-            "no standard scenario witnesses {} under proposed: the property may be vacuous",
-            unwitnessed.join(", ")
-        ));
+        return Err(DocError::Unwitnessed {
+            properties: unwitnessed,
+        });
     }
     questions(&mut out, sources, &runs)?;
-    failures(&mut out, &runs)?;
+    failures(&mut out, &runs);
     Ok(out)
 }
 
 /// Every question a scenario's description asks, with what answers it and how.
-fn questions(out: &mut String, sources: &[Source], runs: &Runs) -> Result<(), String> {
+fn questions(out: &mut String, sources: &[Source], runs: &Runs) -> Result<(), DocError> {
     let _ = writeln!(
         out,
         "\n## Questions the scenarios ask\n\n\
@@ -211,10 +212,15 @@ fn questions(out: &mut String, sources: &[Source], runs: &Runs) -> Result<(), St
         let i = sources
             .iter()
             .position(|s| s.world.name == q.scenario)
-            .ok_or_else(|| format!("a question names the unknown scenario {}", q.scenario))?;
+            .ok_or_else(|| DocError::QuestionScenario {
+                scenario: q.scenario.to_string(),
+            })?;
         question_sentences(&sources[i].world.description)
             .find(|s| s.contains(q.asks))
-            .ok_or_else(|| format!("{}: no question sentence contains {:?}", q.scenario, q.asks))?;
+            .ok_or_else(|| DocError::QuestionNotAsked {
+                scenario: q.scenario.to_string(),
+                asks: q.asks.to_string(),
+            })?;
         let asked = q.reads;
         let answer = match q.answer {
             Answer::Properties(names) => names
@@ -224,10 +230,12 @@ fn questions(out: &mut String, sources: &[Source], runs: &Runs) -> Result<(), St
                         .properties
                         .iter()
                         .find(|p| p.def.name == *n)
-                        .ok_or_else(|| format!("a question names the unknown property {n}"))?;
+                        .ok_or_else(|| DocError::QuestionProperty {
+                            name: n.to_string(),
+                        })?;
                     Ok(format!("`{n}`: {}", p.verdict.as_str()))
                 })
-                .collect::<Result<Vec<_>, String>>()?
+                .collect::<Result<Vec<_>, DocError>>()?
                 .join("; "),
             Answer::Decision(why) => format!("decision: {why}"),
         };
@@ -236,7 +244,7 @@ fn questions(out: &mut String, sources: &[Source], runs: &Runs) -> Result<(), St
     Ok(())
 }
 /// What a page can tell apart: per method, each error and the causes that reject with it.
-fn failures(out: &mut String, runs: &Runs) -> Result<(), String> {
+fn failures(out: &mut String, runs: &Runs) {
     let _ = writeln!(
         out,
         "\n## Failures a page can tell apart\n\n\
@@ -292,5 +300,4 @@ fn failures(out: &mut String, runs: &Runs) -> Result<(), String> {
          retrying is safe. The draft's ISSUE boxes ask for distinct names (see the decisions\n\
          table of `docs/model.md`)."
     );
-    Ok(())
 }

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use webmcp_model::machine::{Action, WebMcpModel};
 use webmcp_model::threads::ThreadKey;
-use webmcp_model::world::{AgentId, CallId, CtrlId, DocId, NavId, Outcome, TabId, World};
+use webmcp_model::world::{AgentId, CtrlId, Outcome, TabId, World};
 use webmcp_model::Variant;
 use webmcp_profiles::{properties, PropertyDef};
 
@@ -412,19 +412,49 @@ impl MetaMap {
     }
 }
 
+/// Why a state's `mbt::` variables do not decode.
+#[derive(Debug)]
+enum StateError {
+    /// The state has no such variable (or its value is not JSON).
+    Missing { var: &'static str },
+    /// The variable does not decode as what it must be.
+    Decode {
+        var: &'static str,
+        source: itf::Error,
+    },
+}
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StateError::Missing { var } => write!(f, "no variable \"{var}\""),
+            StateError::Decode { var, source } => write!(f, "{var}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for StateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StateError::Missing { .. } => None,
+            StateError::Decode { source, .. } => Some(source),
+        }
+    }
+}
+
 /// Decodes a state's `mbt::` variables with the itf crate (they are small: checked by
 /// [`read_state`], the action at most [`MAX_ACTION_DEPTH`] deep).
-fn decode_state(vars: &[String], values: &[Box<str>]) -> Result<TypedState, String> {
+fn decode_state(vars: &[String], values: &[Box<str>]) -> Result<TypedState, StateError> {
     let get = |k: &str| -> Option<Value> {
         let j = vars.iter().position(|v| v == k)?;
         serde_json::from_str(&values[j]).ok()
     };
-    let need = |k: &str| get(k).ok_or_else(|| format!("no variable \"{k}\""));
-    let action: TypedAction =
-        itf::from_value(need(ACTION)?).map_err(|e| format!("{ACTION}: {e}"))?;
-    let steps: Vec<String> = itf::from_value(need(STEPS)?).map_err(|e| format!("{STEPS}: {e}"))?;
+    let need = |var: &'static str| get(var).ok_or(StateError::Missing { var });
+    let decode = |var: &'static str| move |source| StateError::Decode { var, source };
+    let action: TypedAction = itf::from_value(need(ACTION)?).map_err(decode(ACTION))?;
+    let steps: Vec<String> = itf::from_value(need(STEPS)?).map_err(decode(STEPS))?;
     let action_taken = match get(ACTION_TAKEN) {
-        Some(v) => Some(itf::from_value::<String>(v).map_err(|e| format!("{ACTION_TAKEN}: {e}"))?),
+        Some(v) => Some(itf::from_value::<String>(v).map_err(decode(ACTION_TAKEN))?),
         None => None,
     };
     Ok(TypedState {
@@ -539,34 +569,63 @@ enum TypedThreadKey {
     CleanupCompletion((String, u8)),
 }
 
+/// Why a decoded action does not resolve in the scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ResolveError {
+    /// The scenario has no `kind` (`document`, `call labelled`, ...) of that name: the trace
+    /// was written for another scenario.
+    UnknownName {
+        kind: &'static str,
+        name: String,
+        scenario: String,
+    },
+    /// A tool outcome that is none of the model's.
+    UnknownOutcome { outcome: String },
+}
+
+impl fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResolveError::UnknownName {
+                kind,
+                name,
+                scenario,
+            } => write!(f, "wrong scenario: no {kind} \"{name}\" in {scenario}"),
+            ResolveError::UnknownOutcome { outcome } => {
+                write!(f, "unknown tool outcome \"{outcome}\"")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ResolveError {}
+
 /// Resolves the names of a decoded action in the scenario.
-fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
-    let doc = |s: &str| -> Result<DocId, String> {
-        w.doc_named(s)
-            .ok_or_else(|| format!("wrong scenario: no document named \"{s}\" in {}", w.name))
+fn resolve(w: &World, a: &TypedAction) -> Result<Action, ResolveError> {
+    let unknown = |kind: &'static str, name: &str| ResolveError::UnknownName {
+        kind,
+        name: name.to_string(),
+        scenario: w.name.clone(),
     };
-    let nav = |s: &str| -> Result<NavId, String> {
-        w.nav_named(s)
-            .ok_or_else(|| format!("wrong scenario: no navigable named \"{s}\" in {}", w.name))
-    };
-    let tab = |s: &str| -> Result<TabId, String> {
+    let doc = |s: &str| w.doc_named(s).ok_or_else(|| unknown("document named", s));
+    let nav = |s: &str| w.nav_named(s).ok_or_else(|| unknown("navigable named", s));
+    let tab = |s: &str| {
         w.tabs
             .iter()
             .position(|t| t.name == s)
             .map(TabId::nth)
-            .ok_or_else(|| format!("wrong scenario: no tab named \"{s}\" in {}", w.name))
+            .ok_or_else(|| unknown("tab named", s))
     };
-    let call = |s: &str| -> Result<CallId, String> {
-        w.call_named(s)
-            .ok_or_else(|| format!("wrong scenario: no call labelled \"{s}\" in {}", w.name))
-    };
+    let call = |s: &str| w.call_named(s).ok_or_else(|| unknown("call labelled", s));
     Ok(match a {
         TypedAction::Init => unreachable!("handled by the caller"),
         TypedAction::RunScript { doc: d } => Action::RunScript(doc(d)?),
         TypedAction::RunTask { agent } => {
-            let i = w.agents.iter().position(|x| x == agent).ok_or_else(|| {
-                format!("wrong scenario: no agent named \"{agent}\" in {}", w.name)
-            })?;
+            let i = w
+                .agents
+                .iter()
+                .position(|x| x == agent)
+                .ok_or_else(|| unknown("agent named", agent))?;
             Action::RunTask(AgentId::nth(i))
         }
         TypedAction::Step { thread } => Action::Step(match thread {
@@ -581,19 +640,16 @@ fn resolve(w: &World, a: &TypedAction) -> Result<Action, String> {
         }),
         TypedAction::SettleTool { call: c, outcome } => Action::SettleTool(
             call(c)?,
-            Outcome::parse(outcome).ok_or_else(|| format!("unknown tool outcome \"{outcome}\""))?,
+            Outcome::parse(outcome).ok_or_else(|| ResolveError::UnknownOutcome {
+                outcome: outcome.clone(),
+            })?,
         ),
         TypedAction::Abort { controller } => {
             let i = w
                 .controllers
                 .iter()
                 .position(|c| &c.name == controller)
-                .ok_or_else(|| {
-                    format!(
-                        "wrong scenario: no AbortController named \"{controller}\" in {}",
-                        w.name
-                    )
-                })?;
+                .ok_or_else(|| unknown("AbortController named", controller))?;
             Action::Abort(CtrlId::nth(i))
         }
         TypedAction::RemoveIframe { nav: n } => Action::RemoveIframe(nav(n)?),

@@ -56,7 +56,8 @@ pub fn main(args: &Args) -> Result<(u8, String), (u8, String)> {
     })?;
     if let Some(path) = &args.emit_scenario {
         let text = serde_json::to_string_pretty(&report.scenario).expect("JSON values serialize");
-        webmcp_traces::export::write_atomically(path, &(text + "\n")).map_err(|e| (2, e))?;
+        webmcp_traces::export::write_atomically(path, &(text + "\n"))
+            .map_err(|e| (2, e.to_string()))?;
     }
     let out = match args.format {
         Format::Human => report.human(&text),
@@ -68,15 +69,84 @@ pub fn main(args: &Args) -> Result<(u8, String), (u8, String)> {
     Ok((report.exit_code(), out))
 }
 
+/// Why a log file cannot be read (the command prefixes the path).
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file cannot be opened or read.
+    Io(std::io::Error),
+    /// The file has more than `limit` bytes (only `limit + 1` were read).
+    TooLarge { limit: usize },
+    /// The file is not UTF-8 text.
+    NotUtf8,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Io(e) => write!(f, "{e}"),
+            ReadError::TooLarge { limit } => write!(f, "the log is larger than {limit} bytes"),
+            ReadError::NotUtf8 => f.write_str("the log is not UTF-8"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io(e) => Some(e),
+            ReadError::TooLarge { .. } | ReadError::NotUtf8 => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(e: std::io::Error) -> ReadError {
+        ReadError::Io(e)
+    }
+}
+
 /// The file, read only up to the size limit.
-fn read(path: &std::path::Path) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+fn read(path: &std::path::Path) -> Result<String, ReadError> {
+    let file = std::fs::File::open(path)?;
     let mut bytes = Vec::new();
     file.take(MAX_LOG_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+        .read_to_end(&mut bytes)?;
     if bytes.len() > MAX_LOG_BYTES {
-        return Err(format!("the log is larger than {MAX_LOG_BYTES} bytes"));
+        return Err(ReadError::TooLarge {
+            limit: MAX_LOG_BYTES,
+        });
     }
-    String::from_utf8(bytes).map_err(|_| "the log is not UTF-8".to_string())
+    String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A log that is not there is an I/O error of kind NotFound, kept as the cause.
+    #[test]
+    fn a_missing_log_keeps_its_io_error() {
+        use std::error::Error as _;
+        let missing =
+            std::env::temp_dir().join(format!("webmcp-no-such-log-{}.jsonl", std::process::id()));
+        let e = read(&missing).unwrap_err();
+        let io = e
+            .source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .expect("an I/O error as the source");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(e.to_string(), io.to_string());
+    }
+
+    /// Bytes that are not UTF-8 are refused as such.
+    #[test]
+    fn a_log_that_is_not_utf8_is_refused() {
+        let path =
+            std::env::temp_dir().join(format!("webmcp-binary-log-{}.jsonl", std::process::id()));
+        std::fs::write(&path, [0xff, 0xfe]).unwrap();
+        let e = read(&path).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(e, ReadError::NotUtf8), "{e:?}");
+        assert_eq!(e.to_string(), "the log is not UTF-8");
+    }
 }

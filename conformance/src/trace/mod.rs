@@ -11,6 +11,7 @@ pub mod validate;
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
+use webmcp_model::error::ScenarioError;
 use webmcp_model::{Variant, World};
 
 pub use validate::{Judgement, Stuck};
@@ -61,7 +62,7 @@ pub fn validate_within(text: &str, bounds: &validate::Bounds) -> Result<Report, 
         // Beyond the model's size limits: judge the longest prefix within them. A prefix
         // the model cannot produce rules out the whole log; one it can leaves the rest
         // undecided.
-        Err(why) if why.contains("limit") => {
+        Err(why) if why.beyond_limits() => {
             let fits = |k: usize| compile(&prefix(&log, k)).is_ok();
             let (mut lo, mut hi) = (0usize, events);
             while lo + 1 < hi {
@@ -73,13 +74,14 @@ pub fn validate_within(text: &str, bounds: &validate::Bounds) -> Result<Report, 
                 }
             }
             if lo == 0 || !fits(lo) {
-                return Err(Refusal::NotJudged(why));
+                return Err(Refusal::NotJudged(why.to_string()));
             }
             let cut = prefix(&log, lo);
-            let (derived, world) = compile(&cut).map_err(Refusal::NotJudged)?;
+            let (derived, world) =
+                compile(&cut).map_err(|why| Refusal::NotJudged(why.to_string()))?;
             (cut, derived, world)
         }
-        Err(why) => return Err(Refusal::NotJudged(why)),
+        Err(why) => return Err(Refusal::NotJudged(why.to_string())),
     };
     let judge = |v| validate::judge(&judged, &derived, &world, v, bounds);
     Ok(Report {
@@ -93,11 +95,47 @@ pub fn validate_within(text: &str, bounds: &validate::Bounds) -> Result<Report, 
     })
 }
 
+/// Why the scenario a log implies cannot be judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum CompileError {
+    /// The log asks for what the scenario format cannot say.
+    Derive(derive::NotJudged),
+    /// The derived scenario does not compile.
+    Scenario(ScenarioError),
+}
+
+impl CompileError {
+    /// Whether the log is beyond one of the model's size limits (its message names a
+    /// limit), so that a prefix of it may still be judged.
+    fn beyond_limits(&self) -> bool {
+        self.to_string().contains("limit")
+    }
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::Derive(why) => f.write_str(why),
+            CompileError::Scenario(e) => {
+                write!(f, "the scenario the log implies does not compile: {e}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CompileError::Derive(_) => None,
+            CompileError::Scenario(e) => Some(e),
+        }
+    }
+}
+
 /// The derived scenario of `log`, compiled.
-fn compile(log: &log::Log) -> Result<(derive::Derived, World), String> {
-    let derived = derive::derive(log)?;
-    let world = World::from_json(&derived.scenario.to_string())
-        .map_err(|e| format!("the scenario the log implies does not compile: {e}"))?;
+fn compile(log: &log::Log) -> Result<(derive::Derived, World), CompileError> {
+    let derived = derive::derive(log).map_err(CompileError::Derive)?;
+    let world = World::from_json(&derived.scenario.to_string()).map_err(CompileError::Scenario)?;
     Ok((derived, world))
 }
 

@@ -10,6 +10,41 @@ use webmcp_model::{Variant, World};
 
 use super::validate::{effects, Observed};
 
+/// What the log format cannot say of a run (a call a tool body makes, several tabs, ...),
+/// or a statement that does not serialize.
+#[derive(Debug)]
+pub enum Unsayable {
+    /// What the format cannot say, in a few words.
+    Run(&'static str),
+    /// A statement of the scenario that does not serialize.
+    Json(serde_json::Error),
+}
+
+impl std::fmt::Display for Unsayable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unsayable::Run(what) => f.write_str(what),
+            Unsayable::Json(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Unsayable {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Unsayable::Run(_) => None,
+            Unsayable::Json(e) => Some(e),
+        }
+    }
+}
+
+/// `"several tabs".into()`, `.ok_or("a list call")?`: the phrase is the error.
+impl From<&'static str> for Unsayable {
+    fn from(what: &'static str) -> Unsayable {
+        Unsayable::Run(what)
+    }
+}
+
 /// Writes the log of `path` (states from the initial one on) of `world`, compiled from `sc`.
 /// Err: what the format cannot say of this run (a call a tool body makes, several tabs).
 pub fn log_of_path(
@@ -17,7 +52,7 @@ pub fn log_of_path(
     world: &World,
     variant: Variant,
     path: &[State],
-) -> Result<String, String> {
+) -> Result<String, Unsayable> {
     if sc.tabs.len() != 1 {
         return Err("several tabs".into());
     }
@@ -187,7 +222,7 @@ fn event(
     next: &State,
     o: &Observed,
     removed_by_env: &[&str],
-) -> Result<Map<String, Value>, String> {
+) -> Result<Map<String, Value>, Unsayable> {
     Ok(match o {
         Observed::Call(c) => call(sc, world, next, *c)?,
         Observed::Settle(c) => match &next.promises[c.index()].status {
@@ -243,7 +278,12 @@ fn event(
     })
 }
 
-fn call(sc: &Scenario, world: &World, s: &State, c: CallId) -> Result<Map<String, Value>, String> {
+fn call(
+    sc: &Scenario,
+    world: &World,
+    s: &State,
+    c: CallId,
+) -> Result<Map<String, Value>, Unsayable> {
     let call = &world.calls[c.index()];
     let doc = &world.docs[call.script.index()].name;
     let spec = sc
@@ -251,7 +291,7 @@ fn call(sc: &Scenario, world: &World, s: &State, c: CallId) -> Result<Map<String
         .get(doc)
         .and_then(|ops| ops.get(call.statement))
         .ok_or("a call without its statement")?;
-    let v = serde_json::to_value(spec).map_err(|e| e.to_string())?;
+    let v = serde_json::to_value(spec).map_err(Unsayable::Json)?;
     let mut args = Map::new();
     let copy = |from: &Value, key: &str, to: &mut Map<String, Value>| {
         if let Some(x) = from.get(key).filter(|x| !x.is_null()) {

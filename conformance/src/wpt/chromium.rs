@@ -12,6 +12,7 @@ use webmcp_browser::{run_pages, Chromium, Origin, Resource, Site, Visit, REPORT_
 use webmcp_model::Variant;
 
 use super::{file_name, files, WPT_DIR};
+use crate::error::ConformanceError;
 use crate::form::BrowserForm;
 use crate::page::POLYFILL_PATH;
 
@@ -57,10 +58,10 @@ pub fn run(
     forms: &[BrowserForm],
     variant: Variant,
     page_timeout: Duration,
-) -> Result<Vec<WptOutcome>, String> {
+) -> Result<Vec<WptOutcome>, ConformanceError> {
     let (files, unwritten) = files(forms, variant, crate::judge::STATE_LIMIT);
     if let Some(u) = unwritten.first() {
-        return Err(u.to_string());
+        return Err(ConformanceError::Unwritten(u.clone()));
     }
     let outcomes = run_pages(
         chromium,
@@ -123,7 +124,7 @@ pub fn run(
         page_timeout,
         webmcp_browser::say_why_silent,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(ConformanceError::WptRun)?;
     Ok(forms
         .iter()
         .zip(outcomes)
