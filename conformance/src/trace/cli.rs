@@ -107,7 +107,7 @@ impl From<std::io::Error> for ReadError {
 
 /// The file, read only up to the size limit.
 fn read(path: &std::path::Path) -> Result<String, ReadError> {
-    let file = std::fs::File::open(path)?;
+    let file = webmcp_checker::input::open(path)?;
     let mut bytes = Vec::new();
     file.take(MAX_LOG_BYTES as u64 + 1)
         .read_to_end(&mut bytes)?;
