@@ -87,6 +87,12 @@ pub enum BaselineError {
         index: usize,
         property: String,
     },
+    /// `findings[index]` names the scenario, property and variant `findings[first]` names.
+    Duplicate {
+        path: PathBuf,
+        index: usize,
+        first: usize,
+    },
 }
 
 impl fmt::Display for BaselineError {
@@ -162,6 +168,11 @@ impl fmt::Display for BaselineError {
                 "{}: findings[{index}].property is \"{property}\", which is no property of the catalogue (`webmcp-check check --verbose` lists them)",
                 path.display()
             ),
+            BaselineError::Duplicate { path, index, first } => write!(
+                f,
+                "{}: findings[{index}] lists the scenario, property and variant of findings[{first}] again: keep one",
+                path.display()
+            ),
         }
     }
 }
@@ -203,6 +214,7 @@ impl Baseline {
                 version: b.version,
             });
         }
+        let mut seen = std::collections::HashMap::new();
         for (index, f) in b.findings.iter().enumerate() {
             for (field, value, max) in [
                 ("scenario", &f.scenario, MAX_NAME_CHARS),
@@ -258,6 +270,17 @@ impl Baseline {
                     property: f.property.clone(),
                 });
             }
+            // A second entry for the same violation is dead text whose reason may disagree
+            // with the first's (`lists` finds the first).
+            let key = (f.scenario.as_str(), f.property.as_str(), f.variant.as_str());
+            if let Some(&first) = seen.get(&key) {
+                return Err(BaselineError::Duplicate {
+                    path: path_buf(),
+                    index,
+                    first,
+                });
+            }
+            seen.insert(key, index);
         }
         Ok(b)
     }
@@ -413,6 +436,19 @@ mod tests {
         );
         let known = finding("property", "execute-settles-once");
         assert!(load_text("known.json", known.as_bytes()).is_ok());
+        // The same violation listed twice (whatever the reasons) is refused; the same
+        // scenario and property under another variant is another finding.
+        let entry = |variant: &str, reason: &str| {
+            serde_json::json!({"scenario": "s", "property": "execute-settles-once", "variant": variant, "reason": reason})
+        };
+        let twice = serde_json::json!({"version": 1, "findings": [entry("seed", "a"), entry("proposed", "b"), entry("seed", "c")]});
+        let e = one_line_error("twice.json", twice.to_string().as_bytes());
+        assert!(
+            e.contains("findings[2] lists the scenario, property and variant of findings[0] again"),
+            "{e}"
+        );
+        let apart = serde_json::json!({"version": 1, "findings": [entry("seed", "a"), entry("proposed", "b")]});
+        assert!(load_text("apart.json", apart.to_string().as_bytes()).is_ok());
     }
 
     /// A baseline that is not there keeps the I/O error (NotFound) as its cause; a variant
