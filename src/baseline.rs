@@ -438,9 +438,7 @@ mod tests {
         assert!(load_text("known.json", known.as_bytes()).is_ok());
         // The same violation listed twice (whatever the reasons) is refused; the same
         // scenario and property under another variant is another finding.
-        let entry = |variant: &str, reason: &str| {
-            serde_json::json!({"scenario": "s", "property": "execute-settles-once", "variant": variant, "reason": reason})
-        };
+        let entry = |variant: &str, reason: &str| serde_json::json!({"scenario": "s", "property": "execute-settles-once", "variant": variant, "reason": reason});
         let twice = serde_json::json!({"version": 1, "findings": [entry("seed", "a"), entry("proposed", "b"), entry("seed", "c")]});
         let e = one_line_error("twice.json", twice.to_string().as_bytes());
         assert!(

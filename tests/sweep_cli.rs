@@ -327,7 +327,9 @@ fn a_passing_sample_says_it_proves_nothing_of_the_rest_of_the_bound() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
         text.contains("exit 0: every property held in each of the ")
-            && text.contains("sampled scenario(s). A sample\nproves nothing of the bound's other scenarios."),
+            && text.contains(
+                "sampled scenario(s). A sample\nproves nothing of the bound's other scenarios."
+            ),
         "{text}"
     );
     assert!(!text.contains("in every generated scenario"), "{text}");
