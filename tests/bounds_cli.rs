@@ -202,6 +202,60 @@ fn a_memory_limit_stops_the_search_near_the_limit() {
     assert!(help.contains("half of this machine's memory"), "{help}");
 }
 
+/// The timely engine's workers read the resident set as the local searches do. Before, only
+/// the first worker of a process read it, every 4,096 of its own states, and two workers on
+/// 32 tabs (many large successors a state) grew to 887 MB under a 300 MiB limit.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_memory_limit_stops_the_timely_engine_near_the_limit() {
+    let dir = std::env::temp_dir().join(format!("webmcp-bounds-timely-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tabs-32.json");
+    let tabs: Vec<String> = (0..32)
+        .map(|i| format!(r#"{{"tab":"t{i}","top":{{"doc":"d{i}","url":"https://a.example/"}}}}"#))
+        .collect();
+    std::fs::write(
+        &file,
+        format!(
+            r#"{{"name":"tabs-32","summary":"s","description":"d","tabs":[{}],"scripts":{{}}}}"#,
+            tabs.join(",")
+        ),
+    )
+    .unwrap();
+    let mut child = bin()
+        .args([
+            "check",
+            "--scenario-file",
+            file.to_str().unwrap(),
+            "--engine",
+            "timely",
+            "--workers",
+            "2",
+            "--memory-limit",
+            "300",
+            "--timeout",
+            "60",
+            "--format",
+            "json",
+            "-q",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let peak = peak_mib_while_running(&mut child);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    let s = &json_of(&o)["scenarios"][0];
+    assert_eq!(
+        s["stopped_by"],
+        serde_json::json!({"kind": "memory-limit", "mib": 300}),
+        "{s}"
+    );
+    assert!(peak < 300 + 150, "peak {peak} MiB");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn every_exploring_command_honours_the_memory_limit() {
     // 1 MiB is below any process's resident set: every exploration stops at its first look.
