@@ -160,39 +160,52 @@ fn peak_mib_while_running(child: &mut std::process::Child) -> u64 {
     }
 }
 
+/// Runs `check ARGS --memory-limit LIMIT` (60 s at most, JSON) and asserts that the limit
+/// stopped it, exit 3; its peak resident set in MiB and its scenario's report.
+fn stopped_by_memory_limit(args: &[&str], limit: u64) -> (u64, serde_json::Value) {
+    let limit_text = limit.to_string();
+    let mut child = bin()
+        .arg("check")
+        .args(args)
+        .args([
+            "--memory-limit",
+            &limit_text,
+            "--timeout",
+            "60",
+            "--format",
+            "json",
+            "-q",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let peak = peak_mib_while_running(&mut child);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(3), "{args:?}: {}", text(&o.stderr));
+    let s = json_of(&o)["scenarios"][0].clone();
+    assert_eq!(
+        s["stopped_by"],
+        serde_json::json!({"kind": "memory-limit", "mib": limit}),
+        "{args:?}: {s}"
+    );
+    (peak, s)
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_memory_limit_stops_the_search_near_the_limit() {
     // Unbounded, breadth-first search of 31 iframes grows by about 100 MiB a second.
     let file = iframes_file(31);
     for threads in ["1", "2"] {
-        let mut child = bin()
-            .args([
-                "check",
+        let (peak, s) = stopped_by_memory_limit(
+            &[
                 "--scenario-file",
                 file.to_str().unwrap(),
                 "--threads",
                 threads,
-                "--memory-limit",
-                "150",
-                "--timeout",
-                "60",
-                "--format",
-                "json",
-                "-q",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let peak = peak_mib_while_running(&mut child);
-        let o = child.wait_with_output().unwrap();
-        assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
-        let s = &json_of(&o)["scenarios"][0];
-        assert_eq!(
-            s["stopped_by"],
-            serde_json::json!({"kind": "memory-limit", "mib": 150}),
-            "--threads {threads}"
+            ],
+            150,
         );
         assert!(s["unique_states"].as_u64().unwrap() > 10_000);
         assert!(peak < 150 + 100, "--threads {threads}: peak {peak} MiB");
@@ -222,35 +235,16 @@ fn a_memory_limit_stops_the_timely_engine_near_the_limit() {
         ),
     )
     .unwrap();
-    let mut child = bin()
-        .args([
-            "check",
+    let (peak, _) = stopped_by_memory_limit(
+        &[
             "--scenario-file",
             file.to_str().unwrap(),
             "--engine",
             "timely",
             "--workers",
             "2",
-            "--memory-limit",
-            "300",
-            "--timeout",
-            "60",
-            "--format",
-            "json",
-            "-q",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let peak = peak_mib_while_running(&mut child);
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
-    let s = &json_of(&o)["scenarios"][0];
-    assert_eq!(
-        s["stopped_by"],
-        serde_json::json!({"kind": "memory-limit", "mib": 300}),
-        "{s}"
+        ],
+        300,
     );
     assert!(peak < 300 + 150, "peak {peak} MiB");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -264,32 +264,31 @@ fn a_saved_path_replays_and_reopens_at_its_last_state() {
         saved.body.replace("EnterBfcache", "EvictFromBfcache"),
     )
     .unwrap();
-    let out = bin()
-        .args(["explore", "--trace", edited.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    // A refused trace: exit 2, one line on standard error, nothing served.
+    let refused = |file: &std::path::Path| {
+        let out = bin()
+            .args(["explore", "--trace", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(out.stdout.is_empty());
+        stderr
+    };
+    let stderr = refused(&edited);
     assert!(
         stderr.contains("the trace does not replay: it diverges at step 2 (")
             && stderr.contains("the action is not enabled here"),
         "{stderr}"
     );
-    assert!(out.stdout.is_empty());
     // Every action enabled, but a recorded state the model does not reproduce: refused too.
     let forged = dir.join("forged.itf.json");
     let body = saved.body.replacen("\"FullyActive\"", "\"Destroyed\"", 1);
     assert_ne!(body, saved.body, "the saved trace names a lifecycle");
     std::fs::write(&forged, body).unwrap();
-    let out = bin()
-        .args(["explore", "--trace", forged.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = refused(&forged);
     assert!(stderr.contains("the trace does not replay"), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(out.stdout.is_empty());
 }
 
 #[test]
