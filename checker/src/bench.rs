@@ -105,6 +105,9 @@ pub struct Machine {
     pub nproc: usize,
     /// `model name` of `/proc/cpuinfo`.
     pub cpu: String,
+    /// How the binary that measured was compiled ([`Machine::this_build`]).
+    #[serde(default)]
+    pub build: String,
 }
 
 impl Machine {
@@ -121,6 +124,22 @@ impl Machine {
         Machine {
             nproc: std::thread::available_parallelism().map_or(1, |n| n.get()),
             cpu,
+            build: Machine::this_build(),
+        }
+    }
+
+    /// How this binary was compiled: `release` or `debug` (the same code at very different
+    /// speeds), then what `WEBMCP_CHECK_BUILD` said when it was built, where it was set:
+    /// `scripts/build-pgo` sets `profile-guided` (docs/performance.md).
+    pub fn this_build() -> String {
+        let profile = if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        };
+        match option_env!("WEBMCP_CHECK_BUILD") {
+            Some(note) if !note.trim().is_empty() => format!("{profile}, {}", note.trim()),
+            _ => profile.to_string(),
         }
     }
 }
@@ -155,6 +174,22 @@ pub fn median_opt_u64(v: Vec<Option<u64>>) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_build_says_whether_it_is_optimised() {
+        let build = Machine::this().build;
+        let profile = if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        };
+        assert!(build.starts_with(profile), "{build}");
+        assert_eq!(
+            build == profile,
+            option_env!("WEBMCP_CHECK_BUILD").is_none_or(|n| n.trim().is_empty()),
+            "{build}"
+        );
+    }
 
     #[test]
     fn steal_is_read_from_the_cpu_line_of_proc_stat() {

@@ -775,8 +775,8 @@ pub fn markdown_table(rows: &[Row], machine: &Machine, command: &str) -> String 
     let _ = writeln!(out, "Command: `{command}`  ");
     let _ = writeln!(
         out,
-        "Machine: `nproc` = {}, CPU: {}  ",
-        machine.nproc, machine.cpu
+        "Machine: `nproc` = {}, CPU: {}, build: {}  ",
+        machine.nproc, machine.cpu, machine.build
     );
     let _ = writeln!(
         out,
@@ -928,8 +928,8 @@ pub fn scaling_markdown(points: &[ScalingPoint], machine: &Machine, command: &st
     let _ = writeln!(out, "Command: `{command}`  ");
     let _ = writeln!(
         out,
-        "Machine: `nproc` = {}, CPU: {}",
-        machine.nproc, machine.cpu
+        "Machine: `nproc` = {}, CPU: {}, build: {}",
+        machine.nproc, machine.cpu, machine.build
     );
     let with_symmetry = points.iter().any(|p| p.row.symmetry);
     for family in Family::ALL {
@@ -1227,6 +1227,7 @@ mod tests {
         let machine = Machine {
             nproc: 2,
             cpu: "test".into(),
+            build: "release".into(),
         };
         let row = |unique, stopped: Option<&str>| {
             let mut r = median_row(&[m(1.0, 2000)]);
@@ -1463,9 +1464,10 @@ pub fn comparison_markdown(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Command: `{command}`. Machine: {} CPUs ({}). {} thread(s), exhaustive BFS, seed variant; each run in a fresh process.\n",
+        "Command: `{command}`. Machine: {} CPUs ({}), {} build. {} thread(s), exhaustive BFS, seed variant; each run in a fresh process.\n",
         machine.nproc,
         machine.cpu,
+        machine.build,
         pairs.first().map_or(1, |p| p.first.threads)
     );
     let engines = comparison == Comparison::Engine;

@@ -695,8 +695,8 @@ pub fn markdown(report: &Report, machine: &Machine, command: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Command: `{command}`. Machine: {} CPUs ({}). Every search in a fresh process, exhaustive BFS, seed variant.\n",
-        machine.nproc, machine.cpu
+        "Command: `{command}`. Machine: {} CPUs ({}), {} build. Every search in a fresh process, exhaustive BFS, seed variant.\n",
+        machine.nproc, machine.cpu, machine.build
     );
     out.push_str("| target | measured | steal | status |\n|---|---|--:|---|\n");
     for o in &report.outcomes {
@@ -960,8 +960,13 @@ mod tests {
         let machine = Machine {
             nproc: 2,
             cpu: "c".into(),
+            build: "release".into(),
         };
         let text = markdown(&report, &machine, "bench --targets");
+        assert!(
+            text.contains("Machine: 2 CPUs (c), release build."),
+            "{text}"
+        );
         assert!(text.contains("| t | m | 12.5% | met |"), "{text}");
         assert!(text.contains("| t | m | — | met |"), "{text}");
         assert!(text.contains("6.2% over the whole run"), "{text}");
@@ -991,6 +996,7 @@ mod tests {
         let machine = Machine {
             nproc: 2,
             cpu: "c".into(),
+            build: "release".into(),
         };
         let text = markdown(&report, &machine, "bench --targets");
         let building = text
