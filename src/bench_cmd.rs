@@ -168,7 +168,10 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
         (Some(name), None, _) => (Target::Scenario(name.clone()), catalog::named(name)?),
         (None, Some(family), Some(size)) => {
             let f = family_named(family)?;
-            (Target::Family(f, size), f.world(size).map_err(UsageError)?)
+            (
+                Target::Family(f, size),
+                f.world(size).map_err(|e| UsageError(e.to_string()))?,
+            )
         }
         _ => {
             return Err(UsageError(
@@ -262,7 +265,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     if let Some(text) = &args.print_family {
         let (family, size) = family_size(text)?;
         // Only a scenario `check --scenario-file` takes (within the model's limits).
-        family.world(size).map_err(UsageError)?;
+        family.world(size).map_err(|e| UsageError(e.to_string()))?;
         outln!(
             "{}",
             serde_json::to_string_pretty(&family.scenario(size)).expect("JSON")
@@ -329,7 +332,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         if let (Some(path), Some(output)) = (&args.svg, svg_output) {
             if bench::scaling_plottable(&points) {
                 output
-                    .commit(&bench::scaling_svg(&points).map_err(UsageError)?)
+                    .commit(&bench::scaling_svg(&points).map_err(|e| UsageError(e.to_string()))?)
                     .map_err(|e| UsageError(e.to_string()))?;
             } else {
                 // Every point stopped by a bound: the table says so, and exits 3.

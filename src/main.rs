@@ -736,7 +736,7 @@ fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
     let sources = scenario_sources()?;
     let entries = match webmcp_traces::corpus::regenerate(&args.dir, &sources) {
         Ok(entries) => entries,
-        Err(e) => return args.memory.failed(e),
+        Err(e) => return args.memory.failed(e.to_string()),
     };
     for e in &entries {
         outln!(

@@ -24,6 +24,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use webmcp_model::error::ScenarioError;
 use webmcp_model::{Variant, WebMcpModel, World};
 
 use crate::driver::{
@@ -211,9 +212,39 @@ impl Family {
     }
 
     /// The compiled scenario of size `n`.
-    pub fn world(self, n: usize) -> Result<World, String> {
-        World::from_json(&self.scenario(n).to_string())
-            .map_err(|e| format!("family {} size {n}: {e}", self.name()))
+    pub fn world(self, n: usize) -> Result<World, FamilyError> {
+        World::from_json(&self.scenario(n).to_string()).map_err(|source| FamilyError {
+            family: self,
+            size: n,
+            source,
+        })
+    }
+}
+
+/// A generated scenario that does not compile: the family's text at that size breaks a rule
+/// of the format or a bound of the model.
+#[derive(Debug)]
+pub struct FamilyError {
+    pub family: Family,
+    pub size: usize,
+    pub source: ScenarioError,
+}
+
+impl std::fmt::Display for FamilyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "family {} size {}: {}",
+            self.family.name(),
+            self.size,
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for FamilyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
     }
 }
 
@@ -1009,18 +1040,44 @@ pub fn scaling_plottable(points: &[ScalingPoint]) -> bool {
 /// The scaling plot as SVG text: unique states (left) and wall time (right) against size, one
 /// colour per family; one thread solid, two threads dashed (symmetry: dotted, thinner). The
 /// caller writes it (atomically: a file is never left half-drawn).
-pub fn scaling_svg(points: &[ScalingPoint]) -> Result<String, String> {
+pub fn scaling_svg(points: &[ScalingPoint]) -> Result<String, PlotError> {
     let mut svg = String::new();
     draw_scaling(points, &mut svg)?;
     Ok(svg)
 }
 
-fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String> {
+/// Why the scaling plot could not be drawn.
+#[derive(Debug)]
+pub enum PlotError {
+    /// Every point stopped at a bound: nothing to plot.
+    NoExhaustivePoint,
+    /// The drawing library failed.
+    Draw(plotters::drawing::DrawingAreaErrorKind<std::io::Error>),
+}
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlotError::NoExhaustivePoint => f.write_str("no exhaustive scaling point to plot"),
+            PlotError::Draw(e) => write!(f, "the scaling plot: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PlotError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PlotError::NoExhaustivePoint => None,
+            PlotError::Draw(e) => Some(e),
+        }
+    }
+}
+
+fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotError> {
     use plotters::prelude::*;
-    let fail = |e: &dyn std::fmt::Display| format!("the scaling plot: {e}");
     let exhaustive: Vec<&ScalingPoint> = points.iter().filter(|p| p.row.exhaustive).collect();
     if exhaustive.is_empty() {
-        return Err("no exhaustive scaling point to plot".into());
+        return Err(PlotError::NoExhaustivePoint);
     }
     let max_size = exhaustive.iter().map(|p| p.size).max().unwrap_or(1) as f64;
     let max_states = exhaustive
@@ -1032,7 +1089,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
         (lo.min(p.row.seconds.max(1e-5)), hi.max(p.row.seconds))
     });
     let root = SVGBackend::with_string(svg, (1200, 520)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    root.fill(&WHITE).map_err(PlotError::Draw)?;
     let (left, right) = root.split_horizontally(600);
     let configs: Vec<(usize, bool)> = {
         let mut c: Vec<(usize, bool)> = exhaustive
@@ -1069,7 +1126,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
             .x_label_area_size(40)
             .y_label_area_size(70)
             .build_cartesian_2d(0.5f64..max_size + 0.5, (1f64..max_states * 2.0).log_scale())
-            .map_err(|e| fail(&e))?;
+            .map_err(PlotError::Draw)?;
         chart
             .configure_mesh()
             .x_desc("size n")
@@ -1078,7 +1135,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0e}"))
             .draw()
-            .map_err(|e| fail(&e))?;
+            .map_err(PlotError::Draw)?;
         for family in Family::ALL {
             for &(threads, symmetry) in configs.iter().filter(|(t, _)| *t == configs[0].0) {
                 let pts: Vec<(f64, f64)> = series(family, threads, symmetry)
@@ -1097,17 +1154,17 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
                 if symmetry {
                     chart
                         .draw_series(DashedLineSeries::new(pts.clone(), 3, 4, style))
-                        .map_err(|e| fail(&e))?
+                        .map_err(PlotError::Draw)?
                 } else {
                     chart
                         .draw_series(LineSeries::new(pts.clone(), style))
-                        .map_err(|e| fail(&e))?
+                        .map_err(PlotError::Draw)?
                 }
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))
-                    .map_err(|e| fail(&e))?;
+                    .map_err(PlotError::Draw)?;
             }
         }
         chart
@@ -1116,7 +1173,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
             .draw()
-            .map_err(|e| fail(&e))?;
+            .map_err(PlotError::Draw)?;
     }
     // Right: wall time, every configuration.
     {
@@ -1132,7 +1189,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
                 0.5f64..max_size + 0.5,
                 (min_s / 2.0..max_s * 2.0).log_scale(),
             )
-            .map_err(|e| fail(&e))?;
+            .map_err(PlotError::Draw)?;
         chart
             .configure_mesh()
             .x_desc("size n")
@@ -1141,7 +1198,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0e}"))
             .draw()
-            .map_err(|e| fail(&e))?;
+            .map_err(PlotError::Draw)?;
         for family in Family::ALL {
             for &(threads, symmetry) in &configs {
                 let pts: Vec<(f64, f64)> = series(family, threads, symmetry)
@@ -1166,17 +1223,17 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
                             4,
                             style,
                         ))
-                        .map_err(|e| fail(&e))?
+                        .map_err(PlotError::Draw)?
                 } else {
                     chart
                         .draw_series(LineSeries::new(pts.clone(), style))
-                        .map_err(|e| fail(&e))?
+                        .map_err(PlotError::Draw)?
                 }
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 2, style.filled())))
-                    .map_err(|e| fail(&e))?;
+                    .map_err(PlotError::Draw)?;
             }
         }
         chart
@@ -1186,9 +1243,9 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), String>
             .border_style(BLACK)
             .label_font(("sans-serif", 11))
             .draw()
-            .map_err(|e| fail(&e))?;
+            .map_err(PlotError::Draw)?;
     }
-    root.present().map_err(|e| fail(&e))?;
+    root.present().map_err(PlotError::Draw)?;
     Ok(())
 }
 
@@ -1352,6 +1409,26 @@ mod tests {
         if cfg!(target_os = "linux") {
             assert!(peak_rss_kib().is_some_and(|k| k > 0));
         }
+    }
+    #[test]
+    fn a_family_error_keeps_the_scenario_error() {
+        use std::error::Error;
+        let scenario = World::from_json("not json").unwrap_err();
+        let err = FamilyError {
+            family: Family::Tabs,
+            size: 3,
+            source: scenario.clone(),
+        };
+        assert_eq!(err.to_string(), format!("family tabs size 3: {scenario}"));
+        let source = err.source().and_then(|s| s.downcast_ref::<ScenarioError>());
+        assert_eq!(source, Some(&scenario));
+    }
+
+    #[test]
+    fn a_plot_without_an_exhaustive_point_says_so() {
+        let err = scaling_svg(&[]).unwrap_err();
+        assert!(matches!(err, PlotError::NoExhaustivePoint), "{err:?}");
+        assert_eq!(err.to_string(), "no exhaustive scaling point to plot");
     }
 }
 

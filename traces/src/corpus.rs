@@ -13,6 +13,7 @@ use webmcp_model::machine::WebMcpModel;
 use webmcp_model::{Variant, World};
 use webmcp_profiles::{check, CheckOptions};
 
+use crate::error::CorpusError;
 use crate::export::{file_name, write_atomically};
 use crate::minimize::minimize;
 use crate::reader::Loaded;
@@ -42,7 +43,7 @@ pub struct Source {
 /// Checks every scenario under `seed` (breadth-first, one thread), minimises each
 /// counterexample, writes one trace per violated (scenario, property) into `dir`, removes
 /// traces of findings that no longer occur, and writes `INDEX.md`.
-pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> {
+pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, CorpusError> {
     // Before any work: a directory that holds another index is not ours to write into.
     let earlier = earlier_traces(dir)?;
     // Per property: the scenarios that violate it, and the shortest counterexample so far.
@@ -57,7 +58,9 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
             },
         );
         if !result.exhaustive {
-            return Err(format!("{}: the check was not exhaustive", src.world.name));
+            return Err(CorpusError::NotExhaustive {
+                scenario: src.world.name.clone(),
+            });
         }
         for p in result.violations() {
             let Some(path) = &p.path else { continue };
@@ -72,7 +75,7 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
                 tool: TOOL.into(),
             };
             let trace = Trace::record(&model, meta, &actions)
-                .map_err(|i| format!("internal: action {i} is not enabled"))?;
+                .map_err(|index| CorpusError::NotEnabled { index })?;
             let loaded = Loaded {
                 trace,
                 model: model.clone(),
@@ -89,14 +92,17 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
             }
         }
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|source| CorpusError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut entries = Vec::new();
     for (property, also, loaded) in best {
-        let min = minimize(&loaded).map_err(|e| e.to_string())?;
+        let min = minimize(&loaded).map_err(CorpusError::Minimize)?;
         let scenario = loaded.trace.meta.scenario.clone();
         let file = file_name(&scenario, "seed", property);
         let text = min.trace.to_json_text();
-        write_atomically(&dir.join(&file), &text).map_err(|e| e.to_string())?;
+        write_atomically(&dir.join(&file), &text).map_err(CorpusError::Write)?;
         entries.push(Entry {
             file,
             scenario,
@@ -113,13 +119,16 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, String> 
     let keep: Vec<&str> = entries.iter().map(|e| e.file.as_str()).collect();
     for name in earlier.iter().filter(|n| !keep.contains(&n.as_str())) {
         match std::fs::remove_file(dir.join(name)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(format!("{name}: {e}"))
+            Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
+                return Err(CorpusError::Remove {
+                    file: name.clone(),
+                    source,
+                })
             }
             _ => {}
         }
     }
-    write_atomically(&dir.join(INDEX), &index(&entries)).map_err(|e| e.to_string())?;
+    write_atomically(&dir.join(INDEX), &index(&entries)).map_err(CorpusError::Write)?;
     Ok(entries)
 }
 
@@ -131,22 +140,21 @@ const INDEX_TITLE: &str = "# Corpus of findings\n";
 
 /// The traces that `dir`'s index lists (none without an index, or without `dir`); an error
 /// when `dir` holds an `INDEX.md` that this command did not write.
-fn earlier_traces(dir: &Path) -> Result<Vec<String>, String> {
+fn earlier_traces(dir: &Path) -> Result<Vec<String>, CorpusError> {
     let path = dir.join(INDEX);
     let text = match crate::limits::read_limited(&path, 1 << 20) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(crate::limits::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Vec::new())
         }
-        Err(crate::limits::ReadError::Io(e)) => return Err(format!("{}: {e}", path.display())),
+        Err(crate::limits::ReadError::Io(source)) => return Err(CorpusError::Io { path, source }),
         Err(crate::limits::ReadError::TooLarge) => String::new(),
     };
     if !text.starts_with(INDEX_TITLE) {
-        return Err(format!(
-            "{}: not a corpus index, so {} is not a corpus: give --dir a new or empty directory, or the corpus's own",
-            path.display(),
-            dir.display()
-        ));
+        return Err(CorpusError::NotACorpus {
+            index: path,
+            dir: dir.to_path_buf(),
+        });
     }
     // Each row links its trace: `[scenario](FILE)`, a file name of this directory.
     Ok(text
@@ -182,13 +190,60 @@ fn index(entries: &[Entry]) -> String {
 }
 
 /// Every `.itf.json` file of a corpus directory, sorted.
-pub fn files(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+pub fn files(dir: &Path) -> Result<Vec<std::path::PathBuf>, CorpusError> {
     let mut out: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|source| CorpusError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.to_string_lossy().ends_with(".itf.json"))
         .collect();
     out.sort();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("webmcp-corpus-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn an_unreadable_directory_keeps_its_io_error() {
+        let dir = scratch("missing");
+        let err = files(&dir).unwrap_err();
+        let io = err
+            .source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>())
+            .expect("the io::Error is the source");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(err.to_string(), format!("{}: {io}", dir.display()));
+    }
+
+    #[test]
+    fn another_index_is_refused_with_the_same_words() {
+        let dir = scratch("other-index");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(INDEX), "# Something else\n").unwrap();
+        let err = earlier_traces(&dir).unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(err, CorpusError::NotACorpus { .. }), "{err:?}");
+        assert!(err.source().is_none());
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: not a corpus index, so {} is not a corpus: give --dir a new or empty directory, or the corpus's own",
+                dir.join(INDEX).display(),
+                dir.display()
+            )
+        );
+    }
 }

@@ -156,3 +156,65 @@ impl From<MinimizeError> for DocError {
         DocError::Minimize(e)
     }
 }
+
+/// Why `corpus` could not regenerate the corpus of findings.
+#[derive(Debug)]
+pub enum CorpusError {
+    /// A scenario's check stopped at a bound, so its findings are not all known.
+    NotExhaustive { scenario: String },
+    /// Action `index` of a counterexample the checker found is not enabled where it is taken
+    /// (a bug).
+    NotEnabled { index: usize },
+    /// A counterexample could not be minimised.
+    Minimize(MinimizeError),
+    /// The directory, or its index, could not be created or read.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A trace of a finding that no longer occurs could not be removed.
+    Remove {
+        file: String,
+        source: std::io::Error,
+    },
+    /// A trace or the index could not be written.
+    Write(TraceError),
+    /// The directory holds an `INDEX.md` that is not a corpus index.
+    NotACorpus { index: PathBuf, dir: PathBuf },
+}
+
+impl std::fmt::Display for CorpusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CorpusError::NotExhaustive { scenario } => {
+                write!(f, "{scenario}: the check was not exhaustive")
+            }
+            CorpusError::NotEnabled { index } => {
+                write!(f, "internal: action {index} is not enabled")
+            }
+            CorpusError::Minimize(e) => write!(f, "{e}"),
+            CorpusError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            CorpusError::Remove { file, source } => write!(f, "{file}: {source}"),
+            CorpusError::Write(e) => write!(f, "{e}"),
+            CorpusError::NotACorpus { index, dir } => write!(
+                f,
+                "{}: not a corpus index, so {} is not a corpus: give --dir a new or empty directory, or the corpus's own",
+                index.display(),
+                dir.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CorpusError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CorpusError::Minimize(e) => Some(e),
+            CorpusError::Io { source, .. } | CorpusError::Remove { source, .. } => Some(source),
+            CorpusError::Write(e) => Some(e),
+            CorpusError::NotExhaustive { .. }
+            | CorpusError::NotEnabled { .. }
+            | CorpusError::NotACorpus { .. } => None,
+        }
+    }
+}
