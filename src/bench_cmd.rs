@@ -332,7 +332,10 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
         if let (Some(path), Some(output)) = (&args.svg, svg_output) {
             if bench::scaling_plottable(&points) {
                 output
-                    .commit(&bench::scaling_svg(&points).map_err(|e| UsageError(e.to_string()))?)
+                    .commit(
+                        &bench::scaling_svg(&points)
+                            .map_err(|e| UsageError(format!("{}: {e}", path.display())))?,
+                    )
                     .map_err(|e| UsageError(e.to_string()))?;
             } else {
                 // Every point stopped by a bound: the table says so, and exits 3.

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use webmcp_profiles::bench::{DrawingError, PlotError};
 use webmcp_profiles::limits::thousands;
 
 use crate::UsageError;
@@ -192,49 +193,11 @@ fn table(rows: &[Row], plan: &ScalePlan) -> String {
     out
 }
 
-/// Why the scaling plot could not be drawn.
-#[derive(Debug)]
-enum PlotError {
-    /// No bound of the ladder finished.
-    Nothing,
-    /// The SVG backend failed.
-    Drawing(DrawingError),
-}
-
-/// What the SVG backend's drawing fails with.
-type DrawingError = plotters::drawing::DrawingAreaErrorKind<std::io::Error>;
-
-impl std::fmt::Display for PlotError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PlotError::Nothing => f.write_str("no bound finished: nothing to plot"),
-            PlotError::Drawing(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for PlotError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            PlotError::Nothing => None,
-            PlotError::Drawing(e) => Some(e),
-        }
-    }
-}
-
-impl From<DrawingError> for PlotError {
-    fn from(e: DrawingError) -> PlotError {
-        PlotError::Drawing(e)
-    }
-}
-
-/// Canonical scenarios and unique states per bound (log scale, left) and wall time (right),
-/// as an SVG document.
 fn plot(rows: &[Row]) -> Result<String, PlotError> {
     use plotters::prelude::*;
     let done: Vec<&Row> = rows.iter().filter(|r| r.complete).collect();
     if done.is_empty() {
-        return Err(PlotError::Nothing);
+        return Err(PlotError::Nothing("no bound finished: nothing to plot"));
     }
     let max_y = done
         .iter()

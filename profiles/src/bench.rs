@@ -1046,20 +1046,23 @@ pub fn scaling_svg(points: &[ScalingPoint]) -> Result<String, PlotError> {
     Ok(svg)
 }
 
-/// Why the scaling plot could not be drawn.
+/// What plotters' SVG backend fails with.
+pub type DrawingError = plotters::drawing::DrawingAreaErrorKind<std::io::Error>;
+
+/// Why a plot (`bench --scaling --svg`, `sweep --scale --svg`) could not be drawn.
 #[derive(Debug)]
 pub enum PlotError {
-    /// Every point stopped at a bound: nothing to plot.
-    NoExhaustivePoint,
-    /// The drawing library failed.
-    Draw(plotters::drawing::DrawingAreaErrorKind<std::io::Error>),
+    /// Nothing to plot: every run stopped at a bound (the text says which plot).
+    Nothing(&'static str),
+    /// The SVG backend failed.
+    Draw(DrawingError),
 }
 
 impl std::fmt::Display for PlotError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PlotError::NoExhaustivePoint => f.write_str("no exhaustive scaling point to plot"),
-            PlotError::Draw(e) => write!(f, "the scaling plot: {e}"),
+            PlotError::Nothing(why) => f.write_str(why),
+            PlotError::Draw(e) => write!(f, "{e}"),
         }
     }
 }
@@ -1067,9 +1070,15 @@ impl std::fmt::Display for PlotError {
 impl std::error::Error for PlotError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            PlotError::NoExhaustivePoint => None,
+            PlotError::Nothing(_) => None,
             PlotError::Draw(e) => Some(e),
         }
+    }
+}
+
+impl From<DrawingError> for PlotError {
+    fn from(e: DrawingError) -> PlotError {
+        PlotError::Draw(e)
     }
 }
 
@@ -1077,7 +1086,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
     use plotters::prelude::*;
     let exhaustive: Vec<&ScalingPoint> = points.iter().filter(|p| p.row.exhaustive).collect();
     if exhaustive.is_empty() {
-        return Err(PlotError::NoExhaustivePoint);
+        return Err(PlotError::Nothing("no exhaustive scaling point to plot"));
     }
     let max_size = exhaustive.iter().map(|p| p.size).max().unwrap_or(1) as f64;
     let max_states = exhaustive
@@ -1089,7 +1098,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
         (lo.min(p.row.seconds.max(1e-5)), hi.max(p.row.seconds))
     });
     let root = SVGBackend::with_string(svg, (1200, 520)).into_drawing_area();
-    root.fill(&WHITE).map_err(PlotError::Draw)?;
+    root.fill(&WHITE)?;
     let (left, right) = root.split_horizontally(600);
     let configs: Vec<(usize, bool)> = {
         let mut c: Vec<(usize, bool)> = exhaustive
@@ -1125,8 +1134,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.5f64..max_size + 0.5, (1f64..max_states * 2.0).log_scale())
-            .map_err(PlotError::Draw)?;
+            .build_cartesian_2d(0.5f64..max_size + 0.5, (1f64..max_states * 2.0).log_scale())?;
         chart
             .configure_mesh()
             .x_desc("size n")
@@ -1134,8 +1142,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
             .x_labels(max_size as usize + 1)
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0e}"))
-            .draw()
-            .map_err(PlotError::Draw)?;
+            .draw()?;
         for family in Family::ALL {
             for &(threads, symmetry) in configs.iter().filter(|(t, _)| *t == configs[0].0) {
                 let pts: Vec<(f64, f64)> = series(family, threads, symmetry)
@@ -1152,19 +1159,13 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
                     family.name().to_string()
                 };
                 if symmetry {
-                    chart
-                        .draw_series(DashedLineSeries::new(pts.clone(), 3, 4, style))
-                        .map_err(PlotError::Draw)?
+                    chart.draw_series(DashedLineSeries::new(pts.clone(), 3, 4, style))?
                 } else {
-                    chart
-                        .draw_series(LineSeries::new(pts.clone(), style))
-                        .map_err(PlotError::Draw)?
+                    chart.draw_series(LineSeries::new(pts.clone(), style))?
                 }
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-                chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))
-                    .map_err(PlotError::Draw)?;
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, style.filled())))?;
             }
         }
         chart
@@ -1172,8 +1173,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
             .position(SeriesLabelPosition::UpperLeft)
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
-            .draw()
-            .map_err(PlotError::Draw)?;
+            .draw()?;
     }
     // Right: wall time, every configuration.
     {
@@ -1188,8 +1188,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
             .build_cartesian_2d(
                 0.5f64..max_size + 0.5,
                 (min_s / 2.0..max_s * 2.0).log_scale(),
-            )
-            .map_err(PlotError::Draw)?;
+            )?;
         chart
             .configure_mesh()
             .x_desc("size n")
@@ -1197,8 +1196,7 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
             .x_labels(max_size as usize + 1)
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0e}"))
-            .draw()
-            .map_err(PlotError::Draw)?;
+            .draw()?;
         for family in Family::ALL {
             for &(threads, symmetry) in &configs {
                 let pts: Vec<(f64, f64)> = series(family, threads, symmetry)
@@ -1216,24 +1214,18 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
                     if symmetry { ", symmetry" } else { "" }
                 );
                 if threads > 1 || symmetry {
-                    chart
-                        .draw_series(DashedLineSeries::new(
-                            pts.clone(),
-                            if symmetry { 2 } else { 6 },
-                            4,
-                            style,
-                        ))
-                        .map_err(PlotError::Draw)?
+                    chart.draw_series(DashedLineSeries::new(
+                        pts.clone(),
+                        if symmetry { 2 } else { 6 },
+                        4,
+                        style,
+                    ))?
                 } else {
-                    chart
-                        .draw_series(LineSeries::new(pts.clone(), style))
-                        .map_err(PlotError::Draw)?
+                    chart.draw_series(LineSeries::new(pts.clone(), style))?
                 }
                 .label(label)
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-                chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 2, style.filled())))
-                    .map_err(PlotError::Draw)?;
+                chart.draw_series(pts.iter().map(|&p| Circle::new(p, 2, style.filled())))?;
             }
         }
         chart
@@ -1242,10 +1234,9 @@ fn draw_scaling(points: &[ScalingPoint], svg: &mut String) -> Result<(), PlotErr
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
             .label_font(("sans-serif", 11))
-            .draw()
-            .map_err(PlotError::Draw)?;
+            .draw()?;
     }
-    root.present().map_err(PlotError::Draw)?;
+    root.present()?;
     Ok(())
 }
 
@@ -1427,7 +1418,7 @@ mod tests {
     #[test]
     fn a_plot_without_an_exhaustive_point_says_so() {
         let err = scaling_svg(&[]).unwrap_err();
-        assert!(matches!(err, PlotError::NoExhaustivePoint), "{err:?}");
+        assert!(matches!(err, PlotError::Nothing(_)), "{err:?}");
         assert_eq!(err.to_string(), "no exhaustive scaling point to plot");
     }
 }
