@@ -73,6 +73,7 @@ impl Resource {
 #[derive(Clone, Debug, Default)]
 pub struct Site {
     resources: HashMap<(Origin, String), Resource>,
+    report_delays: HashMap<Origin, Duration>,
 }
 
 impl Site {
@@ -93,6 +94,13 @@ impl Site {
     /// The resource served at `path` on `origin`.
     pub fn get(&self, origin: Origin, path: &str) -> Option<&Resource> {
         self.resources.get(&(origin, path.to_string()))
+    }
+
+    /// Reports POSTed to `origin` are recorded (and answered) `delay` after they arrive: a
+    /// slow collector for one origin, as a loaded machine makes one, on purpose. Reports
+    /// of documents of different origins then arrive in an order that need not be causal.
+    pub fn delay_reports(&mut self, origin: Origin, delay: Duration) {
+        self.report_delays.insert(origin, delay);
     }
 }
 
@@ -381,6 +389,16 @@ fn handle(stream: TcpStream, origin: Origin, shared: &Shared) -> std::io::Result
                 Ok(v) => v,
                 Err(_) => return respond(&mut stream, 400, "text/plain", &[], b"not json"),
             };
+            let delay = shared
+                .site
+                .lock()
+                .unwrap()
+                .report_delays
+                .get(&origin)
+                .copied();
+            if let Some(delay) = delay {
+                std::thread::sleep(delay);
+            }
             record(shared, origin, &request.path, run, value);
             respond(&mut stream, 204, "text/plain", &[], b"")
         }

@@ -51,6 +51,36 @@
   }
   function log(fields) { fill(reserve(), fields); }
   function note(text) { log({ kind: 'note', text: String(text) }); }
+  // ---- Delivery. The collector numbers events in arrival order, and documents of
+  // different origins post over different connections, so arrival order alone need not
+  // be causal: another document could name this one (a tool's window) before this
+  // document's own events reach the collector. So a document tells another its id only
+  // once the collector has answered for its own events that the other may name or
+  // depend on: `iam` waits for every event reserved before the question, `welcome` (a
+  // child's parent and frame) for this document's own document event, which never
+  // waits for a child, so no wait is circular through a welcome. Every slot fills within a
+  // bounded time (a window's id is asked with a 1 s timeout, the parent's welcome with
+  // 2 s), so an answer is late at worst, never lost. Two documents that each name the
+  // other at once wait for each other until the asker's timeout; it then uses the id it
+  // already knows, and the log may name a document early, which the reader refuses.
+  const outstanding = []; // the first dseq of each request not yet answered
+  let sentEnd = 0; // the dseq after the last event sent
+  const waiting = []; // [mark, callback]: callback once every dseq below mark is delivered
+  function deliveredBelow() {
+    let low = sentEnd;
+    for (const first of outstanding) if (first < low) low = first;
+    return low;
+  }
+  function whenDelivered(mark, callback) {
+    waiting.push([mark, callback]);
+    release();
+  }
+  function release() {
+    const low = deliveredBelow();
+    for (let i = 0; i < waiting.length;) {
+      if (waiting[i][0] <= low) { const callback = waiting[i][1]; waiting.splice(i, 1); callback(); } else i++;
+    }
+  }
   function pump(force) {
     if (inFlight && !force) return;
     const events = [];
@@ -58,7 +88,15 @@
     if (!events.length) return;
     const body = stringify({ webmcpRecorder: 1, events });
     inFlight = true;
-    const done = () => { inFlight = false; pump(false); };
+    const first = events[0].dseq;
+    outstanding.push(first);
+    sentEnd = events[events.length - 1].dseq + 1;
+    const done = () => {
+      outstanding.splice(outstanding.indexOf(first), 1);
+      inFlight = false;
+      release();
+      pump(false);
+    };
     try {
       const p = realFetch.call(window, ENDPOINT, {
         method: 'POST', body, keepalive: body.length < 60000, mode: 'no-cors', credentials: 'omit',
@@ -121,7 +159,8 @@
     e.stopImmediatePropagation();
     const kind = m[TAG];
     if (kind === 'who' && e.source) {
-      e.source.postMessage({ [TAG]: 'iam', nonce: m.nonce, doc: DOC }, '*');
+      const asker = e.source;
+      whenDelivered(dseq, () => asker.postMessage({ [TAG]: 'iam', nonce: m.nonce, doc: DOC }, '*'));
     } else if (kind === 'iam') {
       const resolve = answers.get(m.nonce);
       if (resolve) { answers.delete(m.nonce); windowDocs.set(e.source, m.doc); resolve(m.doc); }
@@ -142,10 +181,12 @@
         }
         frameDocs.set(el, m.doc);
       }
-      e.source.postMessage({
+      const child = e.source;
+      const welcome = {
         [TAG]: 'welcome', parent: DOC, frame: el ? frameId(el) : null,
         allow: el ? el.getAttribute('allow') : null,
-      }, '*');
+      };
+      whenDelivered(1, () => child.postMessage(welcome, '*'));
     } else if (kind === 'welcome' && e.source === window.parent && greeted) {
       parentDoc = m.parent;
       windowDocs.set(window.parent, m.parent);

@@ -275,3 +275,55 @@ fn an_iframe_navigation_is_recorded_and_judged() {
         "{report:?}"
     );
 }
+
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+fn a_slow_collector_for_the_frame_still_gives_a_causal_log() {
+    // The frame's reports reach the collector late; the top names the frame's document
+    // (its tool's window) as soon as it finds the tool. The frame tells the top its id only
+    // once its own earlier events are in, so the log never names a document before it.
+    use std::time::Duration;
+    use webmcp_browser::{run_pages_until, Chromium, Completion, Origin, Visit};
+    let files = record::read_dir(&fixtures()).unwrap();
+    let chromium = Chromium::new(webmcp_browser::chromium_for_tests())
+        .with_flag("--enable-blink-features=WebMCP");
+    let outcomes = run_pages_until(
+        &chromium,
+        |origins| {
+            let mut site = record::site(&files, origins, false);
+            site.delay_reports(Origin::Secondary, Duration::from_millis(150));
+            let visit = Visit {
+                run: "record".into(),
+                origin: Origin::Primary,
+                path: "/index.html".into(),
+            };
+            (site, vec![visit])
+        },
+        Completion::Quiet(record::QUIET),
+        Duration::from_secs(30),
+        webmcp_browser::say_why_silent,
+    )
+    .unwrap();
+    let reports: Vec<Value> = outcomes[0]
+        .reports
+        .iter()
+        .map(|r| r.value.clone())
+        .collect();
+    let collected = record::collect(&reports);
+    if !has_draft_api(&collected.events) {
+        return;
+    }
+    let log = record::write_log(&collected.events);
+    let found = collected.events.iter().any(|e| {
+        e["kind"] == "settle"
+            && e["value"]
+                .as_array()
+                .is_some_and(|tools| tools.iter().any(|t| t["window"] == "d1"))
+    });
+    assert!(found, "the top never found the frame's tool: {log}");
+    let parsed = webmcp_conformance::trace::log::parse(&log);
+    assert!(parsed.is_ok(), "{parsed:?}\n{log}");
+}
