@@ -511,6 +511,37 @@ mod tests {
     }
 
     #[test]
+    fn a_delayed_origin_records_its_reports_only_after_the_delay() {
+        let mut site = Site::new();
+        let delay = Duration::from_millis(300);
+        site.delay_reports(Origin::Secondary, delay);
+        let server = Server::start(site).unwrap();
+        let post = |origin, body: &str| {
+            let raw = format!(
+                "POST /__report?run=r1 HTTP/1.1\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            let started = Instant::now();
+            assert!(http(&server, origin, &raw).starts_with("HTTP/1.1 204"));
+            started.elapsed()
+        };
+        assert!(post(Origin::Secondary, "{\"n\":1}") >= delay);
+        post(Origin::Primary, "{\"n\":2}");
+        let values: Vec<(Origin, Value)> = server
+            .reports("r1")
+            .into_iter()
+            .map(|r| (r.origin, r.value))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                (Origin::Secondary, serde_json::json!({"n": 1})),
+                (Origin::Primary, serde_json::json!({"n": 2}))
+            ]
+        );
+    }
+
+    #[test]
     fn records_reports_in_order_and_signals_done() {
         let server = Server::start(Site::new()).unwrap();
         for (origin, body) in [
