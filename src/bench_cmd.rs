@@ -168,10 +168,7 @@ pub fn bench_child(args: &BenchChildArgs) -> Result<ExitCode, UsageError> {
         (Some(name), None, _) => (Target::Scenario(name.clone()), catalog::named(name)?),
         (None, Some(family), Some(size)) => {
             let f = family_named(family)?;
-            (
-                Target::Family(f, size),
-                f.world(size).map_err(|e| UsageError(e.to_string()))?,
-            )
+            (Target::Family(f, size), f.world(size)?)
         }
         _ => {
             return Err(UsageError(
@@ -265,7 +262,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     if let Some(text) = &args.print_family {
         let (family, size) = family_size(text)?;
         // Only a scenario `check --scenario-file` takes (within the model's limits).
-        family.world(size).map_err(|e| UsageError(e.to_string()))?;
+        family.world(size)?;
         outln!(
             "{}",
             serde_json::to_string_pretty(&family.scenario(size)).expect("JSON")

@@ -508,6 +508,12 @@ impl From<webmcp_conformance::error::ConformanceError> for UsageError {
     }
 }
 
+impl From<webmcp_profiles::bench::FamilyError> for UsageError {
+    fn from(e: webmcp_profiles::bench::FamilyError) -> UsageError {
+        UsageError(e.to_string())
+    }
+}
+
 impl From<baseline::BaselineError> for UsageError {
     fn from(e: baseline::BaselineError) -> UsageError {
         UsageError(e.to_string())

@@ -193,6 +193,8 @@ fn table(rows: &[Row], plan: &ScalePlan) -> String {
     out
 }
 
+/// Canonical scenarios and unique states per bound (log scale, left) and wall time (right),
+/// as an SVG document.
 fn plot(rows: &[Row]) -> Result<String, PlotError> {
     use plotters::prelude::*;
     let done: Vec<&Row> = rows.iter().filter(|r| r.complete).collect();
