@@ -578,6 +578,72 @@ mod round_trip {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, rng_seed: proptest::test_runner::RngSeed::Fixed(20), ..ProptestConfig::default() })]
+        /// Every prefix of such a log is allowed too: a log is a finite prefix of a run, and
+        /// may end between two events the model makes in one step.
+        #[test]
+        fn every_prefix_of_the_log_of_a_model_run_is_allowed(
+            choices in proptest::collection::vec(0usize..16, 1..40),
+            which in 0usize..SCENARIOS.len(),
+            proposed in any::<bool>(),
+            cut in 0.0f64..1.0,
+        ) {
+            let sc = scenario(SCENARIOS[which]);
+            let world = World::compile(&sc).unwrap();
+            let variant = if proposed { Variant::proposed() } else { Variant::SEED };
+            let path = walk(&world, variant, &choices);
+            let log = synth::log_of_path(&sc, &world, variant, &path).unwrap();
+            let lines: Vec<&str> = log.lines().collect();
+            let keep = 2 + ((lines.len() - 2) as f64 * cut) as usize;
+            let prefix = lines[..keep].join("\n") + "\n";
+            let report = match validate(&prefix, 200_000) {
+                Err(Refusal::NotJudged(why)) if why.contains("no WebMCP call") => {
+                    prop_assume!(false);
+                    unreachable!()
+                }
+                other => other.unwrap_or_else(|e| panic!("{e}\n{prefix}")),
+            };
+            let j = if proposed { &report.proposed } else { &report.seed };
+            prop_assert!(matches!(j, Judgement::Allowed { .. }), "{}: {j:?}\n{prefix}", SCENARIOS[which]);
+        }
+    }
+
+    /// A registration with an empty name, rejected by its method steps in the same task
+    /// (`register-tool#9`): the model's one step is two logged events, the call and the
+    /// rejection.
+    fn rejected_registration(then: &str) -> String {
+        [
+            r#"{"format": "webmcp-log", "version": 1}"#,
+            r#"{"seq": 0, "doc": "top", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}"#,
+            r#"{"seq": 1, "doc": "top", "dseq": 1, "kind": "call", "call": "r0", "method": "registerTool", "args": {"name": "", "description": "d"}}"#,
+            then,
+        ]
+        .join("\n")
+            + "\n"
+    }
+
+    #[test]
+    fn a_log_that_ends_inside_one_step_of_the_model_is_allowed_and_what_follows_is_judged() {
+        // Cut between the call and its rejection: a finite prefix of an allowed run.
+        let cut = rejected_registration("").trim_end().to_string() + "\n";
+        let r = validate(&cut, 100_000).unwrap();
+        assert!(matches!(r.seed, Judgement::Allowed { .. }), "{r:?}");
+        assert!(matches!(r.proposed, Judgement::Allowed { .. }), "{r:?}");
+        assert_eq!(r.exit_code(), 0);
+        // The whole step is allowed too, and a different settlement is not.
+        let rejected = rejected_registration(
+            r#"{"seq": 2, "doc": "top", "dseq": 2, "kind": "settle", "call": "r0", "outcome": "rejected", "error": "InvalidStateError"}"#,
+        );
+        assert_eq!(validate(&rejected, 100_000).unwrap().exit_code(), 0);
+        let fulfilled = rejected_registration(
+            r#"{"seq": 2, "doc": "top", "dseq": 2, "kind": "settle", "call": "r0", "outcome": "fulfilled", "value": null}"#,
+        );
+        let r = validate(&fulfilled, 100_000).unwrap();
+        assert!(matches!(r.seed, Judgement::NotAllowed(_)), "{r:?}");
+        assert_eq!(r.exit_code(), 1);
+    }
+
     /// An iframe that registers a tool, navigated at any moment to a document that registers
     /// another; the parent waits for a toolchange and lists.
     const NAVIGATION: &str = r#"{

@@ -495,7 +495,10 @@ pub fn judge(
 }
 
 /// The positions after a transition to `next` with `effects`, if they are the next events of
-/// their documents.
+/// their documents. A document's log may end inside the transition (a log is a finite
+/// prefix, and the model's one step can be several logged events: a call and the rejection
+/// its method steps return at once): then every event left in it must be one of the
+/// effects, and the others happened after its log ends.
 fn advance(
     w: &World,
     variant: Variant,
@@ -508,17 +511,32 @@ fn advance(
     let mut out = pos.to_vec();
     for (&doc, effects) in effects {
         let events = &exp.per_doc[doc];
-        let upcoming = events.get(pos[doc]..pos[doc] + effects.len())?;
-        // The effects of one task in one document, matched as a set.
+        let left = events.len() - pos[doc];
+        if effects.is_empty() {
+            continue;
+        }
+        if left == 0 {
+            return None;
+        }
+        let upcoming = &events[pos[doc]..pos[doc] + effects.len().min(left)];
+        // The effects of one task in one document, matched as a set; where the log ends
+        // first, its last events are matched by some of them.
         let mut used = vec![false; upcoming.len()];
+        let mut unmatched = 0;
         for o in effects {
-            let slot = upcoming
+            match upcoming
                 .iter()
                 .enumerate()
-                .position(|(i, e)| !used[i] && matches(exp, w, variant, derived, next, o, e))?;
-            used[slot] = true;
+                .position(|(i, e)| !used[i] && matches(exp, w, variant, derived, next, o, e))
+            {
+                Some(slot) => used[slot] = true,
+                None => unmatched += 1,
+            }
         }
-        out[doc] += effects.len();
+        if used.contains(&false) || (unmatched > 0 && effects.len() <= left) {
+            return None;
+        }
+        out[doc] += upcoming.len();
     }
     Some(out)
 }
