@@ -35,7 +35,8 @@ Exit codes:
   1  a step the model cites was added before, removed, renumbered, changed or split, or is
      not in the store at all (unless --only-stored)
   2  bad usage or input: an unreadable, non-UTF-8 or oversized file, a malformed source or
-     store, --label without --accept";
+     store, --label without --accept
+  3  nothing judged: with --only-stored, the store has none of the steps the model cites";
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -269,6 +270,35 @@ fn entries(drift: &Drift, lines: &dyn Fn(&str) -> Option<usize>) -> Vec<Entry> {
     out
 }
 
+/// Every step ID something of the model cites (the step table, transitions, properties,
+/// fixes, revisions, failures), repeats included; revision IDs (`2026-08:...`) among them.
+fn cited() -> impl Iterator<Item = &'static str> {
+webmcp_model::steps::STEPS
+    .iter()
+    .map(|s| s.id)
+    .chain(STEP_CITATIONS.iter().map(|(id, _, _)| *id))
+    .chain(
+        webmcp_profiles::properties()
+            .iter()
+            .flat_map(|p| p.about.iter().copied()),
+    )
+    .chain(
+        webmcp_model::variant::FIXES
+            .iter()
+            .flat_map(|f| f.steps.iter().copied()),
+    )
+    .chain(
+        webmcp_model::variant::REVISIONS
+            .iter()
+            .flat_map(|r| r.steps.iter().copied()),
+    )
+    .chain(
+        webmcp_model::failures::EXECUTE_FAILURES
+            .iter()
+            .map(|f| f.detected_at),
+    )
+}
+
 /// Every step ID the model cites that the store has no row for, and that no entry already
 /// reports as added: the comparison cannot say whether it drifted. With the built-in store
 /// (every row of the step table) there is none; a store recorded from another source may lack
@@ -279,32 +309,8 @@ fn missing(store: &Store, source: &[SourceStep], drift: &Drift) -> Vec<Entry> {
     let added: BTreeSet<&str> = drift.added.iter().map(|a| a.id.as_str()).collect();
     let in_source: HashMap<&str, &SourceStep> = source.iter().map(|s| (s.id.as_str(), s)).collect();
     let mut seen = BTreeSet::new();
-    let cited = webmcp_model::steps::STEPS
-        .iter()
-        .map(|s| s.id)
-        .chain(STEP_CITATIONS.iter().map(|(id, _, _)| *id))
-        .chain(
-            webmcp_profiles::properties()
-                .iter()
-                .flat_map(|p| p.about.iter().copied()),
-        )
-        .chain(
-            webmcp_model::variant::FIXES
-                .iter()
-                .flat_map(|f| f.steps.iter().copied()),
-        )
-        .chain(
-            webmcp_model::variant::REVISIONS
-                .iter()
-                .flat_map(|r| r.steps.iter().copied()),
-        )
-        .chain(
-            webmcp_model::failures::EXECUTE_FAILURES
-                .iter()
-                .map(|f| f.detected_at),
-        );
     let mut out = Vec::new();
-    for id in cited {
+    for id in cited() {
         if id.contains(':') || stored.contains(id) || added.contains(id) || !seen.insert(id) {
             continue;
         }
@@ -419,6 +425,8 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
     let lines = |id: &str| line_of.get(id).copied();
     let mut entries = entries(&drift, &lines);
     let missing = missing(&store, &parsed.steps, &drift);
+    let stored: BTreeSet<&str> = store.steps.iter().map(|s| s.id.as_str()).collect();
+    let judged_any = cited().any(|id| stored.contains(id));
     let unjudged = if args.only_stored {
         missing.len()
     } else {
@@ -436,6 +444,7 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
         entries: &entries,
         failing,
         unjudged,
+        judged_any,
     };
     let rendered = match args.format {
         Format::Human => report.human(),
@@ -467,6 +476,8 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
     }
     Ok(if failing > 0 {
         ExitCode::from(1)
+    } else if report.nothing_judged() {
+        ExitCode::from(3)
     } else {
         ExitCode::SUCCESS
     })
@@ -487,9 +498,17 @@ struct Report<'a> {
     failing: usize,
     /// Cited steps the store lacks, left out by --only-stored.
     unjudged: usize,
+    /// Whether the store has any step the model cites.
+    judged_any: bool,
 }
 
 impl Report<'_> {
+    /// With --only-stored, a store that has none of the cited steps: nothing was judged,
+    /// which is never a pass.
+    fn nothing_judged(&self) -> bool {
+        self.unjudged > 0 && !self.judged_any
+    }
+
     fn counts(&self) -> String {
         let d = self.drift;
         let mut counts = format!(
@@ -557,7 +576,13 @@ impl Report<'_> {
             } else {
                 "no step the model cites drifted"
             };
-            if self.unjudged > 0 {
+            if self.nothing_judged() {
+                format!(
+                    "exit 3: nothing judged: the store has none of the {} step(s) the model \
+                     cites (--only-stored judges only those it has)",
+                    self.unjudged
+                )
+            } else if self.unjudged > 0 {
                 format!(
                     "{pass}, of those the store has (--only-stored: {} cited step(s) not in \
                      the store were not judged)",
@@ -639,7 +664,7 @@ impl Report<'_> {
             })).collect::<Vec<_>>(),
             "failing": self.failing,
             "unjudged": self.unjudged,
-            "exit": if self.failing > 0 { 1 } else { 0 },
+            "exit": if self.failing > 0 { 1 } else if self.nothing_judged() { 3 } else { 0 },
         })
     }
 

@@ -270,15 +270,22 @@ fn a_store_that_lacks_what_the_model_cites_is_no_pass() {
         assert!(out.contains("cited but not in the store"), "{out}");
         assert!(out.contains("in neither the store nor the source"), "{out}");
         assert!(out.trim_end().ends_with("(the built-in one is)"), "{out}");
-        // Asked to judge only what the store has, it passes, and says what it left out.
+        // Asked to judge only what the store has: with none of the cited steps, nothing was
+        // judged (exit 3, never a pass); with the one it was accepted with, it passes, and
+        // says what it left out.
         let o = run(&["spec-sync", &source, "--store", &store, "--only-stored"]);
         let out = text(&o.stdout);
         let verdict = out.trim_end().lines().last().unwrap();
-        assert_eq!(o.status.code(), Some(0), "{out}");
-        assert!(
-            verdict.contains("--only-stored: ") && verdict.contains("not judged"),
-            "{verdict}"
-        );
+        if accepted {
+            assert_eq!(o.status.code(), Some(0), "{out}");
+            assert!(
+                verdict.contains("--only-stored: ") && verdict.contains("not judged"),
+                "{verdict}"
+            );
+        } else {
+            assert_eq!(o.status.code(), Some(3), "{out}");
+            assert!(verdict.starts_with("exit 3: nothing judged"), "{verdict}");
+        }
         if !accepted {
             let o = run(&["spec-sync", &source, "--accept", "--store", &store]);
             assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -416,4 +423,32 @@ fn a_store_row_whose_id_is_not_a_step_id_is_refused() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn a_store_without_any_cited_step_judges_nothing_and_is_never_a_pass() {
+    // An algorithm the model does not know, against a store of only a header: nothing drifted,
+    // and nothing the model cites was judged.
+    let source = write(
+        "unknown.bs",
+        "<div algorithm>\nTo <dfn>frobnicate the widget</dfn>, run these steps:\n\n1. Return false.\n\n</div>\n",
+    );
+    let store = write("nothing.tsv", "# source: nothing\n");
+    let human = run(&["spec-sync", &source, "--store", &store, "--only-stored"]);
+    let out = text(&human.stdout);
+    assert_eq!(human.status.code(), Some(3), "{out}");
+    let verdict = out.trim_end().lines().last().unwrap();
+    assert!(verdict.starts_with("exit 3: nothing judged"), "{verdict}");
+    let json = run(&[
+        "spec-sync",
+        &source,
+        "--store",
+        &store,
+        "--only-stored",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["exit"], 3, "{v}");
 }

@@ -171,8 +171,9 @@ pub fn quoted(s: &str) -> String {
     out
 }
 
-/// `s` with every control character and line break escaped, cut to `max` characters.
-fn one_line(s: &str, max: usize) -> String {
+/// `s` with every control character and line break escaped, cut to `max` characters: safe
+/// to print on one line of a terminal, whatever a file or a page put in it.
+pub fn one_line(s: &str, max: usize) -> String {
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
         if i == max {

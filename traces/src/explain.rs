@@ -582,12 +582,27 @@ fn md_escape(s: &str) -> String {
     out
 }
 
+/// `s` as a Markdown code span: fenced by one more backtick than its longest run of them (so
+/// nothing in it closes the span early), with line breaks and other unprintable characters
+/// escaped (so nothing in it ends the paragraph).
 fn md_code(s: &str) -> String {
-    if s.contains('`') {
-        format!("`` {s} ``")
-    } else {
-        format!("`{s}`")
+    let mut text = String::new();
+    let (mut run, mut longest) = (0, 0);
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+        if webmcp_model::error::is_unprintable(c) {
+            text.extend(c.escape_default());
+        } else {
+            text.push(c);
+        }
     }
+    if text.is_empty() {
+        return "` `".into();
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if longest > 0 { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }
 
 fn markdown(s: &Story) -> String {
@@ -883,8 +898,34 @@ fn html(s: &Story) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{mermaid_ids, sanitize_id, Participant, Role};
+    use super::{md_code, mermaid_ids, sanitize_id, Participant, Role};
     use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]
+        /// A code span holds whatever a trace names: no run of backticks inside it is as long
+        /// as its fence, and it stays on one line.
+        #[test]
+        fn a_code_span_is_closed_only_by_its_own_fence(s in "[`a<>\\n\\r|x]{0,16}") {
+            prop_assume!(!s.is_empty());
+            let span = md_code(&s);
+            let fence = span.chars().take_while(|&c| c == '`').count();
+            prop_assert!(fence >= 1);
+            prop_assert!(span.ends_with(&"`".repeat(fence)), "{}", span);
+            let inner = &span[fence..span.len() - fence];
+            let longest = inner.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+            prop_assert!(longest < fence, "{}", span);
+            prop_assert!(!span.contains('\n') && !span.contains('\r'), "{}", span);
+        }
+    }
+
+    #[test]
+    fn a_tool_name_with_backticks_and_html_stays_inside_its_code_span() {
+        assert_eq!(md_code("t1"), "`t1`");
+        assert_eq!(md_code(""), "` `");
+        assert_eq!(md_code("x``<b>x</b>``y"), "``` x``<b>x</b>``y ```");
+        assert_eq!(md_code("a\n\nb"), "`a\\n\\nb`");
+    }
 
     proptest! {
         /// Participant ids are Mermaid identifiers, and distinct keys get distinct ids.

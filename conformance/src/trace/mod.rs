@@ -11,8 +11,13 @@ pub mod validate;
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
-use webmcp_model::error::ScenarioError;
+use webmcp_model::error::{one_line, ScenarioError};
 use webmcp_model::{Variant, World};
+
+/// The most characters of one string from the log that the report for people shows.
+const SHOWN: usize = 200;
+/// The most events the report for people lists as not judged (JSON lists every one).
+const NOT_JUDGED_SHOWN: usize = 20;
 
 pub use validate::{Judgement, Stuck};
 
@@ -190,6 +195,8 @@ impl Report {
         }
     }
 
+    /// The report for people. What the log's pages wrote (ids, notes, lines of the log) is
+    /// shown escaped and cut ([`one_line`]), so that a page cannot write to the terminal.
     pub fn human(&self, log_text: &str) -> String {
         let lines: Vec<&str> = log_text.lines().collect();
         let mut out = String::new();
@@ -229,19 +236,24 @@ impl Report {
                         stuck.matched, stuck.judged, stuck.states
                     );
                     if let Some(seq) = stuck.first_unmatched {
-                        let text = lines.get(seq + 1).copied().unwrap_or("");
+                        let text = one_line(lines.get(seq + 1).copied().unwrap_or(""), SHOWN);
                         let _ = writeln!(out, "    first event it cannot produce: line {}: {text}", seq + 2);
                     }
                     if stuck.instead.is_empty() {
                         writeln!(out, "    instead, nothing more can happen")
                     } else {
-                        writeln!(out, "    what it could do instead: {}", stuck.instead.join("; "))
+                        let instead: Vec<String> =
+                            stuck.instead.iter().map(|i| one_line(i, SHOWN)).collect();
+                        writeln!(out, "    what it could do instead: {}", instead.join("; "))
                     }
                 }
             };
         }
-        for o in &self.outside {
-            let _ = writeln!(out, "  not judged: {o}");
+        for o in self.outside.iter().take(NOT_JUDGED_SHOWN) {
+            let _ = writeln!(out, "  not judged: {}", one_line(o, SHOWN));
+        }
+        if let Some(more) = self.outside.len().checked_sub(NOT_JUDGED_SHOWN).filter(|&n| n > 0) {
+            let _ = writeln!(out, "  not judged: {more} more events (--format json lists them all)");
         }
         out
     }
@@ -440,6 +452,39 @@ mod tests {
             let r = report(seed, proposed);
             assert_eq!((r.verdict(), r.exit_code()), (verdict, code), "{r:?}");
         }
+    }
+
+    #[test]
+    fn the_report_for_people_escapes_what_pages_wrote_and_lists_a_few_unjudged_events() {
+        let mut lines = vec![
+            r#"{"format": "webmcp-log", "version": 1}"#.to_string(),
+            r#"{"seq": 0, "doc": "a", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true}"#.into(),
+            r#"{"seq": 1, "doc": "a", "dseq": 1, "kind": "call", "call": "r\u001b[31m", "method": "registerTool", "args": {"name": "", "description": "d"}}"#.into(),
+            r#"{"seq": 2, "doc": "a", "dseq": 2, "kind": "settle", "call": "r\u001b[31m", "outcome": "fulfilled", "value": null}"#.into(),
+        ];
+        for i in 0..50 {
+            lines.push(format!(
+                r#"{{"seq": {}, "doc": "a", "dseq": {}, "kind": "note", "text": "\u009b{}"}}"#,
+                3 + i,
+                3 + i,
+                "x".repeat(1000)
+            ));
+        }
+        let text = lines.join("\n") + "\n";
+        let r = validate(&text, 100_000).unwrap();
+        assert_eq!(r.exit_code(), 1, "{r:?}");
+        let human = r.human(&text);
+        assert!(
+            !human.chars().any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
+            "{human}"
+        );
+        assert!(human.contains(r"r\u001b[31m"), "the log's line, as JSON escapes it: {human}");
+        assert!(human.contains(r"r\u{1b}[31m"), "the id, escaped: {human}");
+        let unjudged = human.lines().filter(|l| l.contains("not judged:")).count();
+        assert_eq!(unjudged, NOT_JUDGED_SHOWN + 1, "{human}");
+        assert!(human.contains("not judged: 30 more events"), "{human}");
+        assert!(human.lines().all(|l| l.chars().count() < 2 * SHOWN + 100), "{human}");
+        assert_eq!(r.json()["not_judged"].as_array().unwrap().len(), 50);
     }
 
     #[test]
