@@ -319,9 +319,10 @@ struct CheckArgs {
     /// the process's thread limit; 256 is above any machine's core count.
     #[arg(long, value_name = "N", default_value_t = 1)]
     threads: usize,
-    /// Stop after generating this many states (the verdict is then incomplete, exit 3). The
-    /// searches on several threads count each worker's states in batches, so they may
-    /// generate a few thousand more.
+    /// Stop expanding states once this many have been generated (the verdict is then
+    /// incomplete, exit 3, unless nothing was left to expand). The bound is checked before each
+    /// expansion, so the count may pass it by one state's successors; the searches on several
+    /// threads count each worker's states in batches, so they may generate a few thousand more.
     #[arg(long, value_name = "N")]
     max_states: Option<usize>,
     /// Do not expand states at this depth; the initial state is depth 1 (the verdict is then

@@ -241,6 +241,18 @@ impl ScenarioJson {
             }
             _ => {}
         }
+        // The initial state is at depth 1: an exhaustive search expanded it, and no search
+        // goes deeper than the states it generated (one stopped before expanding anything
+        // reports depth 0).
+        if (self.exhaustive && self.max_depth == 0)
+            || (self.unique_states == 0 && self.max_depth > 0)
+            || self.max_depth > self.total_states
+        {
+            return inconsistent(format!(
+                "a depth of {} over {} unique states of {} generated",
+                self.max_depth, self.unique_states, self.total_states
+            ));
+        }
         if let Some(seconds) = self.seconds.filter(|s| !(s.is_finite() && *s >= 0.0)) {
             return inconsistent(format!("a time of {seconds} s"));
         }
@@ -256,7 +268,18 @@ impl ScenarioJson {
             // exhaustive, is undecided only where it was not, and has a path only if found.
             let found = matches!(verdict, Verdict::Violated | Verdict::Witnessed);
             let decided_by_exhausting = matches!(verdict, Verdict::Holds | Verdict::NotWitnessed);
-            let why = if decided_by_exhausting && !self.exhaustive {
+            // A sometimes property is witnessed or not, the others hold or are violated.
+            let fits_kind = verdict == Verdict::Incomplete
+                || matches!(verdict, Verdict::Witnessed | Verdict::NotWitnessed)
+                    == (def.kind == Kind::Sometimes);
+            let why = if !fits_kind {
+                Some(match def.kind {
+                    Kind::Sometimes => "for a sometimes property (witnessed or not)",
+                    Kind::Always | Kind::AtTermination => {
+                        "for a property that holds or is violated"
+                    }
+                })
+            } else if decided_by_exhausting && !self.exhaustive {
                 Some("from a search that was not exhaustive")
             } else if verdict == Verdict::Incomplete && self.exhaustive {
                 Some("from an exhaustive search")

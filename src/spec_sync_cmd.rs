@@ -273,30 +273,30 @@ fn entries(drift: &Drift, lines: &dyn Fn(&str) -> Option<usize>) -> Vec<Entry> {
 /// Every step ID something of the model cites (the step table, transitions, properties,
 /// fixes, revisions, failures), repeats included; revision IDs (`2026-08:...`) among them.
 fn cited() -> impl Iterator<Item = &'static str> {
-webmcp_model::steps::STEPS
-    .iter()
-    .map(|s| s.id)
-    .chain(STEP_CITATIONS.iter().map(|(id, _, _)| *id))
-    .chain(
-        webmcp_profiles::properties()
-            .iter()
-            .flat_map(|p| p.about.iter().copied()),
-    )
-    .chain(
-        webmcp_model::variant::FIXES
-            .iter()
-            .flat_map(|f| f.steps.iter().copied()),
-    )
-    .chain(
-        webmcp_model::variant::REVISIONS
-            .iter()
-            .flat_map(|r| r.steps.iter().copied()),
-    )
-    .chain(
-        webmcp_model::failures::EXECUTE_FAILURES
-            .iter()
-            .map(|f| f.detected_at),
-    )
+    webmcp_model::steps::STEPS
+        .iter()
+        .map(|s| s.id)
+        .chain(STEP_CITATIONS.iter().map(|(id, _, _)| *id))
+        .chain(
+            webmcp_profiles::properties()
+                .iter()
+                .flat_map(|p| p.about.iter().copied()),
+        )
+        .chain(
+            webmcp_model::variant::FIXES
+                .iter()
+                .flat_map(|f| f.steps.iter().copied()),
+        )
+        .chain(
+            webmcp_model::variant::REVISIONS
+                .iter()
+                .flat_map(|r| r.steps.iter().copied()),
+        )
+        .chain(
+            webmcp_model::failures::EXECUTE_FAILURES
+                .iter()
+                .map(|f| f.detected_at),
+        )
 }
 
 /// Every step ID the model cites that the store has no row for, and that no entry already

@@ -262,7 +262,29 @@ fn check_results_no_check_writes_are_refused() {
             .expect("a property that holds")
     };
     type Edit = fn(&mut Value, usize);
-    let cases: [(Edit, &str); 6] = [
+    let cases: [(Edit, &str); 10] = [
+        (
+            // Exhaustive, yet its initial state never expanded.
+            |s, _| s["max_depth"] = 0.into(),
+            "a depth of 0 over",
+        ),
+        (
+            |s, _| s["max_depth"] = (s["total_states"].as_u64().unwrap() + 1).into(),
+            "a depth of",
+        ),
+        (
+            |s, i| s["properties"][i]["verdict"] = "witnessed".into(),
+            "is \"witnessed\" for a property that holds or is violated",
+        ),
+        (
+            |s, _| {
+                let props = s["properties"].as_array_mut().unwrap();
+                let sometimes = props.iter_mut().find(|p| p["kind"] == "sometimes").unwrap();
+                sometimes["verdict"] = "hold".into();
+                sometimes["counterexample"] = Value::Null;
+            },
+            "is \"hold\" for a sometimes property (witnessed or not)",
+        ),
         (
             |s, _| s["unique_states"] = (s["total_states"].as_u64().unwrap() + 1).into(),
             "unique states of",
@@ -561,6 +583,35 @@ fn genuine_shard_sets_still_merge_with_their_usual_exit_code() {
         let out = merge(&files);
         assert_eq!(out.status.code(), Some(code), "{}", text(&out.stderr));
     }
+    // Shards stopped before their initial states were expanded (depth 0): incomplete.
+    let files: Vec<PathBuf> = (1..=2)
+        .map(|i| {
+            let shard = format!("{i}/2");
+            let (code, v) = report(&[
+                "check",
+                "--all",
+                "--shard",
+                &shard,
+                "--timeout",
+                "0",
+                "-q",
+                "--no-timings",
+                "--format",
+                "json",
+                "--trace-dir",
+                dir.join("traces").to_str().unwrap(),
+            ]);
+            assert_eq!(code, 3);
+            assert!(v["scenarios"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s["max_depth"] == 0));
+            write(&dir, &format!("unexpanded{i}.json"), &v)
+        })
+        .collect();
+    let out = merge(&files);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
 
     let sweep = |bound: &str, extra: &[&str], tag: &str| -> (Vec<i32>, Output) {
         let (codes, files): (Vec<i32>, Vec<PathBuf>) = (1..=2)

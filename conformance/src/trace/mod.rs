@@ -252,8 +252,16 @@ impl Report {
         for o in self.outside.iter().take(NOT_JUDGED_SHOWN) {
             let _ = writeln!(out, "  not judged: {}", one_line(o, SHOWN));
         }
-        if let Some(more) = self.outside.len().checked_sub(NOT_JUDGED_SHOWN).filter(|&n| n > 0) {
-            let _ = writeln!(out, "  not judged: {more} more events (--format json lists them all)");
+        if let Some(more) = self
+            .outside
+            .len()
+            .checked_sub(NOT_JUDGED_SHOWN)
+            .filter(|&n| n > 0)
+        {
+            let _ = writeln!(
+                out,
+                "  not judged: {more} more events (--format json lists them all)"
+            );
         }
         out
     }
@@ -475,15 +483,23 @@ mod tests {
         assert_eq!(r.exit_code(), 1, "{r:?}");
         let human = r.human(&text);
         assert!(
-            !human.chars().any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
+            !human
+                .chars()
+                .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
             "{human}"
         );
-        assert!(human.contains(r"r\u001b[31m"), "the log's line, as JSON escapes it: {human}");
+        assert!(
+            human.contains(r"r\u001b[31m"),
+            "the log's line, as JSON escapes it: {human}"
+        );
         assert!(human.contains(r"r\u{1b}[31m"), "the id, escaped: {human}");
         let unjudged = human.lines().filter(|l| l.contains("not judged:")).count();
         assert_eq!(unjudged, NOT_JUDGED_SHOWN + 1, "{human}");
         assert!(human.contains("not judged: 30 more events"), "{human}");
-        assert!(human.lines().all(|l| l.chars().count() < 2 * SHOWN + 100), "{human}");
+        assert!(
+            human.lines().all(|l| l.chars().count() < 2 * SHOWN + 100),
+            "{human}"
+        );
         assert_eq!(r.json()["not_judged"].as_array().unwrap().len(), 50);
     }
 
