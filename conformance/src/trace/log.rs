@@ -14,6 +14,20 @@ pub const MAX_LOG_BYTES: usize = 64 << 20;
 pub const MAX_EVENTS: usize = 1_000_000;
 /// The longest line, in bytes.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// An event's `seq` or `dseq`: a whole number from 0, said apart from a missing one.
+fn counter(v: Option<Value>, name: &str) -> Result<u64, String> {
+    match v {
+        None => Err(format!("the event has no \"{name}\"")),
+        Some(v) => v.as_u64().ok_or_else(|| {
+            format!(
+                "the event's \"{name}\" is {}, not a whole number from 0 to {}",
+                webmcp_model::error::one_line(&v.to_string(), 40),
+                u64::MAX
+            )
+        }),
+    }
+}
+
 /// The format version this reader understands.
 pub const VERSION: u64 = 1;
 
@@ -210,11 +224,16 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
         ));
     }
     if header["version"].as_u64() != Some(VERSION) {
+        let version = match &header["version"] {
+            Value::Number(n) if n.is_u64() || n.is_i64() => n.to_string(),
+            Value::Number(_) => "a number that is not a small whole number".into(),
+            Value::Null => "missing".into(),
+            _ => "not a number".into(),
+        };
         return Err(at(
             1,
             format!(
-                "format version {} is not one this reader knows (it reads version {VERSION})",
-                header["version"]
+                "format version {version} is not one this reader knows (it reads version {VERSION})"
             ),
         ));
     }
@@ -257,9 +276,7 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
             return Err(at(line, "an event must be a JSON object"));
         };
         let mut field = |name: &str| obj.remove(name);
-        let seq = field("seq")
-            .and_then(|s| s.as_u64())
-            .ok_or_else(|| at(line, "the event has no integer \"seq\""))?;
+        let seq = counter(field("seq"), "seq").map_err(|why| at(line, why))?;
         let doc = match field("doc") {
             Some(Value::String(d)) if !d.is_empty() && d.len() <= 200 => d,
             _ => {
@@ -269,9 +286,7 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
                 ))
             }
         };
-        let dseq = field("dseq")
-            .and_then(|s| s.as_u64())
-            .ok_or_else(|| at(line, "the event has no integer \"dseq\""))?;
+        let dseq = counter(field("dseq"), "dseq").map_err(|why| at(line, why))?;
         if seq != entries.len() as u64 {
             return Err(at(
                 line,
@@ -525,6 +540,31 @@ mod tests {
             (
                 "{\"format\": \"webmcp-log\", \"version\": 2}\n".into(),
                 "version 2",
+            ),
+            (
+                "{\"format\": \"webmcp-log\", \"version\": 18446744073709551616}\n".into(),
+                "format version a number that is not a small whole number",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 18446744073709551616, "doc": "d0", "dseq": 1, "kind": "event", "type": "toolchange"}"#,
+                ]),
+                "line 3: the event's \"seq\" is 1.8446744073709552e+19, not a whole number",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": -1, "kind": "event", "type": "toolchange"}"#,
+                ]),
+                "the event's \"dseq\" is -1, not a whole number",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"doc": "d0", "dseq": 1, "kind": "event", "type": "toolchange"}"#,
+                ]),
+                "line 3: the event has no \"seq\"",
             ),
             (log(&[&DOC[..DOC.len() - 10]]), "line 2: not a JSON object"),
             (
