@@ -224,5 +224,10 @@ pub(crate) fn run(
             traffic.bytes as f64 / traffic.states.max(1) as f64
         );
     }
-    Ok(crate::conclude(plan, &results, args))
+    let vacuity = vec![None; results.len()];
+    Ok(crate::conclude(
+        plan,
+        &crate::Explored { results, vacuity },
+        args,
+    ))
 }

@@ -381,6 +381,13 @@ struct CheckArgs {
     /// whole time. Verdicts and counts do not change.
     #[arg(long)]
     phases: bool,
+    /// After each exhaustive search, explore the scenario again for every property's
+    /// witness (docs/properties.md) and name the properties that hold vacuously: what they
+    /// judge never happens in the scenario (a script never runs, a tool is never executed).
+    /// It costs a second exploration, bounded by --timeout; verdicts and the exit code do not
+    /// change. Human and JSON output; not with --shard or --engine timely.
+    #[arg(long)]
+    vacuity: bool,
     /// How breadth-first search keeps the states it has yet to expand: `values`
     /// (fastest), `bytes` (about half the memory of a large search, about a third more time),
     /// or `auto`: values until the process's memory passes a quarter of --memory-limit, then
@@ -866,8 +873,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
     if let Some(cluster) = &plan.cluster {
         return distributed::run(&plan, cluster, args);
     }
-    let results = explore(&plan, args)?;
-    let status = conclude(&plan, &results, args);
+    let explored = explore(&plan, args)?;
+    let status = conclude(&plan, &explored, args);
     if args.shard.is_some() && plan.worlds.is_empty() {
         // Nothing was decided here: never a pass (`merge` judges the whole).
         return Ok(ExitCode::from(3));
@@ -877,11 +884,17 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
 
 /// Everything after the per-scenario reports, judged against the baseline, and the exit
 /// status it gives.
-fn conclude(plan: &CheckPlan, results: &[ScenarioResult], args: &CheckArgs) -> ExitCode {
-    let records: Vec<report::ScenarioRecord> =
-        results.iter().map(report::ScenarioRecord::of).collect();
+fn conclude(plan: &CheckPlan, explored: &Explored, args: &CheckArgs) -> ExitCode {
+    let records: Vec<report::ScenarioRecord> = explored
+        .results
+        .iter()
+        .map(report::ScenarioRecord::of)
+        .collect();
     let judgement = baseline::judge(&records, plan.baseline.as_ref());
-    out!("{}", render_check(plan, &records, &judgement, args));
+    out!(
+        "{}",
+        render_check(plan, &records, &explored.vacuity, &judgement, args)
+    );
     ExitCode::from(output::Outcome::of(&records, &judgement).exit_code())
 }
 
@@ -1056,6 +1069,16 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
                 .into(),
         ));
     }
+    if args.vacuity
+        && (!matches!(args.format, Format::Human | Format::Json)
+            || args.shard.is_some()
+            || args.distributed.is_timely())
+    {
+        return Err(UsageError(
+            "--vacuity adds to the human and JSON reports of a local check: not with --format junit, markdown or github, --shard or --engine timely"
+                .into(),
+        ));
+    }
     if args.reduction == ReductionArg::Por && sim {
         return Err(UsageError(
             "--reduction por prunes an exhaustive search: it needs --mode bfs or dfs, not random walks"
@@ -1102,30 +1125,51 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
 
 /// Explores every scenario of the plan in turn, printing each human report as it completes
 /// (so a long `--all` shows results as they come) and writing its traces.
-fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Vec<ScenarioResult>, UsageError> {
+fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Explored, UsageError> {
     let mut results = Vec::new();
+    let mut vacuity = Vec::new();
     let mut traces_written = 0;
     for (i, world) in plan.worlds.iter().enumerate() {
         let model = WebMcpModel::new(world.clone(), plan.variant);
         let result = if args.quiet {
-            check(model, &plan.options)
+            check(model.clone(), &plan.options)
         } else {
             let mut bar = progress::Bar::new(&world.name);
-            let r = check_with_progress(model, &plan.options, &mut |p| bar.update(p));
+            let r = check_with_progress(model.clone(), &plan.options, &mut |p| bar.update(p));
             bar.finish();
             r
         };
+        let vacuous = args.vacuity.then(|| {
+            result
+                .exhaustive
+                .then(|| {
+                    let timeout = args.timeout.map(Duration::from_secs);
+                    webmcp_profiles::vacuity::vacuous_holds(&model, &result, timeout)
+                })
+                .flatten()
+        });
         if args.format == Format::Human {
             out!("{}", human_report(plan, args, i, &result));
+            if let Some(v) = &vacuous {
+                out!("{}", output::vacuity_human(v.as_deref(), args.verbose));
+            }
             if let Some(t) = &result.phases {
                 out!("{}", output::phases_human(t));
             }
         }
         traces_written += write_traces(plan, args, i, &result)?;
         results.push(result);
+        vacuity.push(vacuous);
     }
     say_traces_written(args, traces_written);
-    Ok(results)
+    Ok(Explored { results, vacuity })
+}
+
+/// What [`explore`] found: each scenario's result and, with `--vacuity`, the properties
+/// that hold vacuously in it (`Some(None)`: undecided, the search for witnesses stopped).
+struct Explored {
+    results: Vec<ScenarioResult>,
+    vacuity: Vec<Option<Option<Vec<&'static str>>>>,
 }
 
 /// The human report of the plan's `i`th scenario.
@@ -1166,6 +1210,7 @@ fn say_traces_written(args: &CheckArgs, n: usize) {
 fn render_check(
     plan: &CheckPlan,
     results: &[report::ScenarioRecord],
+    vacuity: &[Option<Option<Vec<&'static str>>>],
     judgement: &baseline::Judgement,
     args: &CheckArgs,
 ) -> String {
@@ -1173,9 +1218,10 @@ fn render_check(
     match args.format {
         Format::Human if results.is_empty() => String::new(),
         Format::Human => format!(
-            "{}{}",
+            "{}{}{}",
             output::baseline_summary(judgement, with_baseline),
-            output::closing_summary(results, judgement, with_baseline, args.trace_dir())
+            output::closing_summary(results, judgement, with_baseline, args.trace_dir()),
+            output::vacuity_summary(vacuity, args.vacuity, !args.files.is_empty())
         ),
         Format::Json => {
             let mut doc = output::json(
@@ -1183,6 +1229,16 @@ fn render_check(
                 !args.no_timings,
                 with_baseline.then_some(judgement),
             );
+            if args.vacuity {
+                for (scenario, v) in doc["scenarios"]
+                    .as_array_mut()
+                    .expect("a report lists its scenarios")
+                    .iter_mut()
+                    .zip(vacuity)
+                {
+                    scenario["vacuous"] = serde_json::json!(v.clone().flatten());
+                }
+            }
             if let Some(s) = args.shard {
                 doc[shard::KEY] =
                     serde_json::to_value(check_shard_record(plan, args, s)).expect("JSON");
@@ -1220,6 +1276,7 @@ fn legacy_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         || args.symmetry
         || args.forget_facts
         || args.phases
+        || args.vacuity
         || args.frontier != FrontierArg::Auto
         || args.baseline.is_some()
         || args.revision.is_some()

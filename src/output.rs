@@ -192,6 +192,68 @@ pub fn json(
     doc
 }
 
+/// `check --vacuity` for one scenario: the properties that hold because what they judge
+/// never happens there (`None`: the search for witnesses stopped at a bound).
+pub fn vacuity_human(vacuous: Option<&[&str]>, verbose: bool) -> String {
+    let defs = webmcp_profiles::properties();
+    match vacuous {
+        None => "  vacuity undecided: a bound stopped the search\n".into(),
+        Some([]) => {
+            "  vacuity: every property that holds judged something that happens here\n".into()
+        }
+        Some(names) if verbose => {
+            let mut out = format!(
+                "  vacuous: {} of the properties that hold judge nothing that happens here:\n",
+                names.len()
+            );
+            for name in names {
+                let witness = defs
+                    .iter()
+                    .find(|d| d.name == *name)
+                    .map(|d| d.witness.claim())
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "    {name}: no run shows its witness ({witness})\n"
+                ));
+            }
+            out
+        }
+        Some(names) => format!(
+            "  vacuous: {} of the properties that hold judge nothing that happens here: {}\n",
+            names.len(),
+            names.join(", ")
+        ),
+    }
+}
+
+/// After the closing summary: with `--vacuity`, how many of the properties that held did so
+/// vacuously; without it, where scenario files were checked, that a hold may be vacuous.
+pub fn vacuity_summary(
+    vacuity: &[Option<Option<Vec<&'static str>>>],
+    asked: bool,
+    scenario_files: bool,
+) -> String {
+    if !asked {
+        return if scenario_files {
+            "note: a property holds vacuously where what it judges never happens; `--vacuity` names them.\n".into()
+        } else {
+            String::new()
+        };
+    }
+    let vacuous: usize = vacuity.iter().flatten().flatten().map(Vec::len).sum();
+    let undecided = vacuity.iter().filter(|v| matches!(v, Some(None))).count();
+    let mut out = format!(
+        "vacuity: {vacuous} of the verdicts that held did so vacuously (what they judge never happens)"
+    );
+    if undecided > 0 {
+        out.push_str(&format!(
+            "; undecided in {undecided} scenario(s) (a bound stopped the search for witnesses)"
+        ));
+    }
+    out.push_str(".\n");
+    out
+}
+
 /// Where a timed search's time went (`check --phases`), for people: largest phase first.
 pub fn phases_human(t: &webmcp_checker::PhaseTimes) -> String {
     let mut out = format!(

@@ -96,6 +96,19 @@ pub(crate) fn explore_transitions(
     model: &WebMcpModel,
     visit: &mut dyn FnMut(&State, &[StepId]),
 ) -> Explored {
+    explore_transitions_within(
+        model,
+        Budget::new(std::time::Instant::now(), None, None),
+        visit,
+    )
+}
+
+/// [`explore_transitions`], stopped by `budget` (its clock and memory limit).
+pub(crate) fn explore_transitions_within(
+    model: &WebMcpModel,
+    mut budget: Budget,
+    visit: &mut dyn FnMut(&State, &[StepId]),
+) -> Explored {
     let init = model.initial_state();
     let mut visited: HashSet<State> = HashSet::new();
     let mut queue: VecDeque<State> = VecDeque::new();
@@ -103,7 +116,6 @@ pub(crate) fn explore_transitions(
     queue.push_back(init);
     let mut actions: Vec<Action> = Vec::new();
     let mut steps: Vec<StepId> = Vec::new();
-    let mut budget = Budget::new(std::time::Instant::now(), None, None);
     let mut stopped_by = None;
     let mut checkpoints = webmcp_checker::limits::Checkpoints::default();
     let mut transitions = 0u64;

@@ -14,7 +14,7 @@ use webmcp_model::steps::StepId;
 use webmcp_model::world::CallKind;
 
 use crate::catalogue::Witness;
-use crate::coverage::explore_transitions;
+use crate::coverage::explore_transitions_within;
 use crate::driver::properties;
 use crate::limits::StopReason;
 
@@ -51,6 +51,11 @@ fn method(kind: CallKind) -> &'static str {
 /// Explores every reachable state of `model` breadth-first, evaluating each property's
 /// witness on every state (and, for [`Witness::StepRuns`], on every transition).
 pub fn engagement(model: &WebMcpModel) -> Engagement {
+    engagement_within(model, None)
+}
+
+/// [`engagement`], stopped after `timeout` (and at the process's memory limit).
+pub fn engagement_within(model: &WebMcpModel, timeout: Option<std::time::Duration>) -> Engagement {
     let defs = properties();
     let mut witnessed: Vec<Option<bool>> = defs
         .iter()
@@ -90,10 +95,37 @@ pub fn engagement(model: &WebMcpModel) -> Engagement {
         }
     };
     look(&model.initial_state(), &[], &mut witnessed);
-    let explored = explore_transitions(model, &mut |next, steps| look(next, steps, &mut witnessed));
+    let budget = crate::limits::Budget::new(std::time::Instant::now(), timeout, None);
+    let explored = explore_transitions_within(model, budget, &mut |next, steps| {
+        look(next, steps, &mut witnessed)
+    });
     Engagement {
         witnessed,
         rejections,
         stopped_by: explored.stopped_by,
     }
+}
+
+/// The properties `result` says hold whose witness no state or step of the scenario shows
+/// (`check --vacuity`): they hold because what they judge never happens. `None` when the
+/// search for witnesses stopped at a bound (undecided), or when `result` is of another
+/// catalogue.
+pub fn vacuous_holds(
+    model: &WebMcpModel,
+    result: &crate::ScenarioResult,
+    timeout: Option<std::time::Duration>,
+) -> Option<Vec<&'static str>> {
+    let e = engagement_within(model, timeout);
+    if e.stopped_by.is_some() || e.witnessed.len() != result.properties.len() {
+        return None;
+    }
+    Some(
+        result
+            .properties
+            .iter()
+            .zip(&e.witnessed)
+            .filter(|(p, seen)| p.verdict == crate::Verdict::Holds && **seen == Some(false))
+            .map(|(p, _)| p.def.name)
+            .collect(),
+    )
 }

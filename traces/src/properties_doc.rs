@@ -121,7 +121,8 @@ pub fn generate(sources: &[Source], threads: usize) -> Result<String, DocError> 
          that runs, or a state that shows what it is about. The table gives the first of the {}\n\
          standard scenarios that reaches it under `proposed` (every fix applied, where every\n\
          property holds), and the scenarios that violate the property under `seed` (the draft as\n\
-         written; `docs/findings.md` explains each violation by its root cause).\n\n\
+         written; `docs/findings.md` explains each violation by its root cause). For a scenario\n\
+         of your own, `check --vacuity` names the properties that hold in it vacuously.\n\n\
          Claims of the draft that are not properties are in the decisions table of\n\
          `docs/model.md`, each with the reason and the sentence that supports it.\n",
         sources.len()

@@ -1,0 +1,178 @@
+//! `check --vacuity`: a property that holds because what it judges never happens is named as
+//! such, so that a scenario in which nothing happens is not read as a pass of anything.
+
+mod common;
+use common::{run_with_trace_dir, text};
+
+/// One page that does nothing: every property holds, and none judges anything.
+const NOTHING: &str = r#"{"name": "nothing", "summary": "s", "description": "d",
+    "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}],
+    "scripts": {}}"#;
+
+fn scenario_file(name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!("webmcp-vacuity-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_scenario_where_nothing_happens_holds_everything_vacuously() {
+    let file = scenario_file("nothing.json", NOTHING);
+    // Without --vacuity: the verdicts, and a note that a hold may be vacuous.
+    let o = run_with_trace_dir("vacuity-plain", &["check", "--scenario-file", &file, "-q"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("`--vacuity` names them"), "{out}");
+    // With it: every property that holds is named, and the exit code is the same.
+    let o = run_with_trace_dir(
+        "vacuity-human",
+        &["check", "--scenario-file", &file, "-q", "--vacuity"],
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let held: usize = out
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_suffix(" witnesses not reachable in this scenario")
+        })
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the count of properties that hold");
+    assert!(held > 40, "{out}");
+    assert!(
+        out.contains(&format!("  vacuous: {held} of the properties that hold")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "vacuity: {held} of the verdicts that held did so vacuously"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("`--vacuity` names them"), "{out}");
+    // JSON: the names, per scenario.
+    let o = run_with_trace_dir(
+        "vacuity-json",
+        &[
+            "check",
+            "--scenario-file",
+            &file,
+            "-q",
+            "--vacuity",
+            "--format",
+            "json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let scenario = &v["scenarios"][0];
+    let holding: Vec<&str> = scenario["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["verdict"] == "hold")
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let vacuous: Vec<&str> = scenario["vacuous"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(vacuous, holding);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn a_scenario_that_runs_its_tool_engages_what_it_is_about() {
+    // Under the proposed fixes every property holds here; the ones about a tool that runs
+    // and an abort that reaches it are engaged, the ones about unloading are not.
+    let o = run_with_trace_dir(
+        "vacuity-engaged",
+        &[
+            "check",
+            "--scenario",
+            "tool-waits-for-abort",
+            "--variant",
+            "proposed",
+            "--vacuity",
+            "--format",
+            "json",
+            "-q",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let scenario = &v["scenarios"][0];
+    let vacuous: Vec<&str> = scenario["vacuous"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        vacuous.contains(&"unload-cleans-pending-executions"),
+        "{vacuous:?}"
+    );
+    let holding = scenario["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["verdict"] == "hold")
+        .count();
+    assert!(
+        !vacuous.is_empty() && vacuous.len() < holding,
+        "{} of {holding}: {vacuous:?}",
+        vacuous.len()
+    );
+    // Without --vacuity the report has no such field.
+    let o = run_with_trace_dir(
+        "vacuity-absent",
+        &[
+            "check",
+            "--scenario",
+            "tool-waits-for-abort",
+            "--variant",
+            "proposed",
+            "--format",
+            "json",
+            "-q",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["scenarios"][0].get("vacuous").is_none());
+}
+
+#[test]
+fn vacuity_after_a_stopped_search_is_undecided_and_other_uses_are_refused() {
+    let o = run_with_trace_dir(
+        "vacuity-stopped",
+        &[
+            "check",
+            "--scenario",
+            "tool-waits-for-abort",
+            "--max-states",
+            "5",
+            "--vacuity",
+            "-q",
+        ],
+    );
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    assert!(out.contains("vacuity undecided"), "{out}");
+    for extra in [
+        &["--format", "junit"][..],
+        &["--all", "--shard", "1/2"][..],
+        &["--profile", "legacy", "--all"][..],
+    ] {
+        let mut args = vec!["check", "--vacuity"];
+        if !extra.contains(&"--all") {
+            args.extend(["--scenario", "tool-waits-for-abort"]);
+        }
+        args.extend(extra);
+        let o = run_with_trace_dir("vacuity-refused", &args);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}
