@@ -47,6 +47,8 @@ pub enum BaselineError {
     TooLarge { path: PathBuf, limit: u64 },
     /// The file is not UTF-8 text.
     NotUtf8 { path: PathBuf },
+    /// The file's JSON is not an object (a list, a string, ...).
+    NotObject { path: PathBuf },
     /// The file is not JSON of a baseline.
     Json {
         path: PathBuf,
@@ -111,6 +113,11 @@ impl fmt::Display for BaselineError {
             BaselineError::NotUtf8 { path } => write!(
                 f,
                 "{}: not a known-findings file (not UTF-8 text)",
+                path.display()
+            ),
+            BaselineError::NotObject { path } => write!(
+                f,
+                "{}: not a known-findings file (its JSON must be an object: {{\"version\": 1, \"findings\": [...]}})",
                 path.display()
             ),
             BaselineError::Json { path, source } => write!(
@@ -204,6 +211,16 @@ impl Baseline {
         })?;
         let text =
             String::from_utf8(bytes).map_err(|_| BaselineError::NotUtf8 { path: path_buf() })?;
+        // A struct also reads from a JSON list (field by field), whose errors would name
+        // the fields' types rather than the file's shape.
+        let first = text
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .chars()
+            .next();
+        if first.is_some_and(|c| c != '{') {
+            return Err(BaselineError::NotObject { path: path_buf() });
+        }
         let b: Baseline = serde_json::from_str(&text).map_err(|source| BaselineError::Json {
             path: path_buf(),
             source,
@@ -376,6 +393,20 @@ mod tests {
         );
         let big = vec![b' '; MAX_BASELINE_BYTES as usize + 1];
         assert!(one_line_error("big.json", &big).contains("larger than 1 MiB"));
+    }
+
+    #[test]
+    fn json_that_is_not_an_object_is_named_as_such() {
+        for text in ["[[1], []]", "[1, []]", "\"findings\"", "  7"] {
+            let e = one_line_error("shape.json", text.as_bytes());
+            assert!(
+                e.ends_with("(its JSON must be an object: {\"version\": 1, \"findings\": [...]})"),
+                "{text}: {e}"
+            );
+        }
+        // An object keeps the reader's own words, with the line and column.
+        let e = one_line_error("object.json", b"{\"version\": [1]}");
+        assert!(e.contains("line 1, column"), "{e}");
     }
 
     #[test]

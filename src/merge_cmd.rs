@@ -264,6 +264,15 @@ struct Envelope {
 }
 
 pub fn merge(args: &MergeArgs) -> Result<ExitCode, UsageError> {
+    if let Some(out) = args.output.as_deref() {
+        if let Some(shard) = args.files.iter().find(|f| is_same_file(out, f)) {
+            return Err(UsageError(format!(
+                "-o {}: that is the shard {} itself; write the merged report to another file",
+                out.display(),
+                shard.display()
+            )));
+        }
+    }
     let output = crate::output_file(args.output.as_deref())?;
     let (code, text) = match merge_files(args) {
         Err(e @ MergeError::Unfinished { violated, .. }) => {
@@ -335,6 +344,15 @@ fn unfinished(l: &Loaded) -> Result<(), MergeError> {
             violated: violated_properties.is_some_and(|n| n > 0),
         }),
         _ => Ok(()),
+    }
+}
+
+/// Whether two paths name one existing file (by device and inode).
+fn is_same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
     }
 }
 

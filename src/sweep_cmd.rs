@@ -160,6 +160,12 @@ fn plan(args: &SweepArgs) -> Result<Plan, UsageError> {
         return Err(UsageError("--max-states must be at least 1".into()));
     }
     if let Some(dir) = &args.out {
+        if dir.exists() && !dir.is_dir() {
+            return Err(UsageError(format!(
+                "--out {}: not a directory (--out names the directory the smallest scenarios are written to)",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(dir)
             .map_err(|e| UsageError(format!("--out {}: {e}", dir.display())))?;
     }
@@ -409,6 +415,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, UsageError> {
             limit_seconds: args.timeout.unwrap_or(600),
             memory_limit_mib: Some(args.memory.memory_limit),
             svg: args.svg.as_deref(),
+            quiet: args.quiet,
         });
     }
     let start = Instant::now();

@@ -56,6 +56,8 @@ pub struct ScalePlan<'a> {
     pub limit_seconds: u64,
     pub memory_limit_mib: Option<u64>,
     pub svg: Option<&'a Path>,
+    /// `-q`: no line per rung on stderr (the table and any error still print).
+    pub quiet: bool,
 }
 
 pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
@@ -65,16 +67,20 @@ pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
         .map_err(|e| UsageError(format!("cannot find this executable to re-run it: {e}")))?;
     let mut rows = Vec::new();
     for bound in LADDER {
-        errln!("sweep --scale: {bound} ...");
+        if !plan.quiet {
+            errln!("sweep --scale: {bound} ...");
+        }
         let row = run_bound(&exe, bound, plan)?;
         let complete = row.complete;
-        errln!(
-            "sweep --scale: {bound}: {} scenarios, {} unique states, {:.1} s{}",
-            count_text(row.canonical),
-            thousands(row.unique_states),
-            row.seconds,
-            if complete { "" } else { " (stopped)" }
-        );
+        if !plan.quiet {
+            errln!(
+                "sweep --scale: {bound}: {} scenarios, {} unique states, {:.1} s{}",
+                count_text(row.canonical),
+                thousands(row.unique_states),
+                row.seconds,
+                if complete { "" } else { " (stopped)" }
+            );
+        }
         rows.push(row);
         if !complete {
             break;

@@ -103,6 +103,40 @@ fn refused(out: &Output, why: &[&str]) {
     assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
 }
 
+#[test]
+fn the_merged_report_is_never_written_over_a_shard() {
+    let dir = scratch("over-a-shard");
+    let files: Vec<PathBuf> = (1..=2)
+        .map(|i| {
+            write(
+                &dir,
+                &format!("s{i}.json"),
+                &check_shard(&dir, "proposed", i, 2),
+            )
+        })
+        .collect();
+    let before = std::fs::read(&files[1]).unwrap();
+    let out = bin()
+        .arg("merge")
+        .args(&files)
+        .arg("-o")
+        .arg(&files[1])
+        .output()
+        .unwrap();
+    refused(&out, &["s2.json", "that is the shard", "itself"]);
+    assert_eq!(std::fs::read(&files[1]).unwrap(), before);
+    let elsewhere = dir.join("merged.json");
+    let out = bin()
+        .arg("merge")
+        .args(&files)
+        .arg("-o")
+        .arg(&elsewhere)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(elsewhere.exists());
+}
+
 /// Every scenario of every shard passed through `f`.
 fn each_scenario(shard: &Value, f: impl Fn(&mut Value)) -> Value {
     let mut v = shard.clone();

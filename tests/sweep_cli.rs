@@ -65,6 +65,7 @@ fn bad_bounds_and_flags_exit_2_with_one_line() {
         vec!["--format", "xml"],
         vec!["--count", "--sample", "3"],
         vec!["--out", not_a_dir.to_str().unwrap()],
+        vec!["--out", file.to_str().unwrap()],
     ];
     for args in cases {
         let out = sweep(&args);
@@ -73,6 +74,12 @@ fn bad_bounds_and_flags_exit_2_with_one_line() {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.starts_with("webmcp-check: "), "{args:?}: {stderr}");
         assert!(out.stdout.is_empty(), "{args:?} printed a report");
+        if args[0] == "--out" {
+            assert!(
+                stderr.to_lowercase().contains("not a directory"),
+                "{stderr}"
+            );
+        }
     }
 }
 
@@ -375,12 +382,24 @@ fn scale_runs_the_ladder_until_a_bound_does_not_finish() {
     let dir = scratch("scale");
     let svg = dir.join("scale.svg");
     let out = bin()
-        .args(["sweep", "--scale", "--timeout", "1", "--jobs", "1", "--svg"])
+        .args([
+            "sweep",
+            "--scale",
+            "--timeout",
+            "1",
+            "--jobs",
+            "1",
+            "-q",
+            "--svg",
+        ])
         .arg(&svg)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
+    // -q: no line per rung on stderr.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("sweep --scale: docs="), "{stderr}");
     let first = text
         .lines()
         .find(|l| l.starts_with("| `docs=1,stmts=1,total=1` |"))

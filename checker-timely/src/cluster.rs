@@ -330,6 +330,15 @@ impl Hostfile {
             }
             port.parse::<u16>()
                 .map_err(|_| format!("line {}: '{port}' is not a port number", n + 1))?;
+            if let Some(first) = hosts.iter().position(|h| h == line) {
+                // Two processes cannot listen on one address: the run would wait for a
+                // process that can never connect.
+                return Err(format!(
+                    "line {}: '{line}' is process {}'s address already",
+                    n + 1,
+                    first
+                ));
+            }
             if hosts.len() == MAX_PROCESSES {
                 return Err(format!("more than {MAX_PROCESSES} processes"));
             }
@@ -509,6 +518,10 @@ mod tests {
         for bad in ["", "# nothing\n", "host", ":80", "h:99999", "h:x", "a b:1"] {
             assert!(Hostfile::parse(bad).is_err(), "{bad:?}");
         }
+        assert_eq!(
+            Hostfile::parse("h:1\nh:2\n h:1 # again\n").unwrap_err(),
+            "line 3: 'h:1' is process 0's address already"
+        );
     }
 
     #[test]
