@@ -1003,6 +1003,16 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
         if let Some(i) = worlds.iter().position(|w| w.name == world.name) {
             return Err(one_name_twice(&world.name, &sources[i].0, path));
         }
+        if let Some(embedded) = catalog::text(&world.name) {
+            let same = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();
+            if same(embedded) != same(&text) {
+                return Err(UsageError(format!(
+                    "{}: its scenario is named \"{}\", the name of an embedded scenario whose content differs: traces, reports and baselines tell scenarios apart by name; rename it",
+                    path.display(),
+                    world.name.escape_debug()
+                )));
+            }
+        }
         worlds.push(world);
         sources.push((path.display().to_string(), text));
     }

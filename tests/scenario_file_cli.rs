@@ -1,5 +1,6 @@
-//! `check --vacuity`: a property that holds because what it judges never happens is named as
-//! such, so that a scenario in which nothing happens is not read as a pass of anything.
+//! What `check` says of a scenario of one's own: with `--vacuity`, the properties that hold
+//! because what they judge never happens (so that a scenario in which nothing happens is not
+//! read as a pass of anything); and that it may not pass as an embedded scenario by name.
 
 mod common;
 use common::{run_with_trace_dir, text};
@@ -175,4 +176,32 @@ fn vacuity_after_a_stopped_search_is_undecided_and_other_uses_are_refused() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
+}
+
+/// A scenario file that takes an embedded scenario's name must be that scenario: a baseline
+/// excuses findings by name, so another scenario under the name would pass as it.
+#[test]
+fn a_scenario_file_under_an_embedded_name_must_be_that_scenario() {
+    let embedded = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/tool-waits-for-abort.json"
+    ))
+    .unwrap();
+    let copy = scenario_file("copy.json", &embedded);
+    let o = run_with_trace_dir("same-name-copy", &["check", "--scenario-file", &copy, "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let mut other: serde_json::Value = serde_json::from_str(&embedded).unwrap();
+    other["summary"] = "another scenario under its name".into();
+    let other = scenario_file("other.json", &other.to_string());
+    let o = run_with_trace_dir(
+        "same-name-other",
+        &["check", "--scenario-file", &other, "-q"],
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("the name of an embedded scenario whose content differs"),
+        "{err}"
+    );
 }
