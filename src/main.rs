@@ -613,7 +613,9 @@ fn main() -> ExitCode {
         Command::Coverage(args) => coverage(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::BenchChild(args) => bench_cmd::bench_child(&args),
-        Command::Replay(a) => traces_cmd(webmcp_traces::commands::replay_file(&a.file)),
+        Command::Replay(a) => traces_cmd(webmcp_traces::commands::replay_file(&a.file, &|name| {
+            catalog::text(name).map(str::to_string)
+        })),
         Command::Minimize(a) => {
             traces_cmd(webmcp_traces::commands::minimize_file(&a.file, &a.output))
         }

@@ -634,6 +634,8 @@ fn the_longest_page_strings_a_scenario_may_hold_give_traces_that_replay() {
             }
         }
         assert!(replaced);
+        // Another scenario than the embedded one: a name of its own.
+        s["name"] = format!("long-descriptions-{len}").into();
         let scenario = dir.join(format!("long-{len}.json"));
         std::fs::write(&scenario, s.to_string()).unwrap();
         scenario
@@ -753,4 +755,43 @@ fn corpus_removes_only_what_its_own_index_listed() {
     assert_eq!(o.status.code(), Some(3));
     assert!(!stopped.exists(), "nothing written, not even the directory");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A trace carries its own scenario: one whose text is not the embedded scenario of its name
+/// (edited, rehashed, and its states edited to match) still replays, and the report says
+/// whose scenario it replayed.
+#[test]
+fn a_replayed_trace_says_when_its_scenario_is_not_the_embedded_one() {
+    let dir = tmp("own-scenario");
+    let plain = run(&["replay", corpus_trace().to_str().unwrap()]);
+    assert_eq!(plain.status.code(), Some(0));
+    assert!(
+        !stdout(&plain).contains("not the embedded scenario"),
+        "{}",
+        stdout(&plain)
+    );
+    // The summary is not part of any state: only the scenario text changes.
+    let mut d = corpus_doc();
+    let mut scenario: serde_json::Value =
+        serde_json::from_str(d["#meta"]["scenario-json"].as_str().unwrap()).unwrap();
+    scenario["summary"] = "another scenario under its name".into();
+    let text = scenario.to_string();
+    d["#meta"]["scenario-sha256"] = webmcp_traces::trace::sha256_hex(&text).into();
+    d["#meta"]["scenario-json"] = text.into();
+    let path = dir.join("own.itf.json");
+    std::fs::write(&path, d.to_string()).unwrap();
+    let out = run(&["replay", path.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout(&out).contains(
+            "of scenario abort-before-dispatch (the trace's own, not the embedded scenario of that name)"
+        ),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -60,8 +60,13 @@ fn load_replaying(path: &Path, refused: &'static str) -> Result<Loaded, TraceErr
 pub type Report = (u8, String);
 
 /// `replay FILE`: 0 when the trace replays and shows its recorded verdict, 1 when it
-/// diverges (the divergence on standard output: it is what replay reports).
-pub fn replay_file(path: &Path) -> Result<Report, TraceError> {
+/// diverges (the divergence on standard output: it is what replay reports). `embedded`
+/// gives the text of the embedded scenario of a name, if there is one: a trace carries its
+/// own scenario, and the report says when that is not the embedded one its name suggests.
+pub fn replay_file(
+    path: &Path,
+    embedded: &dyn Fn(&str) -> Option<String>,
+) -> Result<Report, TraceError> {
     let l = load(path)?;
     let t = &l.trace;
     match replay(&l) {
@@ -72,8 +77,16 @@ pub fn replay_file(path: &Path) -> Result<Report, TraceError> {
                 }
                 _ => String::new(),
             };
+            let value = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();
+            let other = embedded(&t.meta.scenario)
+                .is_some_and(|e| value(&e) != value(&t.meta.scenario_json));
+            let whose = if other {
+                " (the trace's own, not the embedded scenario of that name)"
+            } else {
+                ""
+            };
             Ok((0, format!(
-                "{}: replayed {} actions of scenario {} under {}: every action enabled, every state reproduced{verdict}\n",
+                "{}: replayed {} actions of scenario {}{whose} under {}: every action enabled, every state reproduced{verdict}\n",
                 path.display(),
                 t.actions.len(),
                 t.meta.scenario,
