@@ -16,6 +16,22 @@ fn scenario_file(name: &str, text: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// The properties a scenario's JSON report says hold, in its order.
+fn holding(scenario: &serde_json::Value) -> Vec<&str> {
+    let properties = scenario["properties"].as_array().unwrap();
+    properties
+        .iter()
+        .filter(|p| p["verdict"] == "hold")
+        .map(|p| p["name"].as_str().unwrap())
+        .collect()
+}
+
+/// The properties a scenario's JSON report names as holding vacuously (`--vacuity`).
+fn vacuous(scenario: &serde_json::Value) -> Vec<&str> {
+    let names = scenario["vacuous"].as_array().unwrap();
+    names.iter().map(|n| n.as_str().unwrap()).collect()
+}
+
 #[test]
 fn a_scenario_where_nothing_happens_holds_everything_vacuously() {
     let file = scenario_file("nothing.json", NOTHING);
@@ -67,20 +83,7 @@ fn a_scenario_where_nothing_happens_holds_everything_vacuously() {
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let scenario = &v["scenarios"][0];
-    let holding: Vec<&str> = scenario["properties"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["verdict"] == "hold")
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    let vacuous: Vec<&str> = scenario["vacuous"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
-    assert_eq!(vacuous, holding);
+    assert_eq!(vacuous(scenario), holding(scenario));
     let _ = std::fs::remove_file(&file);
 }
 
@@ -105,22 +108,12 @@ fn a_scenario_that_runs_its_tool_engages_what_it_is_about() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let scenario = &v["scenarios"][0];
-    let vacuous: Vec<&str> = scenario["vacuous"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
+    let vacuous = vacuous(scenario);
     assert!(
         vacuous.contains(&"unload-cleans-pending-executions"),
         "{vacuous:?}"
     );
-    let holding = scenario["properties"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| p["verdict"] == "hold")
-        .count();
+    let holding = holding(scenario).len();
     assert!(
         !vacuous.is_empty() && vacuous.len() < holding,
         "{} of {holding}: {vacuous:?}",
