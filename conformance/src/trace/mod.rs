@@ -121,9 +121,10 @@ impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CompileError::Derive(why) => f.write_str(why),
-            CompileError::Scenario(e) => {
-                write!(f, "the scenario the log implies does not compile: {e}")
-            }
+            CompileError::Scenario(e) => write!(
+                f,
+                "the scenario the log implies does not compile (a line and column are that scenario's, not the log's): {e}"
+            ),
         }
     }
 }
@@ -501,6 +502,25 @@ mod tests {
             "{human}"
         );
         assert_eq!(r.json()["not_judged"].as_array().unwrap().len(), 50);
+    }
+
+    #[test]
+    fn a_log_whose_scenario_does_not_compile_says_whose_line_and_column_it_names() {
+        let deep = format!("{}{}", "[".repeat(30), "]".repeat(30));
+        let text = log("\"done\"").replace(
+            r#""args": {"name": "t1", "description": "a test tool"}"#,
+            &format!(
+                r#""args": {{"name": "t1", "description": "a test tool", "inputSchema": {deep}}}"#
+            ),
+        );
+        assert!(text.contains("inputSchema"));
+        match validate(&text, 100_000) {
+            Err(Refusal::NotJudged(why)) => {
+                assert!(why.contains("that scenario's, not the log's"), "{why}");
+                assert!(why.contains("levels of nesting"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
