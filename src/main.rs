@@ -1143,21 +1143,21 @@ fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Explored, UsageError> {
     let mut traces_written = 0;
     for (i, world) in plan.worlds.iter().enumerate() {
         let model = WebMcpModel::new(world.clone(), plan.variant);
+        let for_vacuity = args.vacuity.then(|| model.clone());
         let result = if args.quiet {
-            check(model.clone(), &plan.options)
+            check(model, &plan.options)
         } else {
             let mut bar = progress::Bar::new(&world.name);
-            let r = check_with_progress(model.clone(), &plan.options, &mut |p| bar.update(p));
+            let r = check_with_progress(model, &plan.options, &mut |p| bar.update(p));
             bar.finish();
             r
         };
-        let vacuous = args.vacuity.then(|| {
+        // With --vacuity: `Some(None)` where a bound stopped either search.
+        let vacuous = for_vacuity.map(|model| {
+            let timeout = args.timeout.map(Duration::from_secs);
             result
                 .exhaustive
-                .then(|| {
-                    let timeout = args.timeout.map(Duration::from_secs);
-                    webmcp_profiles::vacuity::vacuous_holds(&model, &result, timeout)
-                })
+                .then(|| webmcp_profiles::vacuity::vacuous_holds(&model, &result, timeout))
                 .flatten()
         });
         if args.format == Format::Human {
