@@ -193,11 +193,15 @@ pub fn json(
 }
 
 /// `check --vacuity` for one scenario: the properties that hold because what they judge
-/// never happens there (`None`: the search for witnesses stopped at a bound).
+/// never happens there (`None`: the check's search or the search for witnesses was not
+/// exhaustive).
 pub fn vacuity_human(vacuous: Option<&[&str]>, verbose: bool) -> String {
     let defs = webmcp_profiles::properties();
     match vacuous {
-        None => "  vacuity undecided: a bound stopped the search\n".into(),
+        None => {
+            "  vacuity undecided: a search was not exhaustive (a bound stopped it, or --mode sim)\n"
+                .into()
+        }
         Some([]) => {
             "  vacuity: every property that holds judged something that happens here\n".into()
         }
@@ -247,7 +251,7 @@ pub fn vacuity_summary(
     );
     if undecided > 0 {
         out.push_str(&format!(
-            "; undecided in {undecided} scenario(s) (a bound stopped the search for witnesses)"
+            "; undecided in {undecided} scenario(s), whose searches were not exhaustive"
         ));
     }
     out.push_str(".\n");
