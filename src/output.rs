@@ -247,7 +247,8 @@ pub fn vacuity_summary(
     let vacuous: usize = vacuity.iter().flatten().flatten().map(Vec::len).sum();
     let undecided = vacuity.iter().filter(|v| matches!(v, Some(None))).count();
     let mut out = format!(
-        "vacuity: {vacuous} of the verdicts that held did so vacuously (what they judge never happens)"
+        "vacuity: {} of the verdicts that held did so vacuously (what they judge never happens)",
+        thousands(vacuous)
     );
     if undecided > 0 {
         out.push_str(&format!(
