@@ -224,7 +224,7 @@ pub(crate) fn run(
             traffic.bytes as f64 / traffic.states.max(1) as f64
         );
     }
-    let vacuity = vec![None; results.len()];
+    let vacuity = vec![crate::output::Vacuity::NotAsked; results.len()];
     Ok(crate::conclude(
         plan,
         &crate::Explored { results, vacuity },

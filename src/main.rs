@@ -1152,19 +1152,20 @@ fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Explored, UsageError> {
             bar.finish();
             r
         };
-        // With --vacuity: `Some(None)` where a bound stopped either search.
-        let vacuous = for_vacuity.map(|model| {
-            let timeout = args.timeout.map(Duration::from_secs);
-            result
-                .exhaustive
-                .then(|| webmcp_profiles::vacuity::vacuous_holds(&model, &result, timeout))
-                .flatten()
-        });
+        let vacuous = match for_vacuity {
+            None => output::Vacuity::NotAsked,
+            Some(model) => {
+                let timeout = args.timeout.map(Duration::from_secs);
+                result
+                    .exhaustive
+                    .then(|| webmcp_profiles::vacuity::vacuous_holds(&model, &result, timeout))
+                    .flatten()
+                    .map_or(output::Vacuity::Undecided, output::Vacuity::Vacuous)
+            }
+        };
         if args.format == Format::Human {
             out!("{}", human_report(plan, args, i, &result));
-            if let Some(v) = &vacuous {
-                out!("{}", output::vacuity_human(v.as_deref(), args.verbose));
-            }
+            out!("{}", output::vacuity_human(&vacuous, args.verbose));
             if let Some(t) = &result.phases {
                 out!("{}", output::phases_human(t));
             }
@@ -1177,11 +1178,10 @@ fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Explored, UsageError> {
     Ok(Explored { results, vacuity })
 }
 
-/// What [`explore`] found: each scenario's result and, with `--vacuity`, the properties
-/// that hold vacuously in it (`Some(None)`: undecided, the search for witnesses stopped).
+/// What [`explore`] found: each scenario's result and what `--vacuity` found in it.
 struct Explored {
     results: Vec<ScenarioResult>,
-    vacuity: Vec<Option<Option<Vec<&'static str>>>>,
+    vacuity: Vec<output::Vacuity>,
 }
 
 /// The human report of the plan's `i`th scenario.
@@ -1222,7 +1222,7 @@ fn say_traces_written(args: &CheckArgs, n: usize) {
 fn render_check(
     plan: &CheckPlan,
     results: &[report::ScenarioRecord],
-    vacuity: &[Option<Option<Vec<&'static str>>>],
+    vacuity: &[output::Vacuity],
     judgement: &baseline::Judgement,
     args: &CheckArgs,
 ) -> String {
@@ -1233,7 +1233,7 @@ fn render_check(
             "{}{}{}",
             output::baseline_summary(judgement, with_baseline),
             output::closing_summary(results, judgement, with_baseline, args.trace_dir()),
-            output::vacuity_summary(vacuity, args.vacuity, !args.files.is_empty())
+            output::vacuity_summary(vacuity, !args.files.is_empty())
         ),
         Format::Json => {
             let mut doc = output::json(
@@ -1241,14 +1241,14 @@ fn render_check(
                 !args.no_timings,
                 with_baseline.then_some(judgement),
             );
-            if args.vacuity {
-                for (scenario, v) in doc["scenarios"]
-                    .as_array_mut()
-                    .expect("a report lists its scenarios")
-                    .iter_mut()
-                    .zip(vacuity)
-                {
-                    scenario["vacuous"] = serde_json::json!(v.clone().flatten());
+            for (scenario, v) in doc["scenarios"]
+                .as_array_mut()
+                .expect("a report lists its scenarios")
+                .iter_mut()
+                .zip(vacuity)
+            {
+                if let Some(names) = v.json() {
+                    scenario["vacuous"] = names;
                 }
             }
             if let Some(s) = args.shard {

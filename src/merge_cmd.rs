@@ -265,7 +265,12 @@ struct Envelope {
 
 pub fn merge(args: &MergeArgs) -> Result<ExitCode, UsageError> {
     if let Some(out) = args.output.as_deref() {
-        if let Some(shard) = args.files.iter().find(|f| is_same_file(out, f)) {
+        let out_id = file_id(out);
+        if let Some(shard) = args
+            .files
+            .iter()
+            .find(|f| out_id.is_some() && file_id(f) == out_id)
+        {
             return Err(UsageError(format!(
                 "-o {}: that is the shard {} itself; write the merged report to another file",
                 out.display(),
@@ -347,26 +352,22 @@ fn unfinished(l: &Loaded) -> Result<(), MergeError> {
     }
 }
 
-/// Whether two paths name one existing file (by device and inode).
-fn is_same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+/// An existing file's identity (device and inode): two paths or a link to one file share it.
+fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-        _ => false,
-    }
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// Refuses a file named twice before any is read (the shard records would say so too, but
 /// only once every file was read and parsed).
 fn same_files(paths: &[PathBuf]) -> Result<(), MergeError> {
-    use std::os::unix::fs::MetadataExt;
     let mut seen: std::collections::HashMap<(u64, u64), &PathBuf> = Default::default();
     for path in paths {
         // A file that cannot be read is named as such when it is read.
-        let Ok(m) = std::fs::metadata(path) else {
+        let Some(id) = file_id(path) else {
             continue;
         };
-        if let Some(first) = seen.insert((m.dev(), m.ino()), path) {
+        if let Some(first) = seen.insert(id, path) {
             return Err(MergeError::SameFile {
                 first: first.display().to_string(),
                 other: path.display().to_string(),

@@ -192,20 +192,41 @@ pub fn json(
     doc
 }
 
-/// `check --vacuity` for one scenario: the properties that hold because what they judge
-/// never happens there (`None`: the check's search or the search for witnesses was not
-/// exhaustive).
-pub fn vacuity_human(vacuous: Option<&[&str]>, verbose: bool) -> String {
+/// What `check --vacuity` found in one scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Vacuity {
+    /// `--vacuity` was not given.
+    NotAsked,
+    /// The check's search or the search for witnesses was not exhaustive.
+    Undecided,
+    /// The properties that hold because what they judge never happens there.
+    Vacuous(Vec<&'static str>),
+}
+
+impl Vacuity {
+    /// For a scenario's JSON report: the names, `null` if undecided, nothing if not asked.
+    pub fn json(&self) -> Option<serde_json::Value> {
+        match self {
+            Vacuity::NotAsked => None,
+            Vacuity::Undecided => Some(serde_json::Value::Null),
+            Vacuity::Vacuous(names) => Some(json!(names)),
+        }
+    }
+}
+
+/// `check --vacuity` for one scenario, for people.
+pub fn vacuity_human(vacuity: &Vacuity, verbose: bool) -> String {
     let defs = webmcp_profiles::properties();
-    match vacuous {
-        None => {
+    match vacuity {
+        Vacuity::NotAsked => String::new(),
+        Vacuity::Undecided => {
             "  vacuity undecided: a search was not exhaustive (a bound stopped it, or --mode sim)\n"
                 .into()
         }
-        Some([]) => {
+        Vacuity::Vacuous(names) if names.is_empty() => {
             "  vacuity: every property that holds judged something that happens here\n".into()
         }
-        Some(names) if verbose => {
+        Vacuity::Vacuous(names) if verbose => {
             let mut out = format!(
                 "  vacuous: {} of the properties that hold judge nothing that happens here:\n",
                 names.len()
@@ -222,7 +243,7 @@ pub fn vacuity_human(vacuous: Option<&[&str]>, verbose: bool) -> String {
             }
             out
         }
-        Some(names) => format!(
+        Vacuity::Vacuous(names) => format!(
             "  vacuous: {} of the properties that hold judge nothing that happens here: {}\n",
             names.len(),
             names.join(", ")
@@ -232,20 +253,22 @@ pub fn vacuity_human(vacuous: Option<&[&str]>, verbose: bool) -> String {
 
 /// After the closing summary: with `--vacuity`, how many of the properties that held did so
 /// vacuously; without it, where scenario files were checked, that a hold may be vacuous.
-pub fn vacuity_summary(
-    vacuity: &[Option<Option<Vec<&'static str>>>],
-    asked: bool,
-    scenario_files: bool,
-) -> String {
-    if !asked {
+pub fn vacuity_summary(vacuity: &[Vacuity], scenario_files: bool) -> String {
+    if vacuity.iter().all(|v| *v == Vacuity::NotAsked) {
         return if scenario_files {
             "note: a property holds vacuously where what it judges never happens; `--vacuity` names them.\n".into()
         } else {
             String::new()
         };
     }
-    let vacuous: usize = vacuity.iter().flatten().flatten().map(Vec::len).sum();
-    let undecided = vacuity.iter().filter(|v| matches!(v, Some(None))).count();
+    let vacuous: usize = vacuity
+        .iter()
+        .map(|v| match v {
+            Vacuity::Vacuous(names) => names.len(),
+            _ => 0,
+        })
+        .sum();
+    let undecided = vacuity.iter().filter(|v| **v == Vacuity::Undecided).count();
     let mut out = format!(
         "vacuity: {} of the verdicts that held did so vacuously (what they judge never happens)",
         thousands(vacuous)

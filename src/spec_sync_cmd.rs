@@ -304,8 +304,7 @@ fn cited() -> impl Iterator<Item = &'static str> {
 /// (every row of the step table) there is none; a store recorded from another source may lack
 /// hundreds, and judging only what it has would pass a run that checked nothing. Rows of an
 /// earlier text (`2026-08:…`) are left out, as the built-in store leaves them out.
-fn missing(store: &Store, source: &[SourceStep], drift: &Drift) -> Vec<Entry> {
-    let stored: BTreeSet<&str> = store.steps.iter().map(|s| s.id.as_str()).collect();
+fn missing(stored: &BTreeSet<&str>, source: &[SourceStep], drift: &Drift) -> Vec<Entry> {
     let added: BTreeSet<&str> = drift.added.iter().map(|a| a.id.as_str()).collect();
     let in_source: HashMap<&str, &SourceStep> = source.iter().map(|s| (s.id.as_str(), s)).collect();
     let mut seen = BTreeSet::new();
@@ -424,8 +423,8 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
         .collect();
     let lines = |id: &str| line_of.get(id).copied();
     let mut entries = entries(&drift, &lines);
-    let missing = missing(&store, &parsed.steps, &drift);
     let stored: BTreeSet<&str> = store.steps.iter().map(|s| s.id.as_str()).collect();
+    let missing = missing(&stored, &parsed.steps, &drift);
     let judged_any = cited().any(|id| stored.contains(id));
     let unjudged = if args.only_stored {
         missing.len()
