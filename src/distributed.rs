@@ -14,8 +14,8 @@ use webmcp_profiles::driver::{check_distributed, Cluster, ClusterError, Hostfile
 use webmcp_profiles::limits::{thousands, StopReason};
 
 use crate::{
-    human_report, progress, say_traces_written, write_traces, CheckArgs, CheckPlan, Format,
-    FrontierArg, ModeArg, UsageError,
+    human_report, progress, say_traces_written, CheckArgs, CheckPlan, Format, FrontierArg, ModeArg,
+    TraceTally, UsageError,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -198,14 +198,14 @@ pub(crate) fn run(
             return Ok(ExitCode::from(3));
         }
     };
-    let mut traces_written = 0;
+    let mut traces = TraceTally::default();
     for (i, result) in results.iter().enumerate() {
         if args.format == Format::Human {
             out!("{}", human_report(plan, args, i, result));
         }
-        traces_written += write_traces(plan, args, i, result)?;
+        traces.write(plan, args, i, result);
     }
-    say_traces_written(args, traces_written);
+    say_traces_written(args, traces.written);
     let failure = results.iter().find_map(|r| match &r.stopped_by {
         Some(StopReason::Cluster { reason }) => Some(reason),
         _ => None,
@@ -227,7 +227,11 @@ pub(crate) fn run(
     let vacuity = vec![crate::output::Vacuity::NotAsked; results.len()];
     Ok(crate::conclude(
         plan,
-        &crate::Explored { results, vacuity },
+        &crate::Explored {
+            results,
+            vacuity,
+            traces_failed: traces.failed,
+        },
         args,
     ))
 }

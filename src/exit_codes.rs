@@ -14,7 +14,9 @@ pub const CHECK: &str = "\
 Exit codes:
   0  every property held (or was witnessed, or is not reachable) and every search was exhaustive
   1  a property was violated (with --baseline: one the baseline does not list)
-  2  bad usage or input: an unknown name, a malformed scenario or baseline file, a bad value
+  2  bad usage or input: an unknown name, a malformed scenario or baseline file, a bad value;
+     or a trace that could not be written (every scenario is still checked and reported, and a
+     violation keeps its 1)
   3  incomplete: a bound (--max-states, --max-depth, --timeout, --memory-limit) stopped a search,
      --mode sim took random walks, or (--engine timely) a process or worker of the run failed;
      undecided properties are never reported as held

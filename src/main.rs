@@ -885,7 +885,9 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
 }
 
 /// Everything after the per-scenario reports, judged against the baseline, and the exit
-/// status it gives.
+/// status it gives: the verdicts' (0, 1 or 3), except that a trace that could not be written
+/// makes a run that found no violation exit 2 (what was asked for was not produced), while a
+/// violation keeps its 1 (the more important fact, which a 2 would hide).
 fn conclude(plan: &CheckPlan, explored: &Explored, args: &CheckArgs) -> ExitCode {
     let records: Vec<report::ScenarioRecord> = explored
         .results
@@ -895,9 +897,14 @@ fn conclude(plan: &CheckPlan, explored: &Explored, args: &CheckArgs) -> ExitCode
     let judgement = baseline::judge(&records, plan.baseline.as_ref());
     out!(
         "{}",
-        render_check(plan, &records, &explored.vacuity, &judgement, args)
+        render_check(plan, &records, explored, &judgement, args)
     );
-    ExitCode::from(output::Outcome::of(&records, &judgement).exit_code())
+    let code = output::Outcome::of(&records, &judgement).exit_code();
+    ExitCode::from(match code {
+        1 => 1,
+        _ if explored.traces_failed => 2,
+        _ => code,
+    })
 }
 
 /// What a check shard's JSON report records about itself: its shard, its scenarios and
@@ -1140,7 +1147,7 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
 fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Explored, UsageError> {
     let mut results = Vec::new();
     let mut vacuity = Vec::new();
-    let mut traces_written = 0;
+    let mut traces = TraceTally::default();
     for (i, world) in plan.worlds.iter().enumerate() {
         let model = WebMcpModel::new(world.clone(), plan.variant);
         let for_vacuity = args.vacuity.then(|| model.clone());
@@ -1170,18 +1177,45 @@ fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Explored, UsageError> {
                 out!("{}", output::phases_human(t));
             }
         }
-        traces_written += write_traces(plan, args, i, &result)?;
+        traces.write(plan, args, i, &result);
         results.push(result);
         vacuity.push(vacuous);
     }
-    say_traces_written(args, traces_written);
-    Ok(Explored { results, vacuity })
+    say_traces_written(args, traces.written);
+    Ok(Explored {
+        results,
+        vacuity,
+        traces_failed: traces.failed,
+    })
 }
 
-/// What [`explore`] found: each scenario's result and what `--vacuity` found in it.
+/// What [`explore`] found: each scenario's result, what `--vacuity` found in it, and whether
+/// a trace could not be written.
 struct Explored {
     results: Vec<ScenarioResult>,
     vacuity: Vec<output::Vacuity>,
+    traces_failed: bool,
+}
+
+/// The traces of a run's scenarios as they are written: how many, and whether one failed.
+/// A failure does not stop the run: the remaining scenarios are still checked and reported,
+/// and the exit status says it ([`conclude`]).
+#[derive(Default)]
+struct TraceTally {
+    written: usize,
+    failed: bool,
+}
+
+impl TraceTally {
+    fn write(&mut self, plan: &CheckPlan, args: &CheckArgs, i: usize, result: &ScenarioResult) {
+        match write_traces(plan, args, i, result) {
+            Ok(n) => self.written += n,
+            Err(e) => {
+                errln!("webmcp-check: {}", e.0);
+                self.failed = true;
+            }
+        }
+    }
 }
 
 /// The human report of the plan's `i`th scenario.
@@ -1222,7 +1256,7 @@ fn say_traces_written(args: &CheckArgs, n: usize) {
 fn render_check(
     plan: &CheckPlan,
     results: &[report::ScenarioRecord],
-    vacuity: &[output::Vacuity],
+    explored: &Explored,
     judgement: &baseline::Judgement,
     args: &CheckArgs,
 ) -> String {
@@ -1232,8 +1266,14 @@ fn render_check(
         Format::Human => format!(
             "{}{}{}",
             output::baseline_summary(judgement, with_baseline),
-            output::closing_summary(results, judgement, with_baseline, args.trace_dir()),
-            output::vacuity_summary(vacuity, !args.files.is_empty())
+            output::closing_summary(
+                results,
+                judgement,
+                with_baseline,
+                args.trace_dir(),
+                explored.traces_failed
+            ),
+            output::vacuity_summary(&explored.vacuity, !args.files.is_empty())
         ),
         Format::Json => {
             let mut doc = output::json(
@@ -1245,7 +1285,7 @@ fn render_check(
                 .as_array_mut()
                 .expect("a report lists its scenarios")
                 .iter_mut()
-                .zip(vacuity)
+                .zip(&explored.vacuity)
             {
                 if let Some(names) = v.json() {
                     scenario["vacuous"] = names;

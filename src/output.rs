@@ -640,6 +640,7 @@ pub fn closing_summary(
     j: &Judgement,
     with_baseline: bool,
     trace_dir: &std::path::Path,
+    traces_failed: bool,
 ) -> String {
     let count = |v: Verdict| -> usize {
         results
@@ -668,7 +669,14 @@ pub fn closing_summary(
         thousands(count(Verdict::Incomplete)),
     );
     let outcome = Outcome::of(results, j);
+    if traces_failed {
+        out.push_str(match outcome {
+            Outcome::Violated => "Some traces could not be written: the error above says which.\n",
+            _ => "exit 2: a trace could not be written (the error above); the verdicts above stand.\n",
+        });
+    }
     out.push_str(&match outcome {
+        _ if traces_failed && outcome != Outcome::Violated => String::new(),
         Outcome::AllHeld if count(Verdict::Violated) > 0 => format!(
             "exit 0: each of the {} violations is one the baseline lists, and every exploration\n\
              was exhaustive.\n",

@@ -393,3 +393,57 @@ fn a_pass_by_the_baseline_says_the_violations_are_known() {
     );
     assert!(!text.contains("every property held"), "{text}");
 }
+
+/// A trace that cannot be written (a directory sits at its file's path) is one error line; the
+/// run still checks and reports every scenario, a violation keeps its exit 1 (a 2 would hide
+/// it), and a run that found none exits 2, since what it was asked to write is missing.
+#[test]
+fn a_trace_that_cannot_be_written_neither_hides_a_violation_nor_passes() {
+    let dir = std::env::temp_dir().join(format!("webmcp-check-blocked-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = |scenarios: &[&str]| {
+        let mut cmd = bin();
+        cmd.args(["check", "--quiet", "--no-timings", "--trace-dir"])
+            .arg(&dir);
+        for s in scenarios {
+            cmd.args(["--scenario", s]);
+        }
+        cmd.output().unwrap()
+    };
+    // The first run writes every trace; then each trace file becomes a directory.
+    for (scenarios, clean, blocked) in [
+        (&["target-in-bfcache", "duplicate-name-race"][..], 1, 1),
+        (&["duplicate-name-race", "cross-origin-exposed"][..], 0, 2),
+    ] {
+        let out = run(scenarios);
+        assert_eq!(out.status.code(), Some(clean), "{scenarios:?}");
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert!(!files.is_empty());
+        for f in &files {
+            std::fs::remove_file(f).unwrap();
+            std::fs::create_dir(f).unwrap();
+        }
+        let out = run(scenarios);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(blocked), "{scenarios:?}: {stderr}");
+        for s in scenarios {
+            assert!(stdout.contains(&format!("{s} [seed]")), "{s}: {stdout}");
+        }
+        assert!(
+            stderr.lines().any(|l| l.starts_with("webmcp-check: ")),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let summary = match blocked {
+            1 => "Some traces could not be written",
+            _ => "exit 2: a trace could not be written",
+        };
+        assert!(stdout.contains(summary), "{stdout}");
+        assert!(!stdout.contains("exit 0:"), "{stdout}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
