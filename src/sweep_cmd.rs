@@ -1160,11 +1160,16 @@ fn write_smallest(
                 webmcp_traces::minimize::minimize_counterexample(&model, prop.def, meta, &actions)?;
             prop.path = Some(webmcp_profiles::driver::replay_path(&model, min.actions));
         }
-        let written = webmcp_traces::export::write_result(dir, &model, &source, &text, &result)?;
-        let trace = written
-            .first()
-            .map(|f| f.display().to_string())
-            .ok_or_else(|| "no trace file was written".to_string());
+        // A trace that cannot be written (a directory at its path) is said in the report, as
+        // a bound that kept one from being found is; the sweep's verdicts stand.
+        let trace = match webmcp_traces::export::write_result(dir, &model, &source, &text, &result)
+        {
+            Ok(written) => written
+                .first()
+                .map(|f| f.display().to_string())
+                .ok_or_else(|| "no trace file was written".to_string()),
+            Err(e) => Err(format!("it could not be written: {e}")),
+        };
         sweep.tally[p].files = Some((source, trace));
     }
     Ok(())

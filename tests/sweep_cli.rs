@@ -291,6 +291,33 @@ fn out_writes_each_smallest_scenario_and_a_trace_that_replays() {
             "{}",
             String::from_utf8_lossy(&replay.stdout)
         );
+        // A directory where the trace goes: the sweep still reports every verdict, with the
+        // reason that trace is missing, and keeps its exit 1.
+        std::fs::remove_file(trace).unwrap();
+        std::fs::create_dir(trace).unwrap();
+    }
+    let again = sweep(&[
+        "--bound",
+        "docs=1,stmts=1,total=1,moves=1",
+        "--format",
+        "json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let v = json(&again);
+    for p in v["properties"].as_array().unwrap() {
+        let s = &p["smallest"];
+        if !s.is_null() {
+            assert!(s["trace_file"].is_null(), "{s}");
+            let why = s["trace_not_written"].as_str().unwrap();
+            assert!(why.contains("could not be written"), "{why}");
+        }
     }
 }
 
