@@ -97,6 +97,10 @@ pub struct RevisionInfo {
     pub summary: &'static str,
     /// The step IDs (of the current text) where it differs.
     pub steps: &'static [&'static str],
+    /// The steps of the current text that this text does not have at all: no scenario
+    /// reaches them under it (`coverage` leaves them out, as it leaves out the `2026-08:`
+    /// steps under the current text).
+    pub absent: &'static [&'static str],
 }
 
 /// Every revision the model knows, oldest last (`current` first).
@@ -107,6 +111,7 @@ pub const REVISIONS: &[RevisionInfo] = &[
         published: "index.bs at commit 0023abd (read 2026-12-01)",
         summary: "spec/webmcp-algorithms.md, as modelled by default.",
         steps: &[],
+        absent: &[],
     },
     RevisionInfo {
         revision: Revision::Aug2026,
@@ -125,6 +130,7 @@ pub const REVISIONS: &[RevisionInfo] = &[
             "execute-tool#16.10",
             "cancel-pending-execution#6.6",
         ],
+        absent: ABSENT_SINCE_2026_08,
     },
     RevisionInfo {
         revision: Revision::Pr247,
@@ -132,8 +138,14 @@ pub const REVISIONS: &[RevisionInfo] = &[
         published: "PR #247 (merged 2026-08-18) until PR #248 (merged 2026-08-19)",
         summary: "the 2026-08 text, except that unregister-tool also runs the completion steps of the tool's in-flight executions with null and false, and notifies documents of the change synchronously rather than in parallel.",
         steps: &["unregister-tool#5", "unregister-tool#7", "notify-tool-change#1"],
+        absent: ABSENT_SINCE_2026_08,
     },
 ];
+
+/// The steps the current text added that the 2026-08 text (and PR #247's before it) had
+/// nothing in place of: executeTool() giving a missing `inputObject` its default and
+/// asserting it is an object (spec/webmcp-algorithms.md, *What changed since 2026-08*).
+const ABSENT_SINCE_2026_08: &[&str] = &["execute-tool#8", "execute-tool#9"];
 
 impl Revision {
     pub fn info(self) -> &'static RevisionInfo {

@@ -228,10 +228,13 @@ impl Coverage {
         executable_steps().filter(|s| self.counts(*s))
     }
 
-    /// Whether `step` is an executable step of the text explored.
+    /// Whether `step` is an executable step of the text explored: not a step an earlier
+    /// text had (`2026-08:...`) under the current text, nor one the current text added under
+    /// an earlier text ([`webmcp_model::variant::RevisionInfo::absent`]).
     fn counts(&self, step: StepId) -> bool {
         step.info().kind.is_executable()
             && (step.removed_since().is_none() || self.revision != Revision::Current)
+            && !self.revision.info().absent.contains(&step.id())
     }
 
     /// The number of executable steps of the text explored.

@@ -159,3 +159,35 @@ fn the_steps_the_current_text_removed_are_reached_under_the_text_that_had_them()
         );
     }
 }
+
+/// Under every earlier text, the standard suite reaches every executable step that text has,
+/// and never a step it does not have (`RevisionInfo::absent`, which coverage leaves out
+/// there rather than calling gaps); each such step is one of the current text's.
+#[test]
+fn under_every_revision_the_suite_reaches_exactly_the_steps_that_text_has() {
+    for info in webmcp_model::variant::REVISIONS {
+        let variant = Variant::parse(&format!("seed@{}", info.name)).unwrap();
+        let models: Vec<WebMcpModel> = standard_worlds()
+            .into_iter()
+            .map(|world| WebMcpModel::new(world, variant))
+            .collect();
+        let c = Coverage::of(&models);
+        for id in info.absent {
+            let step = StepId::parse(id).unwrap_or_else(|| panic!("{id} is not a step"));
+            assert_eq!(step.removed_since(), None, "{id}");
+            assert!(step.info().kind.is_executable(), "{id}");
+            assert_eq!(c.count(step), 0, "{id} is reached under {}", info.name);
+            assert!(
+                c.steps().all(|s| s != step),
+                "{id} counted under {}",
+                info.name
+            );
+        }
+        let missing: Vec<(StepId, Unreached)> = c
+            .unreached()
+            .into_iter()
+            .filter(|(_, why)| *why == Unreached::NotExercised)
+            .collect();
+        assert!(missing.is_empty(), "{}: {missing:?}", info.name);
+    }
+}
