@@ -39,6 +39,12 @@ pub const REPLAY: &str = "\
 Exit codes: 0 the trace replays on the model (every state and its verdict), 1 the trace does not
 replay (the first divergence is printed), 2 the file is unreadable, malformed or too large.";
 
+pub const MINIMIZE: &str = "\
+Exit codes: 0 written, and no shorter run shows the verdict; 1 the trace does not replay (the first
+divergence is printed, nothing is written); 2 the file is unreadable, malformed or too large, or
+OUT cannot be written; 3 written and 1-minimal, but the search for a shorter run stopped at its
+bound (300,000 states, named in the output), so a shorter run may exist.";
+
 pub const CONFORMANCE: &str = "\
 Verdicts: conforms, conforms-only-under-seed, diverges, inconclusive (a statement the
 observation depends on did not run, a timeout, an incomplete model), not-implemented.

@@ -53,7 +53,7 @@ fn write_doc(
     };
     crate::write_output(output, &report)?;
     if let Some(path) = &args.output {
-        errln!("wrote {}", path.display());
+        errln!("wrote {}", webmcp_traces::limits::shown_path(path));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -65,7 +65,7 @@ enum Command {
     #[command(after_help = exit_codes::REPLAY)]
     Replay(ReplayArgs),
     /// Shrink an ITF trace to a shortest one that still shows the same verdict.
-    #[command(after_help = exit_codes::REPLAY)]
+    #[command(after_help = exit_codes::MINIMIZE)]
     Minimize(MinimizeArgs),
     /// Tell an ITF trace as a numbered story citing the draft's steps.
     #[command(after_help = exit_codes::REPLAY)]
@@ -763,7 +763,11 @@ fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
             e.bytes
         );
     }
-    outln!("{} traces in {}", entries.len(), args.dir.display());
+    outln!(
+        "{} traces in {}",
+        entries.len(),
+        webmcp_traces::limits::shown_path(&args.dir)
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -174,7 +174,7 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
     match (output, &args.output) {
         (Some(o), Some(path)) => {
             o.commit(&text).map_err(|e| UsageError(e.to_string()))?;
-            errln!("wrote {}", path.display());
+            errln!("wrote {}", webmcp_traces::limits::shown_path(path));
             if format == MutantsFormat::Markdown {
                 outln!("{}", run.score_line());
             }

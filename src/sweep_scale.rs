@@ -103,7 +103,7 @@ pub fn scale(plan: &ScalePlan) -> Result<ExitCode, UsageError> {
     if let (Some(path), Some(output)) = (plan.svg, svg_output) {
         let svg = plot(&rows).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
         output.commit(&svg).map_err(|e| UsageError(e.to_string()))?;
-        errln!("wrote {}", path.display());
+        errln!("wrote {}", webmcp_traces::limits::shown_path(path));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -118,6 +118,49 @@ fn a_changed_state_is_reported_as_a_divergence_with_the_field() {
     );
 }
 
+/// What a trace file names (a field, a tag, a variable) and the file's own path are shown
+/// escaped: a divergence report cannot move the cursor, retitle the terminal or reorder the
+/// line.
+#[test]
+fn a_divergence_shows_what_the_file_names_escaped() {
+    let dir = tmp("hostile-names");
+    let hostile = "x\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+    let tamper: [&dyn Fn(&mut serde_json::Value); 3] = [
+        &|d| d["states"][0]["env"][hostile] = serde_json::json!(true),
+        &|d| d["states"][0]["env"]["bfcache"] = serde_json::json!({ "tag": hostile }),
+        &|d| {
+            d["vars"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!(hostile));
+            for st in d["states"].as_array_mut().unwrap() {
+                st[hostile] = serde_json::json!(1);
+            }
+        },
+    ];
+    for (i, edit) in tamper.iter().enumerate() {
+        let file = dir.join(format!("t{i}\u{1b}[31m\u{202e}.itf.json"));
+        let mut doc = corpus_doc();
+        edit(&mut doc);
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let o = run(&["replay", file.to_str().unwrap()]);
+        let (out, err) = (stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned());
+        assert!(matches!(o.status.code(), Some(1 | 2)), "{i}: {out}{err}");
+        for text in [&out, &err] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
+                "{i}: {text:?}"
+            );
+        }
+        assert!(
+            out.contains("\\u{1b}") || err.contains("\\u{1b}"),
+            "{i}: {out}{err}"
+        );
+    }
+}
+
 #[test]
 fn invalid_trace_files_get_one_line_and_exit_two() {
     let dir = tmp("invalid");
@@ -159,6 +202,50 @@ fn invalid_trace_files_get_one_line_and_exit_two() {
     std::fs::write(&not_a_trace, "{\"name\": \"x\"}").unwrap();
     assert!(one_line_exit_two(&["replay", not_a_trace.to_str().unwrap()]).contains("not a trace"));
 }
+
+/// A minimisation whose search for a shorter run stops at its bound writes its 1-minimal
+/// result but exits 3 and names the bound: a shorter run may exist, so it is not a pass.
+#[test]
+fn a_minimisation_its_bound_stopped_exits_three() {
+    let dir = tmp("min-bound");
+    let scenario = dir.join("two-tabs.json");
+    std::fs::write(&scenario, TWO_TABS).unwrap();
+    let traces = dir.join("t");
+    run(&[
+        "check",
+        "--scenario-file",
+        scenario.to_str().unwrap(),
+        "--mode",
+        "sim",
+        "--seed",
+        "0",
+        "--runs",
+        "100",
+        "--quiet",
+        "--trace-dir",
+        traces.to_str().unwrap(),
+    ]);
+    let trace = traces.join("two-tabs-in-bfcache.seed.get-tools-promise-settles.itf.json");
+    let out = dir.join("min.itf.json");
+    let o = run(&[
+        "minimize",
+        trace.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(3), "{text}");
+    assert!(
+        text.contains("stopped at its bound of 300,000 states, so one may exist"),
+        "{text}"
+    );
+    assert_eq!(
+        run(&["replay", out.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+}
+
+const TWO_TABS: &str = r#"{"name":"two-tabs-in-bfcache","summary":"Two tabs, each a page and an iframe that registers a tool the page lists and executes; one tab can enter the back/forward cache.","description":"Large enough that minimize's search for a shorter run reaches its bound.","tabs":[{"tab":"main","top":{"doc":"top","url":"https://a.example/","iframes":[{"nav":"frame","doc":"child","url":"https://a.example/child"}]}},{"tab":"other","top":{"doc":"o","url":"https://c.example/","iframes":[{"nav":"oframe","doc":"ochild","url":"https://c.example/child"}]}}],"scripts":{"child":[{"registerTool":{"name":"t1","description":"a test tool"}}],"top":[{"awaitToolchange":true},{"as":"list","getTools":{}},{"await":"list"},{"as":"exec","executeTool":{"from":"list","name":"t1"},"input":{"$js":"reaches-body"}}],"ochild":[{"registerTool":{"name":"t2","description":"d"}}],"o":[{"awaitToolchange":true},{"as":"olist","getTools":{}},{"await":"olist"},{"as":"oexec","executeTool":{"from":"olist","name":"t2"},"input":{"$js":"reaches-body"}}]},"environment":{"bfcache":["main"]}}"#;
 
 #[test]
 fn a_random_walk_from_sim_mode_is_minimised() {

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::error::TraceError;
 use crate::explain::{explain, Format};
 use crate::export::Output;
-use crate::limits::{read_limited, ReadError, MAX_TRACE_BYTES};
+use crate::limits::{read_limited, shown_path, ReadError, MAX_TRACE_BYTES};
 use crate::minimize::minimize;
 use crate::reader::{read_trace, Loaded};
 use crate::replay::{replay, Replayed};
@@ -87,13 +87,13 @@ pub fn replay_file(
             };
             Ok((0, format!(
                 "{}: replayed {} actions of scenario {}{whose} under {}: every action enabled, every state reproduced{verdict}\n",
-                path.display(),
+                shown_path(path),
                 t.actions.len(),
-                t.meta.scenario,
-                t.meta.variant
+                crate::limits::one_line(&t.meta.scenario, 200),
+                crate::limits::one_line(&t.meta.variant, 200)
             )))
         }
-        Replayed::Diverged(d) => Ok((1, format!("{}: diverges at {d}\n", path.display()))),
+        Replayed::Diverged(d) => Ok((1, format!("{}: diverges at {d}\n", shown_path(path)))),
     }
 }
 
@@ -106,9 +106,15 @@ pub fn minimize_file(path: &Path, out: &Path) -> Result<Report, TraceError> {
         reason: e.to_string(),
     })?;
     output.commit(&m.trace.to_json_text())?;
-    Ok((0, format!(
+    let bound = format!(
+        "1-minimal; the search for a shorter run stopped at its bound of {} states, so one may exist",
+        webmcp_checker::limits::thousands(crate::minimize::BFS_BUDGET as u64)
+    );
+    // A shorter run the bounded search did not rule out: the work a bound stopped (exit 3).
+    let code = if m.proved_shortest { 0 } else { 3 };
+    Ok((code, format!(
         "{}: {} actions -> {} actions (delta debugging: {} actions after {} candidates replayed; {}); written to {}\n",
-        path.display(),
+        shown_path(path),
         m.before,
         m.after,
         m.after_ddmin,
@@ -116,9 +122,9 @@ pub fn minimize_file(path: &Path, out: &Path) -> Result<Report, TraceError> {
         if m.proved_shortest {
             "no shorter run exists"
         } else {
-            "1-minimal; the search for a shorter run hit its budget"
+            &bound
         },
-        out.display()
+        shown_path(out)
     )))
 }
 

@@ -101,8 +101,9 @@ pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     Ok(buf)
 }
 
-/// One line for a message: control characters escaped, and at most `max` characters (a
-/// hostile file can put anything in the text an error quotes).
+/// One line for a message: control characters, line separators and bidirectional
+/// overrides escaped ([`webmcp_model::error::is_unprintable`]), and at most `max` characters
+/// (a hostile file can put anything in the text an error quotes).
 pub fn one_line(msg: &str, max: usize) -> String {
     let mut out = String::new();
     for (n, c) in msg.chars().enumerate() {
@@ -112,7 +113,7 @@ pub fn one_line(msg: &str, max: usize) -> String {
         }
         if c == '\n' || c == '\r' || c == '\t' {
             out.push(' ');
-        } else if c.is_control() {
+        } else if webmcp_model::error::is_unprintable(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -121,9 +122,31 @@ pub fn one_line(msg: &str, max: usize) -> String {
     out
 }
 
+/// The most characters of a path a report line shows.
+const MAX_PATH_CHARS: usize = 4096;
+
+/// A path as a report line shows it: a file name can hold any character but `/` and NUL,
+/// so one made to move the cursor or reorder the line is shown escaped ([`one_line`]).
+pub fn shown_path(path: &Path) -> String {
+    one_line(&path.display().to_string(), MAX_PATH_CHARS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_shows_no_control_character_separator_or_bidirectional_override() {
+        let hostile = "a\u{1b}[2J\u{7}b\u{202e}c\u{2066}d\u{2028}e\u{85}f\ng";
+        let line = one_line(hostile, 1000);
+        assert!(
+            !line.chars().any(webmcp_model::error::is_unprintable),
+            "{line:?}"
+        );
+        assert!(line.contains("\\u{202e}") && line.contains("f g"), "{line}");
+        let path = shown_path(Path::new("dir/x\u{1b}]0;t\u{7}.json"));
+        assert_eq!(path, "dir/x\\u{1b}]0;t\\u{7}.json");
+    }
 
     #[test]
     fn dev_zero_is_read_up_to_the_limit_only() {

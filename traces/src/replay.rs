@@ -34,10 +34,11 @@ impl std::fmt::Display for Divergence {
 const MAX_QUOTED_CHARS: usize = 200;
 
 /// `text`, or its first [`MAX_QUOTED_CHARS`] characters and how long it is in all.
-fn clipped(text: &str) -> std::borrow::Cow<'_, str> {
+fn clipped(text: &str) -> String {
+    let line = |t: &str| crate::limits::one_line(t, usize::MAX);
     match text.char_indices().nth(MAX_QUOTED_CHARS) {
-        None => text.into(),
-        Some((end, _)) => format!("{}… ({} bytes in all)", &text[..end], text.len()).into(),
+        None => line(text),
+        Some((end, _)) => format!("{}… ({} bytes in all)", line(&text[..end]), text.len()),
     }
 }
 
@@ -86,7 +87,8 @@ pub fn replay(l: &Loaded) -> Replayed {
         for (j, var) in t.vars.iter().enumerate() {
             let detail = match actual.get(var) {
                 None => Some(format!(
-                    "{var}: the trace records a variable the model does not have"
+                    "{}: the trace records a variable the model does not have",
+                    clipped(var)
                 )),
                 // The text the writer gives is the same (fast, and nothing to decode);
                 // otherwise decode the recorded value and compare it as ITF.
