@@ -39,9 +39,11 @@ pub struct MutantsArgs {
     /// Exit 1 when the mutation score (a percentage, 0 to 100) is below this.
     #[arg(long, value_name = "PERCENT", default_value_t = 95.0, value_parser = percent)]
     min_score: f64,
-    /// Partial-order reduction of every check (as `check --reduction`).
+    /// Partial-order reduction of every check (as `check --reduction`). Sleep sets are not
+    /// offered: their footprints are proven on the draft's texts (model/tests/footprint.rs),
+    /// not on mutants, which change what a step touches.
     #[arg(long, value_enum, default_value = "none")]
-    reduction: crate::ReductionArg,
+    reduction: MutantsReduction,
     /// Run only shard I of N of the selected mutants, those at positions I-1, I-1+N, ... in
     /// the report's order; `merge` joins the shards' JSON reports (docs/ci.md).
     #[arg(long, value_name = "I/N")]
@@ -50,6 +52,22 @@ pub struct MutantsArgs {
     /// (markdown; the default with -o), or JSON (what `merge` reads).
     #[arg(long, value_enum)]
     format: Option<MutantsFormat>,
+}
+
+/// The reductions a mutants run takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum MutantsReduction {
+    None,
+    Por,
+}
+
+impl MutantsReduction {
+    fn engine(self) -> webmcp_profiles::Reduction {
+        match self {
+            MutantsReduction::None => webmcp_profiles::Reduction::None,
+            MutantsReduction::Por => webmcp_profiles::Reduction::Por,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -111,13 +129,6 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         errln!("webmcp-check: {e}");
         ExitCode::from(3)
     };
-    if args.reduction == crate::ReductionArg::Sleep {
-        // Footprints are proven on the draft's texts (model/tests/footprint.rs), not on
-        // mutants, which change what a step touches.
-        return Err(UsageError(
-            "--reduction sleep is not proven on mutants: use --reduction none or por".into(),
-        ));
-    }
     let baseline = match Baseline::reduced(models, args.reduction.engine()) {
         Ok(b) => b,
         Err(e) => return Ok(stopped(e)),
@@ -155,6 +166,7 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
         bound: usize::from(args.bound),
         min_score: args.min_score,
         candidates: webmcp_model::mutation::candidates().len(),
+        selection: Selection::of(args.mutant.as_deref(), args.operator.as_deref()),
     };
     let format = args.format.unwrap_or(if args.output.is_some() {
         MutantsFormat::Markdown
@@ -195,6 +207,34 @@ pub struct Run {
     bound: usize,
     min_score: f64,
     candidates: usize,
+    /// The part of the mutants the run was asked for, if not all of them: its counts and
+    /// score are that part's, and every report says so.
+    selection: Option<Selection>,
+}
+
+/// `--mutant NAME` or `--operator NAME`: a run of part of the mutants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Selection {
+    Mutant(String),
+    Operator(String),
+}
+
+impl Selection {
+    fn of(mutant: Option<&str>, operator: Option<&str>) -> Option<Selection> {
+        match (mutant, operator) {
+            (Some(m), _) => Some(Selection::Mutant(m.to_string())),
+            (None, Some(o)) => Some(Selection::Operator(o.to_string())),
+            (None, None) => None,
+        }
+    }
+
+    /// The option as typed (names are this build's: checked before the run, or by merge).
+    fn option(&self) -> String {
+        match self {
+            Selection::Mutant(m) => format!("--mutant {m}"),
+            Selection::Operator(o) => format!("--operator {o}"),
+        }
+    }
 }
 
 impl Run {
@@ -209,8 +249,12 @@ impl Run {
 
     fn score_line(&self) -> String {
         let (killed, counted, score) = self.score();
+        let of = match &self.selection {
+            Some(s) => format!(" (only those of {}, not the whole suite)", s.option()),
+            None => String::new(),
+        };
         format!(
-            "{killed} of {counted} mutants killed ({} equivalent left out): score {}% (target {}%)",
+            "{killed} of {counted} mutants killed{of} ({} equivalent left out): score {}% (target {}%)",
             self.fates.len() - counted,
             score_text(score, self.min_score),
             self.min_score
@@ -231,7 +275,13 @@ impl Run {
     }
 
     fn markdown(&self) -> String {
-        markdown(&self.fates, self.score().2, self.bound, self.candidates)
+        markdown(
+            &self.fates,
+            self.score().2,
+            self.bound,
+            self.candidates,
+            self.selection.as_ref(),
+        )
     }
 
     /// 3 when a mutant is undecided (saying so on stderr if `tell`), 1 when the score is
@@ -317,27 +367,48 @@ fn fate_text(f: &Fate) -> String {
     }
 }
 
-fn markdown(fates: &[(Mutant, Fate)], score: f64, bound: usize, candidates: usize) -> String {
+fn markdown(
+    fates: &[(Mutant, Fate)],
+    score: f64,
+    bound: usize,
+    candidates: usize,
+    selection: Option<&Selection>,
+) -> String {
     let mut out = String::new();
     let (killed, counted) = score_of(fates);
+    let (command, with_a_site, score_of_what) = match selection {
+        None => (
+            "webmcp-check mutants -o docs/mutation.md".to_string(),
+            format!("{} with a site", fates.len()),
+            String::new(),
+        ),
+        Some(s) => (
+            format!("webmcp-check mutants {}", s.option()),
+            format!(
+                "of which those with a site of `{}` are {}",
+                s.option(),
+                fates.len()
+            ),
+            format!(" of `{}` only, not the whole suite", s.option()),
+        ),
+    };
     let _ = writeln!(
         out,
         "# Mutation adequacy\n\n\
-         Generated by `webmcp-check mutants -o docs/mutation.md`. Each mutant plants one bug in\n\
+         Generated by `{command}`. Each mutant plants one bug in\n\
          the `proposed` model (the variant under which every property holds) at one step of the\n\
          draft, and the whole standard suite is checked, smallest scenario first, until some\n\
          property's verdict changes (a violation, or a witness no longer reached). A crash of\n\
          the model counts as a detection, and so does a search that generates more than {bound}\n\
          times the states the unmutated search generates. Mutants come from the step table (`model/src/mutation.rs`):\n\
          every `Step` row crossed with the operators, kept where the model has a site for the\n\
-         operator at that step: {candidates} candidates, {} with a site (a `Let` step, for one,\n\
+         operator at that step: {candidates} candidates, {with_a_site} (a `Let` step, for one,\n\
          writes nothing that a dropped step could lose).\n\n\
          A surviving mutant is *equivalent* when every action enabled in every reachable state\n\
          of every scenario gives exactly the unmutated successor state: the planted change never\n\
          changes anything on the suite, so no property could tell. That is checked, not argued,\n\
          and equivalent mutants are left out of the score.\n\n\
-         **Score: {killed} of {counted} mutants killed ({score:.1}%); {} equivalent.**\n",
-        fates.len(),
+         **Score{score_of_what}: {killed} of {counted} mutants killed ({score:.1}%); {} equivalent.**\n",
         fates.len() - counted
     );
     let mut per_op: BTreeMap<Operator, [usize; 3]> = BTreeMap::new();

@@ -338,7 +338,7 @@ impl ScenarioJson {
     }
 }
 
-fn properties_named(name: &str) -> Result<&'static PropertyDef, RecordError> {
+pub(crate) fn properties_named(name: &str) -> Result<&'static PropertyDef, RecordError> {
     properties()
         .iter()
         .find(|d| d.name == name)

@@ -3,12 +3,14 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use webmcp_model::mutation::Mutant;
+use webmcp_model::mutation::{Mutant, Operator};
 use webmcp_profiles::limits::StopReason;
 use webmcp_profiles::mutants::Fate;
 
-use super::{MutantsArgs, Run};
-use crate::merge_cmd::{interleave, option, parse_shards, Loaded, MergeError, MergeFormat};
+use super::{MutantsArgs, Run, Selection};
+use crate::merge_cmd::{
+    interleave, option, option as option_of, parse_shards, Loaded, MergeError, MergeFormat,
+};
 use crate::report::{RecordError, MAX_TEXT_CHARS};
 use crate::shard::{check_set, Shard, ShardRecord};
 
@@ -54,10 +56,17 @@ fn fate_json(f: &Fate) -> serde_json::Value {
     }
 }
 
-/// The JSON report: every mutant's fate and the score.
+/// The JSON report: every mutant's fate and the score, and the selection the run took if it
+/// did not take every mutant (`null` otherwise).
 pub fn json(run: &Run, shard: Option<ShardRecord>) -> String {
     let (killed, counted, score) = run.score();
+    let selection = match &run.selection {
+        None => serde_json::Value::Null,
+        Some(Selection::Mutant(m)) => json!({ "mutant": m }),
+        Some(Selection::Operator(o)) => json!({ "operator": o }),
+    };
     let mut doc = json!({
+        "selection": selection,
         "bound": run.bound,
         "candidates": run.candidates,
         "min_score": run.min_score,
@@ -80,6 +89,9 @@ pub fn json(run: &Run, shard: Option<ShardRecord>) -> String {
 #[serde(deny_unknown_fields)]
 struct MutantsShard {
     shard_of: ShardRecord,
+    /// Taken from the shard record's options instead, which merge compares across shards.
+    #[allow(dead_code)]
+    selection: serde_json::Value,
     bound: usize,
     candidates: usize,
     min_score: f64,
@@ -115,6 +127,29 @@ fn plain(file: &str, s: Option<String>, field: &'static str) -> Result<String, M
     Ok(s)
 }
 
+/// A scenario a mutant was judged in: one of this build's standard scenarios, which are
+/// the ones `mutants` runs.
+fn scenario(file: &str, s: Option<String>) -> Result<String, MergeError> {
+    let name = plain(file, s, "a scenario")?;
+    if crate::catalog::text(&name).is_none() {
+        return Err(MergeError::UnknownScenario {
+            file: file.to_string(),
+            name,
+        });
+    }
+    Ok(name)
+}
+
+/// A property whose verdict a mutant changed: one of this build's catalogue.
+fn property(file: &str, p: Option<String>) -> Result<String, MergeError> {
+    let name = plain(file, p, "a property")?;
+    crate::report::properties_named(&name).map_err(|error| MergeError::Record {
+        file: file.to_string(),
+        error,
+    })?;
+    Ok(name)
+}
+
 fn fate(file: &str, f: FateJson) -> Result<(Mutant, Fate), MergeError> {
     let mutant = Mutant::parse(&f.mutant).ok_or_else(|| MergeError::Malformed {
         file: file.to_string(),
@@ -125,11 +160,11 @@ fn fate(file: &str, f: FateJson) -> Result<(Mutant, Fate), MergeError> {
     })?;
     let fate = match f.fate.as_str() {
         "killed" => Fate::Killed {
-            scenario: plain(file, f.scenario, "a scenario")?,
-            property: plain(file, f.property, "a property")?,
+            scenario: scenario(file, f.scenario)?,
+            property: property(file, f.property)?,
         },
         "crashed" => Fate::Crashed {
-            scenario: plain(file, f.scenario, "a scenario")?,
+            scenario: scenario(file, f.scenario)?,
             // A panic message may span lines: kept as written, rendered escaped.
             message: f.message.filter(|m| m.len() <= 4 * MAX_TEXT_CHARS).ok_or(
                 MergeError::Record {
@@ -139,10 +174,10 @@ fn fate(file: &str, f: FateJson) -> Result<(Mutant, Fate), MergeError> {
             )?,
         },
         "exploded" => Fate::Exploded {
-            scenario: plain(file, f.scenario, "a scenario")?,
+            scenario: scenario(file, f.scenario)?,
         },
         "stopped" => Fate::Stopped {
-            scenario: plain(file, f.scenario, "a scenario")?,
+            scenario: scenario(file, f.scenario)?,
             stop: f
                 .stop
                 .as_ref()
@@ -234,11 +269,27 @@ pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), Mer
         }
         parts.push(fates);
     }
+    let named = |option: &'static str| {
+        option_of(&first.0, &first.1, option).map(|v| (v != "none").then(|| v.to_string()))
+    };
+    let selection = Selection::of(named("mutant")?.as_deref(), named("operator")?.as_deref());
+    let known = match &selection {
+        None => true,
+        Some(Selection::Mutant(name)) => Mutant::parse(name).is_some(),
+        Some(Selection::Operator(name)) => Operator::ALL.iter().any(|o| o.name() == name),
+    };
+    if !known {
+        return Err(MergeError::Option {
+            file: first.0.clone(),
+            option: "--mutant or --operator",
+        });
+    }
     let run = Run {
         fates: interleave(parts),
         bound,
         min_score,
         candidates: candidates.unwrap_or(0),
+        selection,
     };
     if run.fates.windows(2).any(|w| w[0].0 >= w[1].0) {
         return Err(MergeError::Malformed {
