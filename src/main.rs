@@ -343,7 +343,8 @@ struct CheckArgs {
     /// No progress display on stderr.
     #[arg(long, short)]
     quiet: bool,
-    /// Show every property, not only violations and witnesses.
+    /// Show every property, not only violations and witnesses, and each counterexample step
+    /// by step (human output; the JSON report always holds every property and counterexample).
     #[arg(long)]
     verbose: bool,
     /// Leave wall-clock times out of the output (for byte-identical comparisons).
@@ -1089,6 +1090,12 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
     {
         return Err(UsageError(
             "--phases times the one-thread search: it needs --threads 1 and --mode bfs or dfs, without --reduction sleep, --engine timely, --shard or --no-timings"
+                .into(),
+        ));
+    }
+    if args.phases && !matches!(args.format, Format::Human | Format::Json) {
+        return Err(UsageError(
+            "--phases adds to the human and JSON reports: not with --format junit, markdown or github"
                 .into(),
         ));
     }

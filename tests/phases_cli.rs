@@ -103,4 +103,23 @@ fn phases_are_refused_where_the_search_is_not_the_one_thread_search() {
             "{err}"
         );
     }
+    // Formats with no place for the times refuse it rather than drop it.
+    for format in ["junit", "markdown", "github"] {
+        let out = run(&[
+            "check",
+            "--scenario",
+            "tool-events",
+            "--phases",
+            "--quiet",
+            "--format",
+            format,
+        ]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{format}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("--phases adds to the human and JSON reports"),
+            "{err}"
+        );
+    }
 }
