@@ -44,13 +44,14 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
 pub struct BenchArgs {
     /// Print the scenario file of a family at a size (NAME:N, e.g. iframes:4) and exit, to
     /// check it with `check --scenario-file` (on a cluster, with --engine timely).
-    #[arg(long, value_name = "NAME:N", conflicts_with_all = ["scaling", "compare_reduction", "compare_frontier", "compare_engines", "scenarios", "repeat", "threads", "symmetry", "format"])]
+    #[arg(long, value_name = "NAME:N", conflicts_with_all = ["scaling", "compare_reduction", "compare_frontier", "compare_engines", "scenarios", "repeat", "threads", "symmetry", "format", "timeout", "memory_limit", "svg", "family_sizes"])]
     print_family: Option<String>,
     /// Runs per measurement (1 to 1000), each in a fresh process; the table shows medians
     /// (default: 5, or 1 with --scaling).
     #[arg(long, value_name = "N", value_parser = repeat_count)]
     repeat: Option<usize>,
-    /// Measure only these embedded scenarios (repeatable; default: all).
+    /// Measure only these embedded scenarios (repeatable; default: all; a name given twice is
+    /// measured once).
     #[arg(long = "scenario", value_name = "NAME")]
     scenarios: Vec<String>,
     /// Checker threads for the per-scenario table and the comparisons, 1 to 256.
@@ -63,8 +64,9 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value_t = BenchFormat::Markdown)]
     format: BenchFormat,
     /// Run the scaling families (1 and 2 threads, and 1 thread with symmetry reduction where
-    /// the checker has it) instead of the standard scenarios.
-    #[arg(long, conflicts_with = "scenarios")]
+    /// the checker has it) instead of the standard scenarios; those configurations are its
+    /// own, so it takes neither --threads nor --symmetry.
+    #[arg(long, conflicts_with_all = ["scenarios", "threads", "symmetry"])]
     scaling: bool,
     /// With --scaling: only these families (tabs, iframes, registrations, executions,
     /// caller-target).
@@ -241,6 +243,17 @@ fn family_named(name: &str) -> Result<Family, UsageError> {
     })
 }
 
+/// `names` in the order given, each once: a name given twice is one row, as `check` checks a
+/// scenario named twice once, so the totals count each scenario once.
+fn once_each(names: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    names
+        .iter()
+        .filter(|n| seen.insert(n.as_str()))
+        .cloned()
+        .collect()
+}
+
 pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
     crate::threads_arg(args.threads)?;
     // As `check` refuses them: a run bounded by nothing measures nothing.
@@ -350,7 +363,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode, UsageError> {
             for n in &args.scenarios {
                 catalog::named(n)?;
             }
-            args.scenarios.clone()
+            once_each(&args.scenarios)
         };
         let repeat = args.repeat.unwrap_or(5);
         let mut rows: Vec<Row> = Vec::new();
@@ -441,12 +454,12 @@ fn compare(
     command: &str,
 ) -> Result<ExitCode, UsageError> {
     let mut targets = Vec::new();
-    for name in &args.scenarios {
-        catalog::named(name)?;
-        targets.push(Target::Scenario(name.clone()));
+    for name in once_each(&args.scenarios) {
+        catalog::named(&name)?;
+        targets.push(Target::Scenario(name));
     }
-    for text in &args.family_sizes {
-        let (family, size) = family_size(text)?;
+    for text in once_each(&args.family_sizes) {
+        let (family, size) = family_size(&text)?;
         targets.push(Target::Family(family, size));
     }
     if targets.is_empty() {

@@ -214,6 +214,29 @@ fn bench_exits_3_when_a_bound_stopped_a_row() {
     assert!(!svg.exists());
 }
 
+/// A scenario named twice is measured once, as `check` checks it once: the totals row does
+/// not count it twice.
+#[test]
+fn bench_measures_a_scenario_named_twice_once() {
+    let r = run(&[
+        "bench",
+        "--repeat",
+        "1",
+        "--scenario",
+        "register-and-discover",
+        "--scenario",
+        "register-and-discover",
+    ]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("**all 1 scenarios**"), "{}", r.stdout);
+    assert_eq!(
+        r.stdout.matches("| register-and-discover |").count(),
+        1,
+        "{}",
+        r.stdout
+    );
+}
+
 #[test]
 fn bench_refuses_a_bound_of_zero() {
     for flag in ["--memory-limit", "--timeout"] {

@@ -237,6 +237,10 @@ fn bad_flag_values_are_one_line_usage_errors() {
         &["bench", "--print-family", "tabs:3", "--repeat", "2"],
         &["bench", "--print-family", "tabs:3", "--threads", "2"],
         &["bench", "--print-family", "tabs:3", "--format", "json"],
+        &["bench", "--print-family", "tabs:3", "--timeout", "5"],
+        &["bench", "--print-family", "tabs:3", "--memory-limit", "5"],
+        &["bench", "--scaling", "--threads", "4"],
+        &["bench", "--scaling", "--symmetry"],
         &[
             "bench",
             "--print-family",
