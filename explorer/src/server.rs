@@ -231,11 +231,22 @@ fn serve_connection(mut stream: TcpStream, io_timeout: Duration, handler: &Handl
         Ok(httparse::Status::Complete(_)) => {
             let method = req.method.unwrap_or("");
             let target = req.path.unwrap_or("");
-            let host = req
+            let mut hosts = req
                 .headers
                 .iter()
-                .find(|h| h.name.eq_ignore_ascii_case("host"))
+                .filter(|h| h.name.eq_ignore_ascii_case("host"))
                 .map(|h| String::from_utf8_lossy(h.value).into_owned());
+            let host = hosts.next();
+            if hosts.next().is_some() {
+                // RFC 9112 §3.2: a request with more than one Host field is answered 400;
+                // taking the first would let a second one pass unseen.
+                answer(
+                    stream,
+                    &Response::error(400, "more than one Host header"),
+                    false,
+                );
+                return;
+            }
             let body = req
                 .headers
                 .iter()
@@ -591,6 +602,33 @@ mod tests {
             begun.elapsed()
         );
         assert!(rest.is_empty(), "{:?}", String::from_utf8_lossy(&rest));
+    }
+
+    /// Two Host headers are refused whatever their order: the first must not vouch for a
+    /// second the handler never sees.
+    #[test]
+    fn a_request_with_two_host_headers_is_answered_400() {
+        let limits = Limits {
+            connections: 4,
+            io_timeout: Duration::from_secs(5),
+        };
+        let port = start(limits, echo_or_panic());
+        for hosts in [
+            [format!("127.0.0.1:{port}"), "evil.example".to_string()],
+            ["evil.example".to_string(), format!("127.0.0.1:{port}")],
+        ] {
+            let mut s = connect(port);
+            write!(
+                s,
+                "GET /x HTTP/1.1\r\nHost: {}\r\nHost: {}\r\n\r\n",
+                hosts[0], hosts[1]
+            )
+            .unwrap();
+            let mut answer = String::new();
+            s.read_to_string(&mut answer).unwrap();
+            assert!(answer.starts_with("HTTP/1.1 400"), "{hosts:?}: {answer}");
+            assert!(answer.contains("more than one Host header"), "{answer}");
+        }
     }
 
     /// A head whose lines end in a bare LF is answered, as the parser reads it.
