@@ -241,14 +241,17 @@ fn a_timeout_beyond_the_clock_is_no_deadline() {
 #[test]
 fn out_writes_each_smallest_scenario_and_a_trace_that_replays() {
     let dir = scratch("out");
-    let out = sweep(&[
-        "--bound",
-        "docs=1,stmts=1,total=1,moves=1",
-        "--format",
-        "json",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let run = || {
+        sweep(&[
+            "--bound",
+            "docs=1,stmts=1,total=1,moves=1",
+            "--format",
+            "json",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+    };
+    let out = run();
     assert_eq!(out.status.code(), Some(1));
     let v = json(&out);
     let violated: Vec<&serde_json::Value> = v["properties"]
@@ -296,14 +299,7 @@ fn out_writes_each_smallest_scenario_and_a_trace_that_replays() {
         std::fs::remove_file(trace).unwrap();
         std::fs::create_dir(trace).unwrap();
     }
-    let again = sweep(&[
-        "--bound",
-        "docs=1,stmts=1,total=1,moves=1",
-        "--format",
-        "json",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let again = run();
     assert_eq!(
         again.status.code(),
         Some(1),
