@@ -890,9 +890,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
 }
 
 /// Everything after the per-scenario reports, judged against the baseline, and the exit
-/// status it gives: the verdicts' (0, 1 or 3), except that a trace that could not be written
-/// makes a run that found no violation exit 2 (what was asked for was not produced), while a
-/// violation keeps its 1 (the more important fact, which a 2 would hide).
+/// status it gives ([`output::Outcome`]).
 fn conclude(plan: &CheckPlan, explored: &Explored, args: &CheckArgs) -> ExitCode {
     let records: Vec<report::ScenarioRecord> = explored
         .results
@@ -904,12 +902,7 @@ fn conclude(plan: &CheckPlan, explored: &Explored, args: &CheckArgs) -> ExitCode
         "{}",
         render_check(plan, &records, explored, &judgement, args)
     );
-    let code = output::Outcome::of(&records, &judgement).exit_code();
-    ExitCode::from(match code {
-        1 => 1,
-        _ if explored.traces_failed => 2,
-        _ => code,
-    })
+    ExitCode::from(output::Outcome::of(&records, &judgement, explored.traces_failed).exit_code())
 }
 
 /// What a check shard's JSON report records about itself: its shard, its scenarios and

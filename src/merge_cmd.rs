@@ -577,7 +577,10 @@ fn merge_check(loaded: &[Loaded], args: &MergeArgs) -> Result<(u8, String), Merg
             output::github(&sources, &results, &judgement)
         }
     };
-    Ok((output::Outcome::of(&results, &judgement).exit_code(), text))
+    Ok((
+        output::Outcome::of(&results, &judgement, false).exit_code(),
+        text,
+    ))
 }
 
 /// Check shards split the embedded scenarios of `--all` (nothing else can be sharded): the

@@ -108,17 +108,12 @@ pub fn mutants(args: &MutantsArgs, worlds: Vec<World>) -> Result<ExitCode, Usage
     let output = crate::output_file(args.output.as_deref())?;
     let operator = match &args.operator {
         None => None,
-        Some(name) => Some(
-            Operator::ALL
-                .into_iter()
-                .find(|o| o.name() == name)
-                .ok_or_else(|| {
-                    UsageError(format!(
-                        "unknown operator \"{name}\": use one of {}",
-                        Operator::ALL.map(|o| o.name()).join(", ")
-                    ))
-                })?,
-        ),
+        Some(name) => Some(Operator::parse(name).ok_or_else(|| {
+            UsageError(format!(
+                "unknown operator \"{name}\": use one of {}",
+                Operator::ALL.map(|o| o.name()).join(", ")
+            ))
+        })?),
     };
     let models = worlds
         .into_iter()
@@ -225,6 +220,15 @@ impl Selection {
             (Some(m), _) => Some(Selection::Mutant(m.to_string())),
             (None, Some(o)) => Some(Selection::Operator(o.to_string())),
             (None, None) => None,
+        }
+    }
+
+    /// Whether it names a mutant or an operator of this build (a shard read by merge may
+    /// name anything).
+    fn is_this_builds(&self) -> bool {
+        match self {
+            Selection::Mutant(m) => Mutant::parse(m).is_some(),
+            Selection::Operator(o) => Operator::parse(o).is_some(),
         }
     }
 

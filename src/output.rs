@@ -604,14 +604,20 @@ pub enum Outcome {
     Violated,
     /// Nothing new was violated, but a bound stopped some exploration.
     Incomplete,
+    /// Nothing new was violated, but a trace the run was asked to write could not be: what
+    /// was asked for is missing (a violation outranks it, and keeps its exit 1).
+    TracesMissing,
 }
 
 impl Outcome {
-    pub fn of(results: &[ScenarioRecord], j: &Judgement) -> Outcome {
+    /// How the run ends; `traces_failed`: a trace could not be written (`merge` writes none).
+    pub fn of(results: &[ScenarioRecord], j: &Judgement, traces_failed: bool) -> Outcome {
         // Any scenario that stopped early makes the run incomplete, even if its verdicts are
         // all decided: a bound was hit, and the run says so.
         if !j.new.is_empty() {
             Outcome::Violated
+        } else if traces_failed {
+            Outcome::TracesMissing
         } else if results.iter().any(|r| {
             !r.exhaustive
                 || r.properties
@@ -628,6 +634,7 @@ impl Outcome {
         match self {
             Outcome::AllHeld => 0,
             Outcome::Violated => 1,
+            Outcome::TracesMissing => 2,
             Outcome::Incomplete => 3,
         }
     }
@@ -668,15 +675,15 @@ pub fn closing_summary(
         thousands(count(Verdict::NotWitnessed)),
         thousands(count(Verdict::Incomplete)),
     );
-    let outcome = Outcome::of(results, j);
-    if traces_failed {
-        out.push_str(match outcome {
-            Outcome::Violated => "Some traces could not be written: the error above says which.\n",
-            _ => "exit 2: a trace could not be written (the error above); the verdicts above stand.\n",
-        });
+    let outcome = Outcome::of(results, j, traces_failed);
+    if traces_failed && outcome == Outcome::Violated {
+        out.push_str("Some traces could not be written: the error above says which.\n");
     }
     out.push_str(&match outcome {
-        _ if traces_failed && outcome != Outcome::Violated => String::new(),
+        Outcome::TracesMissing => {
+            "exit 2: a trace could not be written (the error above); the verdicts above stand.\n"
+                .to_string()
+        }
         Outcome::AllHeld if count(Verdict::Violated) > 0 => format!(
             "exit 0: each of the {} violations is one the baseline lists, and every exploration\n\
              was exhaustive.\n",

@@ -59,6 +59,11 @@ impl Operator {
             Operator::SkipAbortStepsRegistration => "skip-abort-steps-registration",
         }
     }
+
+    /// The operator [`Operator::name`] names.
+    pub fn parse(name: &str) -> Option<Operator> {
+        Operator::ALL.into_iter().find(|o| o.name() == name)
+    }
 }
 
 /// One planted bug: `op` applied at `step` (and, for a swap, the sibling after it).
@@ -87,7 +92,7 @@ impl Mutant {
     /// Parses what [`Mutant::name`] writes.
     pub fn parse(text: &str) -> Option<Mutant> {
         let (op, at) = text.split_once('@')?;
-        let op = Operator::ALL.into_iter().find(|o| o.name() == op)?;
+        let op = Operator::parse(op)?;
         let (a, b) = match at.split_once(',') {
             Some((a, rest)) => {
                 let step = StepId::parse(a)?;

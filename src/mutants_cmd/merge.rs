@@ -3,14 +3,12 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use webmcp_model::mutation::{Mutant, Operator};
+use webmcp_model::mutation::Mutant;
 use webmcp_profiles::limits::StopReason;
 use webmcp_profiles::mutants::Fate;
 
 use super::{MutantsArgs, Run, Selection};
-use crate::merge_cmd::{
-    interleave, option, option as option_of, parse_shards, Loaded, MergeError, MergeFormat,
-};
+use crate::merge_cmd::{interleave, option, parse_shards, Loaded, MergeError, MergeFormat};
 use crate::report::{RecordError, MAX_TEXT_CHARS};
 use crate::shard::{check_set, Shard, ShardRecord};
 
@@ -269,16 +267,11 @@ pub fn merge(loaded: &[Loaded], format: MergeFormat) -> Result<(u8, String), Mer
         }
         parts.push(fates);
     }
-    let named = |option: &'static str| {
-        option_of(&first.0, &first.1, option).map(|v| (v != "none").then(|| v.to_string()))
+    let named = |key: &'static str| {
+        option(&first.0, &first.1, key).map(|v| (v != "none").then(|| v.to_string()))
     };
     let selection = Selection::of(named("mutant")?.as_deref(), named("operator")?.as_deref());
-    let known = match &selection {
-        None => true,
-        Some(Selection::Mutant(name)) => Mutant::parse(name).is_some(),
-        Some(Selection::Operator(name)) => Operator::ALL.iter().any(|o| o.name() == name),
-    };
-    if !known {
+    if selection.as_ref().is_some_and(|s| !s.is_this_builds()) {
         return Err(MergeError::Option {
             file: first.0.clone(),
             option: "--mutant or --operator",

@@ -89,8 +89,8 @@ pub fn replay_file(
                 "{}: replayed {} actions of scenario {}{whose} under {}: every action enabled, every state reproduced{verdict}\n",
                 shown_path(path),
                 t.actions.len(),
-                crate::limits::one_line(&t.meta.scenario, 200),
-                crate::limits::one_line(&t.meta.variant, 200)
+                t.meta.scenario,
+                t.meta.variant
             )))
         }
         Replayed::Diverged(d) => Ok((1, format!("{}: diverges at {d}\n", shown_path(path)))),
@@ -106,12 +106,15 @@ pub fn minimize_file(path: &Path, out: &Path) -> Result<Report, TraceError> {
         reason: e.to_string(),
     })?;
     output.commit(&m.trace.to_json_text())?;
-    let bound = format!(
-        "1-minimal; the search for a shorter run stopped at its bound of {} states, so one may exist",
-        webmcp_checker::limits::thousands(crate::minimize::BFS_BUDGET as u64)
-    );
     // A shorter run the bounded search did not rule out: the work a bound stopped (exit 3).
-    let code = if m.proved_shortest { 0 } else { 3 };
+    let (code, shortest) = if m.proved_shortest {
+        (0, "no shorter run exists".to_string())
+    } else {
+        (3, format!(
+            "1-minimal; the search for a shorter run stopped at its bound of {} states, so one may exist",
+            webmcp_checker::limits::thousands(crate::minimize::BFS_BUDGET as u64)
+        ))
+    };
     Ok((code, format!(
         "{}: {} actions -> {} actions (delta debugging: {} actions after {} candidates replayed; {}); written to {}\n",
         shown_path(path),
@@ -119,11 +122,7 @@ pub fn minimize_file(path: &Path, out: &Path) -> Result<Report, TraceError> {
         m.after,
         m.after_ddmin,
         m.candidates,
-        if m.proved_shortest {
-            "no shorter run exists"
-        } else {
-            &bound
-        },
+        shortest,
         shown_path(out)
     )))
 }
