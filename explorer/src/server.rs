@@ -471,6 +471,19 @@ mod tests {
         port
     }
 
+    /// The connections [`start_echo`]'s server serves at once.
+    const ECHO_CONNECTIONS: usize = 4;
+
+    /// A server of [`echo_or_panic`] with room to spare: [`ECHO_CONNECTIONS`] connections,
+    /// 5 s to send a head.
+    fn start_echo() -> u16 {
+        let limits = Limits {
+            connections: ECHO_CONNECTIONS,
+            io_timeout: Duration::from_secs(5),
+        };
+        start(limits, echo_or_panic())
+    }
+
     fn connect(port: u16) -> TcpStream {
         let s = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
@@ -499,11 +512,7 @@ mod tests {
 
     #[test]
     fn a_panic_while_answering_is_a_500_and_the_server_keeps_serving() {
-        let limits = Limits {
-            connections: 4,
-            io_timeout: Duration::from_secs(5),
-        };
-        let port = start(limits, echo_or_panic());
+        let port = start_echo();
         let (status, body) = get(port, "/boom");
         assert_eq!(status, 500);
         let v: Value = serde_json::from_str(&body).unwrap();
@@ -513,7 +522,7 @@ mod tests {
             "{body}"
         );
         // The panicking connection gave its slot back: as many again as the limit are served.
-        for _ in 0..limits.connections + 1 {
+        for _ in 0..ECHO_CONNECTIONS + 1 {
             assert_eq!(get(port, "/after").0, 200);
         }
     }
@@ -608,11 +617,7 @@ mod tests {
     /// second the handler never sees.
     #[test]
     fn a_request_with_two_host_headers_is_answered_400() {
-        let limits = Limits {
-            connections: 4,
-            io_timeout: Duration::from_secs(5),
-        };
-        let port = start(limits, echo_or_panic());
+        let port = start_echo();
         for hosts in [
             [format!("127.0.0.1:{port}"), "evil.example".to_string()],
             ["evil.example".to_string(), format!("127.0.0.1:{port}")],
@@ -634,11 +639,7 @@ mod tests {
     /// A head whose lines end in a bare LF is answered, as the parser reads it.
     #[test]
     fn a_head_with_bare_line_feeds_is_answered() {
-        let limits = Limits {
-            connections: 4,
-            io_timeout: Duration::from_secs(5),
-        };
-        let port = start(limits, echo_or_panic());
+        let port = start_echo();
         let mut s = connect(port);
         write!(s, "GET /lf HTTP/1.1\nHost: 127.0.0.1:{port}\n\n").unwrap();
         let mut answer = String::new();
