@@ -33,7 +33,44 @@ pub struct Derived {
 }
 
 /// Why a log cannot be judged by the model.
-pub type NotJudged = String;
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotJudged {
+    pub why: String,
+    /// The log goes beyond one of the model's size limits (documents, `toolchange` events
+    /// counted): a prefix of it may still be judged.
+    pub beyond_limit: bool,
+}
+
+impl NotJudged {
+    /// Beyond one of the model's size limits.
+    fn limit(why: String) -> NotJudged {
+        NotJudged {
+            why,
+            beyond_limit: true,
+        }
+    }
+}
+
+impl From<String> for NotJudged {
+    fn from(why: String) -> NotJudged {
+        NotJudged {
+            why,
+            beyond_limit: false,
+        }
+    }
+}
+
+impl From<&str> for NotJudged {
+    fn from(why: &str) -> NotJudged {
+        NotJudged::from(why.to_string())
+    }
+}
+
+impl std::fmt::Display for NotJudged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
 
 /// A statement's wait before it: after which call's settlement, or after a toolchange.
 #[derive(Clone, Debug)]
@@ -54,6 +91,15 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         navigations: Vec::new(),
     };
     let documents = log.documents();
+    // Before the frame tree is walked (one level of recursion per level of nesting).
+    if documents.len() > webmcp_model::limits::MAX_DOCUMENTS {
+        return Err(NotJudged::limit(format!(
+            "the log has {} documents, more than the model's limit of {}",
+            documents.len(),
+            webmcp_model::limits::MAX_DOCUMENTS
+        )));
+    }
+    let by_document = log.by_document();
     for (i, e) in documents.iter().enumerate() {
         d.docs.insert(e.doc.clone(), format!("d{i}"));
     }
@@ -69,7 +115,8 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         return Err(format!(
             "the log has {} top-level documents; validation judges one page (one tab) at a time",
             tops.len()
-        ));
+        )
+        .into());
     }
     if !log
         .entries
@@ -90,7 +137,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
             d.calls.insert(call.clone(), label);
         }
     }
-    let bodies = bodies(log)?;
+    let bodies = bodies(&by_document);
     d.later_results = bodies.later_results.clone();
     let mut scripts = Map::new();
     let mut removed_by_environment = Vec::new();
@@ -99,13 +146,24 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
         let mut script = Vec::new();
         let mut wait: Option<Wait> = None;
         let mut toolchange_awaits = 0;
-        for x in log.of(&e.doc) {
+        let mut toolchanges = 0;
+        for x in by_document.get(e.doc.as_str()).into_iter().flatten() {
             let statement = match &x.event {
                 Event::Settle { call, .. } => {
                     wait = Some(Wait::Call(d.calls[call].clone()));
                     None
                 }
                 Event::Event { ty } if ty == "toolchange" => {
+                    // The model counts a document's toolchange events only so far
+                    // (`TOOLCHANGES_COUNTED`): it cannot tell whether one more was due.
+                    toolchanges += 1;
+                    if toolchanges > webmcp_model::state::TOOLCHANGES_COUNTED {
+                        return Err(NotJudged::limit(format!(
+                            "document \"{}\" receives more than {} toolchange events, the most the model counts",
+                            e.doc,
+                            webmcp_model::state::TOOLCHANGES_COUNTED
+                        )));
+                    }
                     wait = Some(Wait::Toolchange);
                     None
                 }
@@ -135,7 +193,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
                         return Err(format!(
                             "line {}: frame \"{frame}\" was removed, but no document of the log lives in it",
                             x.line
-                        ));
+                        ).into());
                     };
                     match by {
                         By::Script => Some(json!({"removeIframe": nav})),
@@ -154,7 +212,7 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
                         return Err(format!(
                             "line {}: frame \"{frame}\" was navigated, but no document of the log lives in it",
                             x.line
-                        ));
+                        ).into());
                     };
                     navigated_by_environment.push(json!(nav));
                     None
@@ -181,11 +239,11 @@ pub fn derive(log: &Log) -> Result<Derived, NotJudged> {
                     Some(Wait::Toolchange) => {
                         toolchange_awaits += 1;
                         if toolchange_awaits > webmcp_model::limits::MAX_TOOLCHANGE_AWAITS {
-                            return Err(format!(
+                            return Err(NotJudged::limit(format!(
                                 "document \"{}\" goes on after more than {} toolchange events (the model's limit)",
                                 e.doc,
                                 webmcp_model::limits::MAX_TOOLCHANGE_AWAITS
-                            ));
+                            )));
                         }
                         script.push(json!({"awaitToolchange": true}));
                     }
@@ -251,13 +309,13 @@ fn doc_spec(
                 return Err(format!(
                     "iframe \"{frame}\" of document \"{}\" holds more than two documents; the model navigates a navigable once",
                     e.doc
-                ));
+                ).into());
             }
             if children.contains_key(&Some(child.doc.clone())) {
                 return Err(format!(
                     "document \"{}\", which a navigation brought, has iframes; the model's navigations bring documents without",
                     child.doc
-                ));
+                ).into());
             }
             d.navigations
                 .push(json!({"nav": name, "doc": d.docs[&child.doc], "url": child_url}));
@@ -309,15 +367,21 @@ type Invocation<'a> = (Option<&'a Event>, bool);
 /// throws); the others are settled by the environment at any later moment (or never), which
 /// the model fulfils with "done": the values they returned are kept, and the caller's result
 /// is judged against their serializations.
-fn bodies(log: &Log) -> Result<Bodies, NotJudged> {
+fn bodies(by_document: &BTreeMap<&str, Vec<&Entry>>) -> Bodies {
     let mut by_tool: BTreeMap<(String, String), Vec<Invocation>> = BTreeMap::new();
     let mut out = Bodies {
         scripted: BTreeMap::new(),
         environment_outcomes: Vec::new(),
         later_results: BTreeMap::new(),
     };
-    for e in log.documents() {
-        let events: Vec<&Entry> = log.of(&e.doc).collect();
+    for (doc, events) in by_document {
+        // Invocation -> the positions of its body's settlements in this document's events.
+        let mut settles: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (j, y) in events.iter().enumerate() {
+            if let Event::BodySettle { invocation, .. } = &y.event {
+                settles.entry(invocation).or_default().push(j);
+            }
+        }
         for (i, x) in events.iter().enumerate() {
             let Event::Invoke {
                 invocation, tool, ..
@@ -325,14 +389,16 @@ fn bodies(log: &Log) -> Result<Bodies, NotJudged> {
             else {
                 continue;
             };
-            let settle = events[i + 1..].iter().enumerate().find(|(_, y)| {
-                matches!(&y.event, Event::BodySettle { invocation: inv, .. } if inv == invocation)
+            // The first settlement after the invocation.
+            let settle = settles.get(invocation.as_str()).and_then(|at| {
+                at.get(at.partition_point(|&j| j <= i))
+                    .map(|&j| (j, &events[j].event))
             });
-            let at_once = settle.is_some_and(|(j, _)| j == 0);
+            let at_once = settle.is_some_and(|(j, _)| j == i + 1);
             by_tool
-                .entry((e.doc.clone(), tool.clone()))
+                .entry((doc.to_string(), tool.clone()))
                 .or_default()
-                .push((settle.map(|(_, y)| &y.event), at_once));
+                .push((settle.map(|(_, y)| y), at_once));
         }
     }
     for ((doc, tool), settles) in by_tool {
@@ -384,7 +450,7 @@ fn bodies(log: &Log) -> Result<Bodies, NotJudged> {
             out.environment_outcomes.push("fulfil");
         }
     }
-    Ok(out)
+    out
 }
 
 fn field<'a>(args: &'a Value, name: &str) -> Option<&'a Value> {

@@ -183,9 +183,13 @@ pub struct Log {
 }
 
 impl Log {
-    /// The entries of `doc`, in its own order.
-    pub fn of<'a>(&'a self, doc: &'a str) -> impl Iterator<Item = &'a Entry> + 'a {
-        self.entries.iter().filter(move |e| e.doc == doc)
+    /// Each document's events in log order, keyed by document id (one pass over the log).
+    pub fn by_document(&self) -> std::collections::BTreeMap<&str, Vec<&Entry>> {
+        let mut out: std::collections::BTreeMap<&str, Vec<&Entry>> = Default::default();
+        for e in &self.entries {
+            out.entry(e.doc.as_str()).or_default().push(e);
+        }
+        out
     }
 
     /// Every document, in the order of their `document` events.

@@ -110,17 +110,22 @@ enum CompileError {
 }
 
 impl CompileError {
-    /// Whether the log is beyond one of the model's size limits (its message names a
-    /// limit), so that a prefix of it may still be judged.
+    /// Whether the log is beyond one of the model's size limits, so that a prefix of it
+    /// may still be judged.
     fn beyond_limits(&self) -> bool {
-        self.to_string().contains("limit")
+        match self {
+            CompileError::Derive(why) => why.beyond_limit,
+            CompileError::Scenario(e) => {
+                matches!(e.kind, webmcp_model::error::ErrorKind::Limit { .. })
+            }
+        }
     }
 }
 
 impl std::fmt::Display for CompileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CompileError::Derive(why) => f.write_str(why),
+            CompileError::Derive(why) => why.fmt(f),
             CompileError::Scenario(e) => write!(
                 f,
                 "the scenario the log implies does not compile (a line and column are that scenario's, not the log's): {e}"
@@ -236,9 +241,10 @@ impl Report {
                         "  {name}: not allowed: the model follows {} of the {} judged events ({} states searched)",
                         stuck.matched, stuck.judged, stuck.states
                     );
-                    if let Some(seq) = stuck.first_unmatched {
-                        let text = one_line(lines.get(seq + 1).copied().unwrap_or(""), SHOWN);
-                        let _ = writeln!(out, "    first event it cannot produce: line {}: {text}", seq + 2);
+                    if let Some(line) = stuck.first_unmatched_line {
+                        let read = line.checked_sub(1).and_then(|i| lines.get(i));
+                        let text = one_line(read.copied().unwrap_or(""), SHOWN);
+                        let _ = writeln!(out, "    first event it cannot produce: line {line}: {text}");
                     }
                     if stuck.instead.is_empty() {
                         writeln!(out, "    instead, nothing more can happen")
@@ -361,6 +367,108 @@ mod tests {
         assert_eq!(r.exit_code(), 1);
         let human = r.human(&text);
         assert!(human.contains("line 11:"), "{human}");
+    }
+
+    #[test]
+    fn the_line_quoted_is_the_events_own_where_blank_lines_come_before_it() {
+        let text = log("done").replacen('\n', "\n\n   \n", 2);
+        let r = validate(&text, 100_000).unwrap();
+        let Judgement::NotAllowed(stuck) = &r.proposed else {
+            panic!("{r:?}")
+        };
+        assert_eq!(stuck.first_unmatched, Some(9));
+        assert_eq!(stuck.first_unmatched_line, Some(15));
+        let human = r.human(&text);
+        assert!(
+            human.contains(r#"line 15: {"seq": 9, "doc": "top", "dseq": 9, "kind": "settle""#),
+            "{human}"
+        );
+    }
+
+    /// A page that registers `tools` tools, sees a toolchange for each, and then `extra` more.
+    fn registrations(tools: usize, extra: usize) -> String {
+        let mut events = vec![r#""kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true"#.to_string()];
+        for t in 0..tools {
+            events.push(format!(
+                r#""kind": "call", "call": "r{t}", "method": "registerTool", "args": {{"name": "t{t}", "description": "d"}}"#
+            ));
+        }
+        for _ in 0..tools + extra {
+            events.push(r#""kind": "event", "type": "toolchange""#.into());
+        }
+        for t in 0..tools {
+            events.push(format!(
+                r#""kind": "settle", "call": "r{t}", "outcome": "fulfilled", "value": null"#
+            ));
+        }
+        let mut text = r#"{"format": "webmcp-log", "version": 1}"#.to_string() + "\n";
+        for (seq, e) in events.iter().enumerate() {
+            text.push_str(&format!(
+                "{{\"seq\": {seq}, \"doc\": \"top\", \"dseq\": {seq}, {e}}}\n"
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn toolchange_events_beyond_what_the_model_counts_leave_the_log_undecided() {
+        // As many toolchange events as the model counts: judged whole.
+        let r = validate(&registrations(3, 0), 100_000).unwrap();
+        assert_eq!((r.prefix, r.exit_code()), (None, 0), "{r:?}");
+        // One too many within the count: judged, and not allowed.
+        let r = validate(&registrations(2, 1), 100_000).unwrap();
+        assert_eq!((r.prefix, r.exit_code()), (None, 1), "{r:?}");
+        // Past the count the model cannot tell a fourth from a third: only the events
+        // before it are judged, and the log is undecided, never allowed.
+        for extra in [1, 50] {
+            let r = validate(&registrations(3, extra), 100_000).unwrap();
+            assert_eq!(r.prefix, Some(7), "{r:?}");
+            assert!(matches!(r.proposed, Judgement::Allowed { .. }), "{r:?}");
+            assert_eq!(r.exit_code(), 3);
+            assert!(r.verdict().starts_with("undecided"), "{}", r.verdict());
+        }
+    }
+
+    #[test]
+    fn a_log_beyond_the_document_limit_is_refused_before_its_frame_tree_is_walked() {
+        // A chain of iframes, each in the one before: refused at the document limit, not
+        // walked level by level (thousands deep, which overflowed the stack).
+        let n = 20_000;
+        let mut lines = vec![r#"{"format": "webmcp-log", "version": 1}"#.to_string()];
+        for i in 0..n {
+            let parent = if i == 0 {
+                "null".to_string()
+            } else {
+                format!("\"d{}\"", i - 1)
+            };
+            let frame = if i == 0 { "null" } else { "\"f\"" };
+            lines.push(format!(
+                r#"{{"seq": {i}, "doc": "d{i}", "dseq": 0, "kind": "document", "url": "https://a.example/", "parent": {parent}, "frame": {frame}, "originKeyed": true}}"#
+            ));
+        }
+        lines.push(format!(
+            r#"{{"seq": {n}, "doc": "d0", "dseq": 1, "kind": "call", "call": "c", "method": "getTools", "args": {{}}}}"#
+        ));
+        let e = validate(&lines.join("\n"), 1000).unwrap_err();
+        assert!(
+            matches!(&e, Refusal::NotJudged(why) if why.contains("20000 documents, more than the model's limit of 32")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn only_a_limit_of_the_model_makes_a_prefix_worth_judging_not_a_word_of_the_log() {
+        // A getTools option the model cannot read, spelt "limit": not judged, and not said
+        // to be beyond the model's limits.
+        let text = log("\"done\"").replace(
+            r#""method": "getTools", "args": {}"#,
+            r#""method": "getTools", "args": {"fromOrigins": "limit"}"#,
+        );
+        let e = validate(&text, 100_000).unwrap_err();
+        assert!(
+            matches!(&e, Refusal::NotJudged(why) if why.contains("does not compile") && why.contains("\"limit\"")),
+            "{e}"
+        );
     }
 
     #[test]

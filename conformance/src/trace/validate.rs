@@ -81,15 +81,16 @@ pub struct Stuck {
     pub matched: usize,
     /// ...of the events judged (all but `document` events and those not judged).
     pub judged: usize,
-    /// The first event (lowest `seq`) the best path cannot produce next.
+    /// The first event (lowest `seq`) the best path cannot produce next...
     pub first_unmatched: Option<usize>,
+    /// ...and the line of the log it was read from (1-based).
+    pub first_unmatched_line: Option<usize>,
     /// What the model could do instead at that point (observable effects, described).
     pub instead: Vec<String>,
 }
 
 /// The per-document sequences the search consumes: every event but `document` events and
-/// those `derived` left out of the judgement, and `toolchange` events beyond what the model
-/// counts.
+/// those `derived` left out of the judgement.
 struct Expected<'a> {
     /// Scenario document index -> its events.
     per_doc: Vec<Vec<&'a Entry>>,
@@ -100,19 +101,17 @@ struct Expected<'a> {
 
 fn expected<'a>(log: &'a Log, derived: &'a Derived, world: &World) -> Expected<'a> {
     let mut per_doc = vec![Vec::new(); world.docs.len()];
-    let cap = webmcp_model::state::TOOLCHANGES_COUNTED as usize;
+    let by_document = log.by_document();
     for (log_doc, name) in &derived.docs {
         let d = world.doc_named(name).expect("derived names compile");
-        let mut toolchanges = 0;
-        for e in log.of(log_doc) {
+        // Each is judged: `derive` refuses a document with more `toolchange` events than
+        // the model counts, so that a prefix without them is judged instead.
+        for &e in by_document.get(log_doc.as_str()).into_iter().flatten() {
             let keep = match &e.event {
                 Event::Document { .. } => false,
                 Event::Frame { action, .. } => *action != super::log::FrameAction::Insert,
-                Event::Event { ty } if ty == "toolchange" => {
-                    toolchanges += 1;
-                    toolchanges <= cap
-                }
-                Event::Event { .. } | Event::Note { .. } => false,
+                Event::Event { ty } => ty == "toolchange",
+                Event::Note { .. } => false,
                 _ => true,
             };
             if keep {
@@ -480,16 +479,17 @@ pub fn judge(
             stopped_by,
         };
     }
-    let first_unmatched = pos
+    let first = pos
         .iter()
         .enumerate()
-        .filter_map(|(d, &p)| exp.per_doc[d].get(p).map(|e| e.seq))
+        .filter_map(|(d, &p)| exp.per_doc[d].get(p).map(|e| (e.seq, e.line)))
         .min();
     Judgement::NotAllowed(Stuck {
         states: seen.len(),
         matched,
         judged: exp.total,
-        first_unmatched,
+        first_unmatched: first.map(|(seq, _)| seq),
+        first_unmatched_line: first.map(|(_, line)| line),
         instead,
     })
 }
