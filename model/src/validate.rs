@@ -9,7 +9,7 @@ use crate::error::{
     ScenarioError,
 };
 use crate::limits::Limit;
-use crate::scenario::{DocSpec, OpSpec, Scenario};
+use crate::scenario::{BodyOpSpec, DocSpec, OpSpec, Scenario, ToolRefSpec};
 
 /// The verdicts an `expect` block may name (those `check` reports).
 pub const VERDICTS: [&str; 4] = ["hold", "violated", "witnessed", "not witnessed"];
@@ -200,6 +200,9 @@ fn statement(
             "tool description",
             &t.description,
         )?;
+        for (i, b) in t.body.iter().flatten().enumerate() {
+            body_statement(&format!("{at}.registerTool.body[{i}]"), b, controllers)?;
+        }
     }
     if let Some(list) = &op.exposed_to {
         origins("exposedTo", list)?;
@@ -208,23 +211,13 @@ fn statement(
         origins("getTools.fromOrigins", list)?;
     }
     if let Some(r) = &op.execute_tool {
-        page("executeTool.name", "tool name", &r.name)?;
-        if let Some(from) = &r.from {
-            check_name(&format!("{at}.executeTool.from"), "call label", from)?;
-        }
-        if let Some(origin) = &r.origin {
-            page("executeTool.origin", "origin", origin)?;
-        }
-        if let Some(window) = &r.window {
-            check_name(&format!("{at}.executeTool.window"), "document name", window)?;
-        }
+        tool_reference(at, r)?;
     }
-    for (field, name) in [("signal", &op.signal), ("abort", &op.abort)] {
-        if let Some(c) = name {
-            check_name(&format!("{at}.{field}"), "AbortController name", c)?;
-            controllers.insert(c.clone());
-        }
-    }
+    controller_names(
+        at,
+        [("signal", &op.signal), ("abort", &op.abort)],
+        controllers,
+    )?;
     if let Some(l) = &op.await_call {
         check_name(&format!("{at}.await"), "call label", l)?;
     }
@@ -234,6 +227,56 @@ fn statement(
     ] {
         if let Some(n) = name {
             check_name(&format!("{at}.{field}"), "navigable name", n)?;
+        }
+    }
+    Ok(())
+}
+
+/// A statement of a tool's body: its names and strings are held to the rules of a script's
+/// (they are shown in every report, as a script's are).
+fn body_statement(
+    at: &str,
+    b: &BodyOpSpec,
+    controllers: &mut BTreeSet<String>,
+) -> Result<(), ScenarioError> {
+    if let Some(l) = &b.label {
+        check_name(&format!("{at}.as"), "call label", l)?;
+    }
+    if let Some(r) = &b.execute_tool {
+        tool_reference(at, r)?;
+    }
+    controller_names(
+        at,
+        [("signal", &b.signal), ("abort", &b.abort)],
+        controllers,
+    )
+}
+
+/// The tool an `executeTool` statement names.
+fn tool_reference(at: &str, r: &ToolRefSpec) -> Result<(), ScenarioError> {
+    check_page_string(&format!("{at}.executeTool.name"), "tool name", &r.name)?;
+    if let Some(from) = &r.from {
+        check_name(&format!("{at}.executeTool.from"), "call label", from)?;
+    }
+    if let Some(origin) = &r.origin {
+        check_page_string(&format!("{at}.executeTool.origin"), "origin", origin)?;
+    }
+    if let Some(window) = &r.window {
+        check_name(&format!("{at}.executeTool.window"), "document name", window)?;
+    }
+    Ok(())
+}
+
+/// The AbortControllers a statement names (`signal`, `abort`), counted in `controllers`.
+fn controller_names<'a>(
+    at: &str,
+    names: [(&str, &'a Option<String>); 2],
+    controllers: &mut BTreeSet<String>,
+) -> Result<(), ScenarioError> {
+    for (field, name) in names {
+        if let Some(c) = name {
+            check_name(&format!("{at}.{field}"), "AbortController name", c)?;
+            controllers.insert(c.clone());
         }
     }
     Ok(())

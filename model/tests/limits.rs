@@ -593,6 +593,60 @@ fn identifiers_refuse_control_characters_and_length() {
         json!({}),
     ));
     assert!(e.to_string().contains("AbortController name"), "{e}");
+    // And those of a tool's body, which every report shows as it shows a script's.
+    let body = |statement: Json| {
+        scenario_text(
+            json!({"top": [{"registerTool": {"name": "t", "description": "d",
+                "body": [statement, {"return": "r"}]}}]}),
+            json!({}),
+        )
+    };
+    let call = |extra: Json| {
+        let mut st =
+            json!({"executeTool": {"name": "t", "origin": "https://a.example", "window": "top"}});
+        st.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        body(st)
+    };
+    let e = refused(&call(json!({"as": "\u{1b}[2Jx\u{202e}"})));
+    assert!(
+        e.to_string().starts_with(
+            "scripts.top[0].registerTool.body[0].as: the call label \"\\u{1b}[2Jx\\u{202e}\""
+        ),
+        "{e}"
+    );
+    refused_by(
+        &call(json!({"as": "l".repeat(limits::MAX_NAME_LEN + 1)})),
+        Limit::NameLen,
+    );
+    let e = refused(&call(json!({"signal": "c\u{7}"})));
+    assert!(
+        e.to_string()
+            .contains("body[0].signal: the AbortController name"),
+        "{e}"
+    );
+    let e = refused(&body(json!({"abort": "c\n"})));
+    assert!(
+        e.to_string()
+            .contains("body[0].abort: the AbortController name"),
+        "{e}"
+    );
+    let long = "a".repeat(limits::MAX_STRING_LEN + 1);
+    for field in ["name", "origin"] {
+        let mut st =
+            json!({"executeTool": {"name": "t", "origin": "https://a.example", "window": "top"}});
+        st["executeTool"][field] = json!(long);
+        let e = refused_by(&body(st), Limit::StringLen);
+        assert!(
+            e.to_string()
+                .contains(&format!("body[0].executeTool.{field}")),
+            "{e}"
+        );
+    }
+    let e = refused(&call(json!({})).replace(r#""window":"top""#, r#""window":"to\u0000p""#));
+    assert!(e.to_string().contains("body[0].executeTool.window"), "{e}");
+    assert!(World::from_json(&call(json!({"as": "inner", "signal": "ic"}))).is_ok());
 }
 
 #[test]
