@@ -679,18 +679,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// An error as the one line it must be on stderr: a newline or other control character
-/// that came from the command line or a file (a path, a name) is shown escaped.
+/// The most characters of an error line: a file or an argument can put text of any length
+/// into one (a name, a path), and a line is for reading.
+const ERROR_LINE_MAX: usize = 2_000;
+
+/// An error as the one line it must be on stderr: a newline, another control character or
+/// a character that reorders the line (a bidirectional override) that came from the command
+/// line or a file (a path, a name) is shown escaped, and the line is cut at
+/// [`ERROR_LINE_MAX`] characters.
 pub(crate) fn one_line(msg: &str) -> String {
-    let mut out = String::with_capacity(msg.len());
-    for c in msg.chars() {
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    webmcp_model::error::one_line(msg, ERROR_LINE_MAX)
 }
 
 /// A trace command's exit code: its own, or its error's (1 for a trace that does not replay,

@@ -279,6 +279,48 @@ fn a_usage_error_names_the_argument_it_is_about() {
 }
 
 #[test]
+fn an_error_line_shows_what_reorders_a_line_escaped_and_stays_one_readable_line() {
+    // A right-to-left override in an argument, a path or a name from a file would reorder
+    // the rest of the line on the terminal.
+    for args in [
+        vec![
+            "check",
+            "--scenario",
+            "register-and-discover",
+            "--variant",
+            "seed+\u{202e}X",
+        ],
+        vec!["check", "--scenario-file", "/nonexistent/\u{202e}evil.json"],
+        vec!["check", "--scenario", "x\u{2066}y\u{2028}z"],
+    ] {
+        let out = bin().args(&args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            !err.chars()
+                .any(|c| matches!(c, '\u{202e}' | '\u{2066}' | '\u{2028}')),
+            "{err:?}"
+        );
+        assert!(
+            err.contains("\\u{202e}") || err.contains("\\u{2066}"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // An unknown scenario name as long as an argument can be: the line is cut.
+    let long = "n".repeat(100_000);
+    let out = bin().args(["check", "--scenario", &long]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.chars().count() < 2_100 && err.trim_end().ends_with('…'),
+        "{}",
+        err.len()
+    );
+}
+
+#[test]
 fn every_command_lists_its_exit_codes_in_help() {
     for cmd in [
         "list",
