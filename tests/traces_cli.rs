@@ -161,6 +161,54 @@ fn a_divergence_shows_what_the_file_names_escaped() {
     }
 }
 
+/// A tool's result that holds escape sequences and a right-to-left override, told by
+/// `explain` in every format: shown escaped, never raw.
+#[test]
+fn explain_shows_what_a_page_returned_escaped_in_every_format() {
+    let dir = tmp("hostile-result");
+    let hostile = "v\u{1b}[31mRED\u{202e}evil\u{202c}<img src=x onerror=alert(1)>";
+    let scenario = serde_json::json!({
+        "name": "hostile-result", "summary": "s", "description": "d",
+        "tabs": [{"tab": "main", "top": {"doc": "top", "url": "https://a.example/"}}],
+        "scripts": {"top": [
+            {"as": "r", "registerTool": {"name": "t1", "description": "d",
+                "body": [{"return": hostile}]}},
+            {"await": "r"},
+            {"as": "l", "getTools": {}},
+            {"await": "l"},
+            {"as": "x", "executeTool": {"from": "l", "name": "t1"}, "input": {}},
+            {"await": "x"}
+        ]}
+    });
+    let file = dir.join("hostile.json");
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let traces = dir.join("traces");
+    let o = run(&[
+        "check",
+        "--scenario-file",
+        file.to_str().unwrap(),
+        "--trace-dir",
+        traces.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stdout(&o));
+    let witness = traces.join("hostile-result.seed.witness_result-delivered.itf.json");
+    assert!(witness.exists(), "{:?}", traces_of(&traces));
+    for format in ["text", "markdown", "html", "mermaid"] {
+        let o = run(&["explain", witness.to_str().unwrap(), "--format", format]);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{format}: {out}");
+        assert!(
+            !out.chars()
+                .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
+            "{format}: {out:?}"
+        );
+        if format != "mermaid" {
+            assert!(out.contains("\\u{202e}evil"), "{format}: {out}");
+        }
+    }
+}
+
 #[test]
 fn invalid_trace_files_get_one_line_and_exit_two() {
     let dir = tmp("invalid");

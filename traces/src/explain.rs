@@ -68,15 +68,32 @@ struct Story {
     steps: Vec<Step>,
 }
 
-/// Renders a loaded trace.
+/// Renders a loaded trace. Whatever the trace holds (a tool's result, a name) reaches the
+/// terminal or the page with its unprintable characters escaped: a control character, or a
+/// bidirectional override that would reorder how the rest of a line displays. Each format
+/// escapes what is markup in it; this is the last pass over all of them.
 pub fn explain(l: &Loaded, format: Format) -> String {
     let story = build(l);
-    match format {
+    let out = match format {
         Format::Text => text(&story),
         Format::Markdown => markdown(&story),
         Format::Mermaid => mermaid(&story),
         Format::Html => html(&story),
+    };
+    printable(&out)
+}
+
+/// `s` with every unprintable character but its line breaks escaped.
+fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c != '\n' && webmcp_model::error::is_unprintable(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
 
 fn doc_participant(w: &World, name: &str) -> Participant {
