@@ -15,6 +15,8 @@ use clap::ValueEnum;
 use serde_json::{json, Value};
 use webmcp_spec_sync::{compare, parse_spec, read_store, write_store, Drift, SourceStep, Store};
 
+use webmcp_model::error::{is_unprintable, markdown_code, markdown_text, printable_lines};
+
 use crate::UsageError;
 
 include!(concat!(env!("OUT_DIR"), "/step_citations.rs"));
@@ -377,10 +379,10 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
     if args
         .label
         .as_deref()
-        .is_some_and(|l| l.chars().any(char::is_control))
+        .is_some_and(|l| l.chars().any(is_unprintable))
     {
         return Err(UsageError(
-            "--label must be one line of text, without control characters".into(),
+            "--label must be one line of text, without control characters or bidirectional overrides".into(),
         ));
     }
     let target = args
@@ -446,10 +448,12 @@ pub fn spec_sync(args: &SpecSyncArgs) -> Result<ExitCode, UsageError> {
         judged_any,
     };
     let rendered = match args.format {
-        Format::Human => report.human(),
+        // What the source and the store quote (step text, the store's label) is shown with
+        // its control characters and bidirectional overrides escaped.
+        Format::Human => printable_lines(&report.human()),
         Format::Json => serde_json::to_string_pretty(&report.json()).expect("JSON") + "\n",
-        Format::Markdown => report.markdown(),
-        Format::Github => report.github(),
+        Format::Markdown => printable_lines(&report.markdown()),
+        Format::Github => printable_lines(&report.github()),
     };
     out!("{rendered}");
     if args.accept {
@@ -669,12 +673,12 @@ impl Report<'_> {
 
     fn markdown(&self) -> String {
         let mut out = format!(
-            "## Spec drift: {}\n\n`{}` ({} steps) against `{}` (`{}`).\n\n",
+            "## Spec drift: {}\n\n{} ({} steps) against {} ({}).\n\n",
             self.counts(),
-            self.source,
+            markdown_code(self.source),
             self.steps,
-            self.store_name,
-            self.store.source
+            markdown_code(self.store_name),
+            markdown_code(&self.store.source)
         );
         for slug in &self.drift.new_algorithms {
             out += &format!("- new algorithm: `{slug}`\n");
@@ -738,8 +742,9 @@ impl Report<'_> {
     }
 }
 
+/// A table cell's text: one line, with nothing Markdown or HTML reads as markup.
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    markdown_text(&text.replace('\n', " "))
 }
 
 /// GitHub's escaping of a workflow command's message.

@@ -157,6 +157,38 @@ fn github_and_markdown_formats_name_the_lines_and_the_failing_steps() {
     );
 }
 
+/// A step whose text holds markup, an escape sequence and a right-to-left override (as
+/// text or as character references): reported, never with any of it live.
+#[test]
+fn a_steps_text_is_shown_escaped_in_every_format() {
+    let store = accepted_store("hostile.tsv");
+    let anchor = "1. If |owner| may not use";
+    let hostile = fixture().replacen(
+        anchor,
+        "1. Let &lt;img src=x onerror=alert(1)&gt; be [click](javascript:alert(1)) | `code` \
+         &#x202E;rlo &#27;[31m \u{202e}raw \u{1b}[2J.\n\n1. If |owner| may not use",
+        1,
+    );
+    let path = write("hostile.bs", hostile);
+    for format in ["human", "markdown", "github"] {
+        let o = run(&["spec-sync", &path, "--store", &store, "--format", format]);
+        assert_eq!(o.status.code(), Some(1), "{format}");
+        let out = text(&o.stdout);
+        assert!(
+            !out.chars()
+                .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
+            "{format}: {out:?}"
+        );
+        if format != "github" {
+            assert!(out.contains("\\u{202e}rlo \\u{1b}"), "{format}: {out}");
+        }
+        if format == "markdown" {
+            assert!(out.contains("\\<img src=x onerror=alert(1)\\>"), "{out}");
+            assert!(!out.contains("[click]("), "{out}");
+        }
+    }
+}
+
 #[test]
 fn drift_in_a_step_nothing_cites_is_reported_but_does_not_fail() {
     // register-tool#11.note.1 (an item of a note box) is cited by nothing in the model.
@@ -352,6 +384,15 @@ fn label_is_refused_before_any_work_when_it_cannot_apply() {
             store,
             "--label",
             "a\u{1b}[2Jb",
+        ],
+        vec![
+            "spec-sync",
+            FIXTURE,
+            "--accept",
+            "--store",
+            store,
+            "--label",
+            "evil\u{202e}abc\u{2066}x",
         ],
         vec![
             "spec-sync",

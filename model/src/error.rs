@@ -189,6 +189,64 @@ pub fn one_line(s: &str, max: usize) -> String {
     out
 }
 
+/// `s`, a text of several lines, with every unprintable character but its line breaks
+/// escaped: the last pass over a report that quotes what a file holds.
+pub fn printable_lines(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c != '\n' && is_unprintable(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `s` as Markdown text: each character Markdown or HTML would read as markup is escaped
+/// with a backslash, and line breaks and other unprintable characters are escaped (so that
+/// nothing ends the paragraph or the table row).
+pub fn markdown_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#'
+        ) {
+            out.push('\\');
+            out.push(c);
+        } else if is_unprintable(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `s` as a Markdown code span: fenced by one more backtick than its longest run of them (so
+/// nothing in it closes the span early), with line breaks and other unprintable characters
+/// escaped (so nothing in it ends the paragraph).
+pub fn markdown_code(s: &str) -> String {
+    let mut text = String::new();
+    let (mut run, mut longest) = (0, 0);
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+        if is_unprintable(c) {
+            text.extend(c.escape_default());
+        } else {
+            text.push(c);
+        }
+    }
+    if text.is_empty() {
+        return "` `".into();
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if longest > 0 { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
 /// Control characters (C0, DEL, C1), the Unicode line and paragraph separators, and the
 /// bidirectional overrides and isolates (which reorder how the rest of a line displays).
 pub fn is_unprintable(c: char) -> bool {

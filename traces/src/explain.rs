@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+use webmcp_model::error::{markdown_code, markdown_text, printable_lines};
 use webmcp_model::machine::Action;
 use webmcp_model::steps::StepId;
 use webmcp_model::threads::ThreadKey;
@@ -80,20 +81,7 @@ pub fn explain(l: &Loaded, format: Format) -> String {
         Format::Mermaid => mermaid(&story),
         Format::Html => html(&story),
     };
-    printable(&out)
-}
-
-/// `s` with every unprintable character but its line breaks escaped.
-fn printable(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c != '\n' && webmcp_model::error::is_unprintable(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    printable_lines(&out)
 }
 
 fn doc_participant(w: &World, name: &str) -> Participant {
@@ -585,50 +573,13 @@ fn change_text(c: &Change) -> String {
 // ---------------------------------------------------------------------------------------
 // Markdown.
 
-fn md_escape(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// `s` as a Markdown code span: fenced by one more backtick than its longest run of them (so
-/// nothing in it closes the span early), with line breaks and other unprintable characters
-/// escaped (so nothing in it ends the paragraph).
-fn md_code(s: &str) -> String {
-    let mut text = String::new();
-    let (mut run, mut longest) = (0, 0);
-    for c in s.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-        if webmcp_model::error::is_unprintable(c) {
-            text.extend(c.escape_default());
-        } else {
-            text.push(c);
-        }
-    }
-    if text.is_empty() {
-        return "` `".into();
-    }
-    let fence = "`".repeat(longest + 1);
-    let pad = if longest > 0 { " " } else { "" };
-    format!("{fence}{pad}{text}{pad}{fence}")
-}
-
 fn markdown(s: &Story) -> String {
-    let mut out = format!("# {}\n\n", md_escape(&s.title));
+    let mut out = format!("# {}\n\n", markdown_text(&s.title));
     out.push_str(&format!(
         "Scenario {} (variant {}): {}\n\n",
-        md_code(&s.scenario),
-        md_code(&s.variant),
-        md_escape(&s.summary)
+        markdown_code(&s.scenario),
+        markdown_code(&s.variant),
+        markdown_text(&s.summary)
     ));
     out.push_str("```mermaid\n");
     out.push_str(&mermaid(s));
@@ -637,8 +588,8 @@ fn markdown(s: &Story) -> String {
         out.push_str(&format!(
             "{}. **{}**: {}\n",
             i + 1,
-            md_escape(&st.actor.label),
-            md_escape(&st.what)
+            markdown_text(&st.actor.label),
+            markdown_text(&st.what)
         ));
         for (slug, ids) in groups(&st.steps) {
             let links: Vec<String> = ids
@@ -646,7 +597,7 @@ fn markdown(s: &Story) -> String {
                 .map(|(id, n)| {
                     format!(
                         "[{}]({} \"{}\")",
-                        md_escape(n),
+                        markdown_text(n),
                         step_url(id),
                         summary_of(id).replace('"', "'")
                     )
@@ -654,25 +605,25 @@ fn markdown(s: &Story) -> String {
                 .collect();
             out.push_str(&format!(
                 "   - steps: {} {}\n",
-                md_code(&slug),
+                markdown_code(&slug),
                 links.join(" ")
             ));
         }
         for (p, what) in &st.arrows {
             out.push_str(&format!(
                 "   - → **{}**: {}\n",
-                md_escape(&p.label),
-                md_escape(what)
+                markdown_text(&p.label),
+                markdown_text(what)
             ));
         }
         for c in &st.changes {
-            out.push_str(&format!("   - {}\n", md_code(&change_text(c))));
+            out.push_str(&format!("   - {}\n", markdown_code(&change_text(c))));
         }
         if st.more_changes > 0 {
             out.push_str(&format!("   - … and {} more changes\n", st.more_changes));
         }
     }
-    out.push_str(&format!("\n**{}**\n", md_escape(&verdict_line(s))));
+    out.push_str(&format!("\n**{}**\n", markdown_text(&verdict_line(s))));
     out
 }
 
@@ -925,7 +876,7 @@ mod tests {
         #[test]
         fn a_code_span_is_closed_only_by_its_own_fence(s in "[`a<>\\n\\r|x]{0,16}") {
             prop_assume!(!s.is_empty());
-            let span = md_code(&s);
+            let span = markdown_code(&s);
             let fence = span.chars().take_while(|&c| c == '`').count();
             prop_assert!(fence >= 1);
             prop_assert!(span.ends_with(&"`".repeat(fence)), "{}", span);
@@ -938,10 +889,10 @@ mod tests {
 
     #[test]
     fn a_tool_name_with_backticks_and_html_stays_inside_its_code_span() {
-        assert_eq!(md_code("t1"), "`t1`");
-        assert_eq!(md_code(""), "` `");
-        assert_eq!(md_code("x``<b>x</b>``y"), "``` x``<b>x</b>``y ```");
-        assert_eq!(md_code("a\n\nb"), "`a\\n\\nb`");
+        assert_eq!(markdown_code("t1"), "`t1`");
+        assert_eq!(markdown_code(""), "` `");
+        assert_eq!(markdown_code("x``<b>x</b>``y"), "``` x``<b>x</b>``y ```");
+        assert_eq!(markdown_code("a\n\nb"), "`a\\n\\nb`");
     }
 
     proptest! {
