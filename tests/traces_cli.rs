@@ -863,20 +863,32 @@ fn corpus_removes_only_what_its_own_index_listed() {
         corpus.join("mine.seed.p.itf.json").exists(),
         "not ours: kept"
     );
-    // A finding that no longer occurs: a trace the index lists, which this run does not write.
+    // A finding that no longer occurs: a trace the index lists, which this run does not
+    // write. And a file the index was edited to list, which is no trace of the corpus: the
+    // index alone does not decide what is deleted.
     let index = std::fs::read_to_string(corpus.join("INDEX.md")).unwrap();
     std::fs::write(
         corpus.join("INDEX.md"),
-        format!("{index}| `gone` | 1 | [old](old.seed.gone.itf.json) | old |\n"),
+        format!(
+            "{index}| `gone` | 1 | [old](old.seed.gone.itf.json) | old |\n\
+             | `x` | 1 | [a](mine.seed.p.itf.json) | y |\n"
+        ),
     )
     .unwrap();
-    std::fs::write(corpus.join("old.seed.gone.itf.json"), "{}").unwrap();
+    let ours = traces_of(&corpus)
+        .into_iter()
+        .find(|t| !t.ends_with("mine.seed.p.itf.json"))
+        .unwrap();
+    std::fs::copy(ours, corpus.join("old.seed.gone.itf.json")).unwrap();
     regenerate();
     assert!(
         !corpus.join("old.seed.gone.itf.json").exists(),
         "stale: removed"
     );
-    assert!(corpus.join("mine.seed.p.itf.json").exists());
+    assert!(
+        corpus.join("mine.seed.p.itf.json").exists(),
+        "listed by an edited index, but not a trace of the corpus: kept"
+    );
     assert_eq!(traces_of(&corpus).len(), written);
 
     let stopped = dir.join("new");

@@ -115,9 +115,14 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, CorpusEr
     }
     entries.sort_by(|a, b| a.property.cmp(&b.property));
     // The traces the last regeneration listed and this one does not: findings that no longer
-    // occur. Any other file is left alone.
+    // occur. Any other file is left alone, and so is a listed one that is not a trace of
+    // this command's (the index is a file anyone can edit: it does not decide alone what
+    // is deleted).
     let keep: Vec<&str> = entries.iter().map(|e| e.file.as_str()).collect();
-    for name in earlier.iter().filter(|n| !keep.contains(&n.as_str())) {
+    for name in earlier
+        .iter()
+        .filter(|n| !keep.contains(&n.as_str()) && is_corpus_trace(&dir.join(n)))
+    {
         match std::fs::remove_file(dir.join(name)) {
             Err(source) if source.kind() != std::io::ErrorKind::NotFound => {
                 return Err(CorpusError::Remove {
@@ -130,6 +135,23 @@ pub fn regenerate(dir: &Path, sources: &[Source]) -> Result<Vec<Entry>, CorpusEr
     }
     write_atomically(&dir.join(INDEX), &index(&entries)).map_err(CorpusError::Write)?;
     Ok(entries)
+}
+
+/// Whether `path` is a trace this command writes: a counterexample under `seed` whose
+/// `#meta.tool` names webmcp-check (any version). Unreadable, missing or other: no.
+fn is_corpus_trace(path: &Path) -> bool {
+    let Ok(bytes) = crate::limits::read_limited(path, crate::limits::MAX_TRACE_BYTES) else {
+        return false;
+    };
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return false;
+    };
+    let meta = &doc["#meta"];
+    meta["tool"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("webmcp-check "))
+        && meta["variant"] == "seed"
+        && meta["verdict"] == Expect::Violated.as_str()
 }
 
 /// The index a regeneration writes beside its traces.
