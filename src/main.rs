@@ -1165,11 +1165,14 @@ fn explore(plan: &CheckPlan, args: &CheckArgs) -> Result<Explored, UsageError> {
             None => output::Vacuity::NotAsked,
             Some(model) => {
                 let timeout = args.timeout.map(Duration::from_secs);
-                result
-                    .exhaustive
-                    .then(|| webmcp_profiles::vacuity::vacuous_holds(&model, &result, timeout))
-                    .flatten()
-                    .map_or(output::Vacuity::Undecided, output::Vacuity::Vacuous)
+                if result.exhaustive {
+                    webmcp_profiles::vacuity::vacuous_holds(&model, &result, timeout).map_or_else(
+                        output::Vacuity::WitnessSearchStopped,
+                        output::Vacuity::Vacuous,
+                    )
+                } else {
+                    output::Vacuity::CheckIncomplete
+                }
             }
         };
         if args.format == Format::Human {
@@ -1289,8 +1292,8 @@ fn render_check(
                 .iter_mut()
                 .zip(&explored.vacuity)
             {
-                if let Some(names) = v.json() {
-                    scenario["vacuous"] = names;
+                for (key, value) in v.json() {
+                    scenario[key] = value;
                 }
             }
             if let Some(s) = args.shard {

@@ -197,20 +197,40 @@ pub fn json(
 pub enum Vacuity {
     /// `--vacuity` was not given.
     NotAsked,
-    /// The check's search or the search for witnesses was not exhaustive.
-    Undecided,
+    /// The check's own search was not exhaustive (its report names why).
+    CheckIncomplete,
+    /// The search for the properties' witnesses was stopped by this bound.
+    WitnessSearchStopped(webmcp_checker::StopReason),
     /// The properties that hold because what they judge never happens there.
     Vacuous(Vec<&'static str>),
 }
 
 impl Vacuity {
-    /// For a scenario's JSON report: the names, `null` if undecided, nothing if not asked.
-    pub fn json(&self) -> Option<serde_json::Value> {
+    /// For a scenario's JSON report: `vacuous` (the names, `null` if undecided) and, if
+    /// undecided, `vacuity_undecided` (why); nothing if not asked.
+    pub fn json(&self) -> Vec<(&'static str, serde_json::Value)> {
         match self {
-            Vacuity::NotAsked => None,
-            Vacuity::Undecided => Some(serde_json::Value::Null),
-            Vacuity::Vacuous(names) => Some(json!(names)),
+            Vacuity::NotAsked => Vec::new(),
+            Vacuity::CheckIncomplete => vec![
+                ("vacuous", serde_json::Value::Null),
+                ("vacuity_undecided", json!({"because": "check-incomplete"})),
+            ],
+            Vacuity::WitnessSearchStopped(stop) => vec![
+                ("vacuous", serde_json::Value::Null),
+                (
+                    "vacuity_undecided",
+                    json!({"because": "witness-search-stopped", "stopped_by": stop.to_json()}),
+                ),
+            ],
+            Vacuity::Vacuous(names) => vec![("vacuous", json!(names))],
         }
+    }
+
+    fn is_undecided(&self) -> bool {
+        matches!(
+            self,
+            Vacuity::CheckIncomplete | Vacuity::WitnessSearchStopped(_)
+        )
     }
 }
 
@@ -219,10 +239,12 @@ pub fn vacuity_human(vacuity: &Vacuity, verbose: bool) -> String {
     let defs = webmcp_profiles::properties();
     match vacuity {
         Vacuity::NotAsked => String::new(),
-        Vacuity::Undecided => {
-            "  vacuity undecided: a search was not exhaustive (a bound stopped it, or --mode sim)\n"
-                .into()
+        Vacuity::CheckIncomplete => {
+            "  vacuity undecided: the search above was not exhaustive\n".into()
         }
+        Vacuity::WitnessSearchStopped(stop) => format!(
+            "  vacuity undecided: the search for the properties' witnesses was stopped by {stop} (the verdicts above stand)\n"
+        ),
         Vacuity::Vacuous(names) if names.is_empty() => {
             "  vacuity: every property that holds judged something that happens here\n".into()
         }
@@ -268,15 +290,20 @@ pub fn vacuity_summary(vacuity: &[Vacuity], scenario_files: bool) -> String {
             _ => 0,
         })
         .sum();
-    let undecided = vacuity.iter().filter(|v| **v == Vacuity::Undecided).count();
+    let undecided = vacuity.iter().filter(|v| v.is_undecided()).count();
+    let decided = vacuity
+        .iter()
+        .filter(|v| matches!(v, Vacuity::Vacuous(_)))
+        .count();
     let mut out = format!(
         "vacuity: {} of the verdicts that held did so vacuously (what they judge never happens)",
         thousands(vacuous)
     );
     if undecided > 0 {
-        out.push_str(&format!(
-            "; undecided in {undecided} scenario(s), whose searches were not exhaustive"
-        ));
+        out = format!(
+            "vacuity: undecided in {undecided} scenario(s), where a search was not exhaustive (the exit code does not change); in the other {decided}, {} of the verdicts that held did so vacuously",
+            thousands(vacuous)
+        );
     }
     out.push_str(".\n");
     out
@@ -690,7 +717,7 @@ pub fn closing_summary(
             thousands(count(Verdict::Violated))
         ),
         Outcome::AllHeld => {
-            "exit 0: every property held, and every exploration was exhaustive.\n".to_string()
+            "exit 0: every property held, and every search for a verdict was exhaustive.\n".to_string()
         }
         Outcome::Violated if with_baseline => format!(
             "exit 1: {} violation(s) that the baseline does not list.\n",
@@ -718,6 +745,37 @@ pub fn closing_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vacuity_left_undecided_by_a_bound_names_the_bound_and_claims_no_count_for_it() {
+        let stop = webmcp_checker::StopReason::Timeout {
+            limit: std::time::Duration::from_secs(1),
+        };
+        let stopped = Vacuity::WitnessSearchStopped(stop.clone());
+        let human = vacuity_human(&stopped, false);
+        assert!(
+            human.contains("witnesses was stopped by --timeout 1 s"),
+            "{human}"
+        );
+        let json: serde_json::Map<_, _> = stopped
+            .json()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(json["vacuous"], serde_json::Value::Null);
+        assert_eq!(json["vacuity_undecided"]["stopped_by"], stop.to_json());
+        assert!(vacuity_human(&Vacuity::CheckIncomplete, false).contains("undecided"));
+        let summary = vacuity_summary(
+            &[stopped, Vacuity::Vacuous(vec!["execute-settles-once"])],
+            true,
+        );
+        assert!(
+            summary.starts_with("vacuity: undecided in 1 scenario(s)")
+                && summary.contains("in the other 1, 1 of the verdicts"),
+            "{summary}"
+        );
+        assert!(Vacuity::NotAsked.json().is_empty());
+    }
 
     #[test]
     fn junit_text_stays_well_formed_xml_whatever_a_name_holds() {

@@ -107,25 +107,27 @@ pub fn engagement_within(model: &WebMcpModel, timeout: Option<std::time::Duratio
 }
 
 /// The properties `result` says hold whose witness no state or step of the scenario shows
-/// (`check --vacuity`): they hold because what they judge never happens. `None` when the
-/// search for witnesses stopped at a bound (undecided), or when `result` is of another
-/// catalogue.
+/// (`check --vacuity`): they hold because what they judge never happens. The bound that
+/// stopped the search for witnesses, when one did (undecided).
 pub fn vacuous_holds(
     model: &WebMcpModel,
     result: &crate::ScenarioResult,
     timeout: Option<std::time::Duration>,
-) -> Option<Vec<&'static str>> {
+) -> Result<Vec<&'static str>, StopReason> {
     let e = engagement_within(model, timeout);
-    if e.stopped_by.is_some() || e.witnessed.len() != result.properties.len() {
-        return None;
+    if let Some(stop) = e.stopped_by {
+        return Err(stop);
     }
-    Some(
-        result
-            .properties
-            .iter()
-            .zip(&e.witnessed)
-            .filter(|(p, seen)| p.verdict == crate::Verdict::Holds && **seen == Some(false))
-            .map(|(p, _)| p.def.name)
-            .collect(),
-    )
+    assert_eq!(
+        e.witnessed.len(),
+        result.properties.len(),
+        "a result judges every property of the catalogue"
+    );
+    Ok(result
+        .properties
+        .iter()
+        .zip(&e.witnessed)
+        .filter(|(p, seen)| p.verdict == crate::Verdict::Holds && **seen == Some(false))
+        .map(|(p, _)| p.def.name)
+        .collect())
 }
