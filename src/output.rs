@@ -301,9 +301,14 @@ pub fn vacuity_summary(vacuity: &[Vacuity], scenario_files: bool) -> String {
     );
     if undecided > 0 {
         out = format!(
-            "vacuity: undecided in {undecided} scenario(s), where a search was not exhaustive (the exit code does not change); in the other {decided}, {} of the verdicts that held did so vacuously",
-            thousands(vacuous)
+            "vacuity: undecided in {undecided} scenario(s), where a search was not exhaustive (the exit code does not change)"
         );
+        if decided > 0 {
+            out.push_str(&format!(
+                "; in the other {decided}, {} of the verdicts that held did so vacuously",
+                thousands(vacuous)
+            ));
+        }
     }
     out.push_str(".\n");
     out
