@@ -286,6 +286,24 @@ fn legacy_text(ops: Json) -> String {
 }
 
 #[test]
+fn a_legacy_tool_with_a_field_it_does_not_have_is_refused() {
+    for tool in [
+        json!({"name": "a", "readonlyhint": "yes please"}),
+        json!({"name": "a", "readOnlyHint": true, "execute": "whatever"}),
+    ] {
+        for op in [
+            json!({"registerTool": tool.clone()}),
+            json!({"provideContext": [tool.clone()]}),
+        ] {
+            let e = LegacyWorld::from_json(&legacy_text(json!([op]))).unwrap_err();
+            assert!(e.to_string().contains("a tool is its name"), "{op}: {e}");
+        }
+    }
+    let ok = legacy_text(json!([{"registerTool": {"name": "a", "readOnlyHint": true}}]));
+    assert!(LegacyWorld::from_json(&ok).is_ok());
+}
+
+#[test]
 fn a_legacy_caller_longer_than_the_bound_is_refused() {
     let mut ops = vec![json!("clearContext"); 255];
     ops.push(json!({"provideContext": ["a"]}));

@@ -55,6 +55,7 @@ pub enum PageOpSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     untagged,
+    deny_unknown_fields,
     expecting = "a tool is its name (a string) or {\"name\": NAME, \"readOnlyHint\": BOOL}"
 )]
 pub enum ToolSpec {
