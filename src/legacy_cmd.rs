@@ -207,6 +207,14 @@ pub fn check(req: &CheckRequest) -> Result<ExitCode, LegacyError> {
         for r in &results {
             out!("{}", human(r, req.verbose, req.timings));
         }
+        if !req.files.is_empty() {
+            // The draft's `--vacuity` has no counterpart here: say what a hold may mean.
+            out!(
+                "note: a property holds vacuously where what it judges never happens; the legacy \
+                 profile does not name such holds, but its witnesses not reachable say which \
+                 behaviours a scenario never shows (docs/legacy.md).\n"
+            );
+        }
     }
     Ok(exit_code(&results))
 }

@@ -317,3 +317,41 @@ fn a_malformed_scenario_file_is_rejected() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("body for \"zz\""));
 }
+
+/// A scenario file in which nothing happens holds every property: the output says that a
+/// hold may be vacuous, and that the witnesses not reachable show what never happened.
+#[test]
+fn a_scenario_file_in_which_nothing_happens_is_not_a_silent_pass() {
+    let dir = std::env::temp_dir().join(format!("legacy-cli-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("empty.json");
+    std::fs::write(
+        &path,
+        r#"{"name":"y","summary":"s","description":"d","page":{"app":[]}}"#,
+    )
+    .unwrap();
+    let out = bin()
+        .args(["check", "--profile", "legacy", "--scenario-file"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("witnesses not reachable in this scenario"),
+        "{text}"
+    );
+    assert!(text.contains("note: a property holds vacuously"), "{text}");
+    // The embedded scenarios, each of which reaches witnesses of its own: no note.
+    let out = bin()
+        .args([
+            "check",
+            "--profile",
+            "legacy",
+            "--scenario",
+            "concurrent-executions",
+        ])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("note:"));
+}
