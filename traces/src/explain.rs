@@ -866,8 +866,9 @@ fn html(s: &Story) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{md_code, mermaid_ids, sanitize_id, Participant, Role};
+    use super::{mermaid_ids, sanitize_id, Participant, Role};
     use proptest::prelude::*;
+    use webmcp_model::error::markdown_code;
 
     proptest! {
         #![proptest_config(ProptestConfig { rng_seed: proptest::test_runner::RngSeed::Fixed(7), ..ProptestConfig::default() })]

@@ -82,6 +82,19 @@ fn output_error(path: &Path, reason: impl Into<String>) -> TraceError {
     }
 }
 
+/// The temporary file an output is written to before it takes its name: `.NAME.PID-N.tmp`,
+/// with NAME cut (at a character) so that the whole stays within the 255 bytes a file name
+/// may have: any name the output may have, it can be written under.
+fn temp_name(name: &str, pid: u32, n: usize) -> String {
+    let tail = format!(".{pid}-{n}.tmp");
+    let room = 255 - 1 - tail.len();
+    let mut end = name.len().min(room);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(".{}{tail}", &name[..end])
+}
+
 impl Output {
     /// Checks `path` can be written: it is not a directory, and a file can be created next to
     /// it (or, for a device or pipe, it opens for writing). A symbolic link is followed: the
@@ -125,11 +138,10 @@ impl Output {
             _ => PathBuf::from("."),
         };
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let tmp = dir.join(format!(
-            ".{}.{}-{}.tmp",
-            name.to_string_lossy(),
+        let tmp = dir.join(temp_name(
+            &name.to_string_lossy(),
             std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
+            COUNTER.fetch_add(1, Ordering::Relaxed),
         ));
         let file = std::fs::OpenOptions::new()
             .write(true)
@@ -323,6 +335,20 @@ pub fn write_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_as_long_as_a_file_name_may_be_is_written() {
+        let dir = std::env::temp_dir().join(format!("webmcp-export-long-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["a".repeat(255), format!("{}é.md", "b".repeat(249))] {
+            let path = dir.join(&name);
+            let out = Output::create(&path).unwrap_or_else(|e| panic!("{}: {e}", name.len()));
+            out.commit("x").unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), "x");
+        }
+        assert!(temp_name(&"é".repeat(200), u32::MAX, usize::MAX).len() <= 255);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_trace_file_name_fits_a_file_system_whatever_the_variant() {
