@@ -268,9 +268,9 @@ fn tool_reference(at: &str, r: &ToolRefSpec) -> Result<(), ScenarioError> {
 }
 
 /// The AbortControllers a statement names (`signal`, `abort`), counted in `controllers`.
-fn controller_names<'a>(
+fn controller_names(
     at: &str,
-    names: [(&str, &'a Option<String>); 2],
+    names: [(&str, &Option<String>); 2],
     controllers: &mut BTreeSet<String>,
 ) -> Result<(), ScenarioError> {
     for (field, name) in names {
