@@ -76,8 +76,8 @@ pub enum ReadError {
     Io(std::io::Error),
     /// The file has more than `limit` bytes (only `limit + 1` were read).
     TooLarge { limit: usize },
-    /// The file is not UTF-8 text.
-    NotUtf8,
+    /// The file is not UTF-8 text: the line of its first byte that is not.
+    NotUtf8 { line: usize },
 }
 
 impl std::fmt::Display for ReadError {
@@ -85,7 +85,7 @@ impl std::fmt::Display for ReadError {
         match self {
             ReadError::Io(e) => write!(f, "{e}"),
             ReadError::TooLarge { limit } => write!(f, "the log is larger than {limit} bytes"),
-            ReadError::NotUtf8 => f.write_str("the log is not UTF-8"),
+            ReadError::NotUtf8 { line } => write!(f, "line {line}: the log is not UTF-8"),
         }
     }
 }
@@ -94,7 +94,7 @@ impl std::error::Error for ReadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ReadError::Io(e) => Some(e),
-            ReadError::TooLarge { .. } | ReadError::NotUtf8 => None,
+            ReadError::TooLarge { .. } | ReadError::NotUtf8 { .. } => None,
         }
     }
 }
@@ -116,7 +116,12 @@ fn read(path: &std::path::Path) -> Result<String, ReadError> {
             limit: MAX_LOG_BYTES,
         });
     }
-    String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        ReadError::NotUtf8 {
+            line: 1 + valid.iter().filter(|&&b| b == b'\n').count(),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -145,8 +150,12 @@ mod tests {
             std::env::temp_dir().join(format!("webmcp-binary-log-{}.jsonl", std::process::id()));
         std::fs::write(&path, [0xff, 0xfe]).unwrap();
         let e = read(&path).unwrap_err();
+        assert!(matches!(e, ReadError::NotUtf8 { line: 1 }), "{e:?}");
+        assert_eq!(e.to_string(), "line 1: the log is not UTF-8");
+        // On a later line: that line is named.
+        std::fs::write(&path, b"{}\n{}\n{\"a\": \"\xff\"}\n").unwrap();
+        let e = read(&path).unwrap_err();
         std::fs::remove_file(&path).unwrap();
-        assert!(matches!(e, ReadError::NotUtf8), "{e:?}");
-        assert_eq!(e.to_string(), "the log is not UTF-8");
+        assert_eq!(e.to_string(), "line 3: the log is not UTF-8");
     }
 }

@@ -221,7 +221,11 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
         .ok_or_else(|| at(0, "the log is empty; its first line must be the header"))?;
     let header: Value =
         json_value(header).map_err(|e| at(1, format!("the header is not JSON: {e}")))?;
-    if header["format"] != "webmcp-log" {
+    if header["format"] != "webmcp-log"
+        || header
+            .as_object()
+            .is_some_and(|h| h.keys().any(|k| k != "format" && k != "version"))
+    {
         return Err(at(
             1,
             "the header must be {\"format\": \"webmcp-log\", \"version\": 1}",
@@ -229,10 +233,9 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
     }
     if header["version"].as_u64() != Some(VERSION) {
         let version = match &header["version"] {
-            Value::Number(n) if n.is_u64() || n.is_i64() => n.to_string(),
-            Value::Number(_) => "a number that is not a small whole number".into(),
-            Value::Null => "missing".into(),
-            _ => "not a number".into(),
+            Value::Number(n) => webmcp_model::error::one_line(&n.to_string(), 40),
+            Value::Null => "(missing)".into(),
+            _ => "(not a number)".into(),
         };
         return Err(at(
             1,
@@ -269,11 +272,13 @@ pub fn parse(text: &str) -> Result<Log, LogError> {
                 let what = e.to_string();
                 let what = what.split(" at line ").next().unwrap_or_default();
                 at(line, format!("{what} (column {})", e.column()))
-            } else {
+            } else if e.is_eof() {
                 at(
                     line,
                     format!("not a JSON object ({e}); a truncated log ends mid-line"),
                 )
+            } else {
+                at(line, format!("not a JSON object ({e})"))
             }
         })?;
         let Some(obj) = v.as_object_mut() else {
@@ -397,6 +402,64 @@ fn check_window(
     }
 }
 
+/// A settlement has what its outcome gives, and only that: a fulfilment its `value`, a
+/// rejection its `error`.
+fn check_outcome(
+    line: usize,
+    outcome: Outcome,
+    value: &Option<Value>,
+    error: &Option<String>,
+) -> Result<(), LogError> {
+    match (outcome, value, error) {
+        (Outcome::Rejected, _, None) => Err(at(line, "a rejection needs its \"error\" name")),
+        (Outcome::Rejected, Some(_), _) => Err(at(line, "a rejection has no \"value\"")),
+        (Outcome::Fulfilled, None, _) => Err(at(
+            line,
+            "a fulfilment needs its \"value\" (null for undefined)",
+        )),
+        (Outcome::Fulfilled, _, Some(_)) => Err(at(line, "a fulfilment has no \"error\"")),
+        _ => Ok(()),
+    }
+}
+
+/// A call's `args` is an object with only the members its method has
+/// (`docs/trace-validation.md`).
+fn check_args(line: usize, method: Method, args: &Value) -> Result<(), LogError> {
+    let (name, members): (&str, &[&str]) = match method {
+        Method::RegisterTool => (
+            "registerTool",
+            &[
+                "name",
+                "description",
+                "title",
+                "inputSchema",
+                "annotations",
+                "exposedTo",
+                "signal",
+            ],
+        ),
+        Method::GetTools => ("getTools", &["fromOrigins"]),
+        Method::ExecuteTool => ("executeTool", &["tool", "input", "signal"]),
+    };
+    let Some(args) = args.as_object() else {
+        return Err(at(
+            line,
+            format!("the \"args\" of a {name} call must be an object"),
+        ));
+    };
+    match args.keys().find(|k| !members.contains(&k.as_str())) {
+        Some(k) => Err(at(
+            line,
+            format!(
+                "the \"args\" of a {name} call have no member \"{}\" (they have {})",
+                webmcp_model::error::one_line(k, 40),
+                members.join(", ")
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check_references(
     line: usize,
@@ -431,6 +494,7 @@ fn check_references(
             }
         }
         Event::Call { call, method, args } => {
+            check_args(line, *method, args)?;
             if *method == Method::ExecuteTool {
                 check_tool_reference(line, args.get("tool"), docs, calls)?;
             }
@@ -464,18 +528,7 @@ fn check_references(
                     check_window(line, tool.get("window"), docs)?;
                 }
             }
-            match outcome {
-                Outcome::Rejected if error.is_none() => {
-                    return Err(at(line, "a rejection needs its \"error\" name"))
-                }
-                Outcome::Fulfilled if value.is_none() => {
-                    return Err(at(
-                        line,
-                        "a fulfilment needs its \"value\" (null for undefined)",
-                    ))
-                }
-                _ => {}
-            }
+            check_outcome(line, *outcome, value, error)?;
         }
         Event::Invoke { invocation, .. } => {
             if invocations
@@ -488,7 +541,13 @@ fn check_references(
                 ));
             }
         }
-        Event::BodySettle { invocation, .. } => {
+        Event::BodySettle {
+            invocation,
+            outcome,
+            value,
+            error,
+        } => {
+            check_outcome(line, *outcome, value, error)?;
             if invocations.get(invocation).map(String::as_str) != Some(doc) {
                 return Err(at(
                     line,
@@ -547,7 +606,57 @@ mod tests {
             ),
             (
                 "{\"format\": \"webmcp-log\", \"version\": 18446744073709551616}\n".into(),
-                "format version a number that is not a small whole number",
+                "format version 1.8446744073709552e+19 is not one this reader knows",
+            ),
+            (
+                "{\"format\": \"webmcp-log\", \"version\": 1.0}\n".into(),
+                "format version 1.0 is not one this reader knows",
+            ),
+            (
+                "{\"format\": \"webmcp-log\", \"version\": 1, \"extra\": 5}\n".into(),
+                "line 1: the header must be",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": 5}"#,
+                ]),
+                "line 3: the \"args\" of a getTools call must be an object",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {"bogus": 1}}"#,
+                ]),
+                "line 3: the \"args\" of a getTools call have no member \"bogus\" (they have fromOrigins)",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {}}"#,
+                    r#"{"seq": 2, "doc": "d0", "dseq": 2, "kind": "settle", "call": "c0", "outcome": "fulfilled", "value": [], "error": "TypeError"}"#,
+                ]),
+                "line 4: a fulfilment has no \"error\"",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "invoke", "invocation": "i", "tool": "t", "input": null, "signal": "live"}"#,
+                    r#"{"seq": 2, "doc": "d0", "dseq": 2, "kind": "body-settle", "invocation": "i", "outcome": "rejected"}"#,
+                ]),
+                "line 4: a rejection needs its \"error\" name",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "invoke", "invocation": "i", "tool": "t", "input": null, "signal": "live"}"#,
+                    r#"{"seq": 2, "doc": "d0", "dseq": 2, "kind": "body-settle", "invocation": "i", "outcome": "fulfilled", "value": 1, "error": "E"}"#,
+                ]),
+                "line 4: a fulfilment has no \"error\"",
+            ),
+            (
+                log(&[DOC, "{\"seq\": 1\u{0}}"]),
+                "line 3: not a JSON object",
             ),
             (
                 log(&[
@@ -636,6 +745,11 @@ mod tests {
             assert!(e.contains(want), "{want:?} not in {e:?}");
             assert_eq!(e.lines().count(), 1, "{e}");
         }
+        // Only a line that ends early is said to be perhaps truncated.
+        let nul = parse(&log(&[DOC, "{\"seq\": 1\u{0}}"])).unwrap_err();
+        assert!(!nul.to_string().contains("truncated"), "{nul}");
+        let cut = parse(&log(&[&DOC[..DOC.len() - 10]])).unwrap_err();
+        assert!(cut.to_string().contains("truncated"), "{cut}");
     }
 
     #[test]

@@ -262,6 +262,7 @@ fn event(
                 // same failure either way.
                 None => obj(json!({
                     "kind": "body-settle", "invocation": invocation, "outcome": "rejected",
+                    "error": "Error",
                 })),
             }
         }
