@@ -211,7 +211,7 @@ pub fn markdown_text(s: &str) -> String {
     for c in s.chars() {
         if matches!(
             c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#'
+            '\\' | '`' | '*' | '_' | '~' | '[' | ']' | '<' | '>' | '|' | '#'
         ) {
             out.push('\\');
             out.push(c);

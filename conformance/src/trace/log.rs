@@ -125,7 +125,7 @@ pub enum Event {
         outcome: Outcome,
         #[serde(default, deserialize_with = "present")]
         value: Option<Value>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "a_string")]
         error: Option<String>,
     },
     Invoke {
@@ -139,7 +139,7 @@ pub enum Event {
         outcome: Outcome,
         #[serde(default, deserialize_with = "present")]
         value: Option<Value>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "a_string")]
         error: Option<String>,
     },
     Event {
@@ -158,6 +158,12 @@ pub enum Event {
     Note {
         text: String,
     },
+}
+
+/// A field that, where it is there, is a string (`null` is not: absent is `None`, by
+/// `default`).
+fn a_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
 }
 
 /// A field that is there, `null` included (absent: `None`, by `default`).
@@ -368,6 +374,12 @@ fn check_tool_reference(
     let Some(tool) = tool.filter(|t| !t.is_null()) else {
         return Ok(());
     };
+    only_members(
+        line,
+        "an executeTool call's tool",
+        tool,
+        &["name", "origin", "window", "list"],
+    )?;
     match tool.get("list").filter(|l| !l.is_null()) {
         Some(Value::String(list)) => match calls.get(list) {
             Some((_, Method::GetTools)) => Ok(()),
@@ -441,23 +453,36 @@ fn check_args(line: usize, method: Method, args: &Value) -> Result<(), LogError>
         Method::GetTools => ("getTools", &["fromOrigins"]),
         Method::ExecuteTool => ("executeTool", &["tool", "input", "signal"]),
     };
-    let Some(args) = args.as_object() else {
+    if !args.is_object() {
         return Err(at(
             line,
             format!("the \"args\" of a {name} call must be an object"),
         ));
-    };
-    match args.keys().find(|k| !members.contains(&k.as_str())) {
-        Some(k) => Err(at(
-            line,
-            format!(
-                "the \"args\" of a {name} call have no member \"{}\" (they have {})",
-                webmcp_model::error::one_line(k, 40),
-                members.join(", ")
-            ),
-        )),
-        None => Ok(()),
     }
+    only_members(
+        line,
+        &format!("the \"args\" of a {name} call"),
+        args,
+        members,
+    )
+}
+
+/// `what`, where it is an object, has no member but `members`.
+fn only_members(line: usize, what: &str, v: &Value, members: &[&str]) -> Result<(), LogError> {
+    let Some(k) = v
+        .as_object()
+        .and_then(|o| o.keys().find(|k| !members.contains(&k.as_str())))
+    else {
+        return Ok(());
+    };
+    Err(at(
+        line,
+        format!(
+            "{what} has no member \"{}\" (it has {})",
+            webmcp_model::error::one_line(k, 40),
+            members.join(", ")
+        ),
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -525,6 +550,7 @@ fn check_references(
             }
             if let (Some((_, Method::GetTools)), Some(Value::Array(tools))) = (made, value) {
                 for tool in tools {
+                    only_members(line, "a listed tool", tool, &["name", "origin", "window"])?;
                     check_window(line, tool.get("window"), docs)?;
                 }
             }
@@ -628,7 +654,7 @@ mod tests {
                     DOC,
                     r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {"bogus": 1}}"#,
                 ]),
-                "line 3: the \"args\" of a getTools call have no member \"bogus\" (they have fromOrigins)",
+                "line 3: the \"args\" of a getTools call has no member \"bogus\" (it has fromOrigins)",
             ),
             (
                 log(&[
@@ -637,6 +663,29 @@ mod tests {
                     r#"{"seq": 2, "doc": "d0", "dseq": 2, "kind": "settle", "call": "c0", "outcome": "fulfilled", "value": [], "error": "TypeError"}"#,
                 ]),
                 "line 4: a fulfilment has no \"error\"",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {}}"#,
+                    r#"{"seq": 2, "doc": "d0", "dseq": 2, "kind": "settle", "call": "c0", "outcome": "fulfilled", "value": [], "error": null}"#,
+                ]),
+                "line 4: invalid type: null, expected a string",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "getTools", "args": {}}"#,
+                    r#"{"seq": 2, "doc": "d0", "dseq": 2, "kind": "settle", "call": "c0", "outcome": "fulfilled", "value": [{"name": "t", "origin": "https://a.example", "window": "d0", "zzz": 1}]}"#,
+                ]),
+                "line 4: a listed tool has no member \"zzz\" (it has name, origin, window)",
+            ),
+            (
+                log(&[
+                    DOC,
+                    r#"{"seq": 1, "doc": "d0", "dseq": 1, "kind": "call", "call": "c0", "method": "executeTool", "args": {"tool": {"name": "t", "origin": "https://a.example", "window": "d0", "bogus": 1}, "input": {}}}"#,
+                ]),
+                "line 3: an executeTool call's tool has no member \"bogus\"",
             ),
             (
                 log(&[

@@ -68,22 +68,24 @@ pub fn validate_within(text: &str, bounds: &validate::Bounds) -> Result<Report, 
         // the model cannot produce rules out the whole log; one it can leaves the rest
         // undecided.
         Err(why) if why.beyond_limits() => {
-            let fits = |k: usize| compile(&prefix(&log, k)).is_ok();
+            // Going past a limit is monotone in the length of a prefix; compiling is not (a
+            // prefix before the first call does not compile), so the search is for the
+            // longest prefix within the limits, which must then compile.
+            let within =
+                |k: usize| compile(&prefix(&log, k)).map_or_else(|e| !e.beyond_limits(), |_| true);
             let (mut lo, mut hi) = (0usize, events);
             while lo + 1 < hi {
                 let mid = (lo + hi) / 2;
-                if fits(mid) {
+                if within(mid) {
                     lo = mid;
                 } else {
                     hi = mid;
                 }
             }
-            if lo == 0 || !fits(lo) {
-                return Err(Refusal::NotJudged(why.to_string()));
-            }
             let cut = prefix(&log, lo);
-            let (derived, world) =
-                compile(&cut).map_err(|why| Refusal::NotJudged(why.to_string()))?;
+            let Ok((derived, world)) = compile(&cut) else {
+                return Err(Refusal::NotJudged(why.to_string()));
+            };
             (cut, derived, world)
         }
         Err(why) => return Err(Refusal::NotJudged(why.to_string())),
@@ -286,7 +288,8 @@ impl Report {
             }
             Judgement::NotAllowed(s) => json!({
                 "verdict": "not allowed", "states": s.states, "matched": s.matched, "judged": s.judged,
-                "first_unmatched_seq": s.first_unmatched, "instead": s.instead,
+                "first_unmatched_seq": s.first_unmatched,
+                "first_unmatched_line": s.first_unmatched_line, "instead": s.instead,
             }),
         };
         json!({
@@ -427,6 +430,34 @@ mod tests {
             assert_eq!(r.exit_code(), 3);
             assert!(r.verdict().starts_with("undecided"), "{}", r.verdict());
         }
+    }
+
+    #[test]
+    fn a_prefix_is_judged_even_where_most_of_the_log_comes_before_the_first_call() {
+        // Forty iframe insertions (not judged), then one registration with four toolchange
+        // events: the prefix within the count holds two too many, so the log is not allowed
+        // (a prefix before the first call does not compile, and must not end the search).
+        let mut events = vec![r#""kind": "document", "url": "https://a.example/", "parent": null, "frame": null, "originKeyed": true"#.to_string()];
+        for f in 0..40 {
+            events.push(format!(
+                r#""kind": "frame", "action": "insert", "frame": "f{f}", "by": "script""#
+            ));
+        }
+        events.push(r#""kind": "call", "call": "r", "method": "registerTool", "args": {"name": "t", "description": "d"}"#.into());
+        for _ in 0..4 {
+            events.push(r#""kind": "event", "type": "toolchange""#.into());
+        }
+        events
+            .push(r#""kind": "settle", "call": "r", "outcome": "fulfilled", "value": null"#.into());
+        let mut text = r#"{"format": "webmcp-log", "version": 1}"#.to_string() + "\n";
+        for (seq, e) in events.iter().enumerate() {
+            text.push_str(&format!(
+                "{{\"seq\": {seq}, \"doc\": \"top\", \"dseq\": {seq}, {e}}}\n"
+            ));
+        }
+        let r = validate(&text, 100_000).unwrap();
+        assert_eq!(r.prefix, Some(45), "{r:?}");
+        assert_eq!(r.exit_code(), 1, "{r:?}");
     }
 
     #[test]
