@@ -299,21 +299,25 @@ fn a_bound_makes_the_verdict_incomplete_exit_3() {
     assert_eq!(report["scenarios"][0]["exhaustive"], false);
 }
 
-#[test]
-fn a_malformed_scenario_file_is_rejected() {
+/// `check --profile legacy` of a scenario file of `text`, written under `name`.
+fn check_legacy_file(name: &str, text: &str) -> std::process::Output {
     let dir = std::env::temp_dir().join(format!("legacy-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("bad.json");
-    std::fs::write(
-        &path,
-        r#"{"name":"x","summary":"s","description":"d","page":{"app":[{"provideContext":["a"]}]},"bodies":{"zz":["fulfil"]}}"#,
-    )
-    .unwrap();
-    let out = bin()
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    bin()
         .args(["check", "--profile", "legacy", "--scenario-file"])
         .arg(&path)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_malformed_scenario_file_is_rejected() {
+    let out = check_legacy_file(
+        "bad.json",
+        r#"{"name":"x","summary":"s","description":"d","page":{"app":[{"provideContext":["a"]}]},"bodies":{"zz":["fulfil"]}}"#,
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("body for \"zz\""));
 }
@@ -322,19 +326,10 @@ fn a_malformed_scenario_file_is_rejected() {
 /// hold may be vacuous, and that the witnesses not reachable show what never happened.
 #[test]
 fn a_scenario_file_in_which_nothing_happens_is_not_a_silent_pass() {
-    let dir = std::env::temp_dir().join(format!("legacy-cli-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("empty.json");
-    std::fs::write(
-        &path,
+    let out = check_legacy_file(
+        "empty.json",
         r#"{"name":"y","summary":"s","description":"d","page":{"app":[]}}"#,
-    )
-    .unwrap();
-    let out = bin()
-        .args(["check", "--profile", "legacy", "--scenario-file"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(

@@ -174,11 +174,7 @@ fn a_steps_text_is_shown_escaped_in_every_format() {
         let o = run(&["spec-sync", &path, "--store", &store, "--format", format]);
         assert_eq!(o.status.code(), Some(1), "{format}");
         let out = text(&o.stdout);
-        assert!(
-            !out.chars()
-                .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
-            "{format}: {out:?}"
-        );
+        common::assert_printable(format, &out);
         if format != "github" {
             assert!(out.contains("\\u{202e}rlo \\u{1b}"), "{format}: {out}");
         }

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_webmcp-check"))
 }
@@ -147,12 +149,7 @@ fn a_divergence_shows_what_the_file_names_escaped() {
         let (out, err) = (stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned());
         assert!(matches!(o.status.code(), Some(1 | 2)), "{i}: {out}{err}");
         for text in [&out, &err] {
-            assert!(
-                !text
-                    .chars()
-                    .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
-                "{i}: {text:?}"
-            );
+            common::assert_printable(&i.to_string(), text);
         }
         assert!(
             out.contains("\\u{1b}") || err.contains("\\u{1b}"),
@@ -198,11 +195,7 @@ fn explain_shows_what_a_page_returned_escaped_in_every_format() {
         let o = run(&["explain", witness.to_str().unwrap(), "--format", format]);
         let out = stdout(&o);
         assert_eq!(o.status.code(), Some(0), "{format}: {out}");
-        assert!(
-            !out.chars()
-                .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
-            "{format}: {out:?}"
-        );
+        common::assert_printable(format, &out);
         if format != "mermaid" {
             assert!(out.contains("\\u{202e}evil"), "{format}: {out}");
         }

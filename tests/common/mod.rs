@@ -25,6 +25,17 @@ pub fn run_with_trace_dir(tag: &str, args: &[&str]) -> Output {
     out
 }
 
+/// Asserts that `out` shows no unprintable character but its line breaks (a control
+/// character, a bidirectional override: what a file could use to rewrite the terminal).
+#[track_caller]
+pub fn assert_printable(what: &str, out: &str) {
+    assert!(
+        !out.chars()
+            .any(|c| c != '\n' && webmcp_model::error::is_unprintable(c)),
+        "{what}: {out:?}"
+    );
+}
+
 /// Output bytes as text.
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
