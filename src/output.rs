@@ -295,23 +295,19 @@ pub fn vacuity_summary(vacuity: &[Vacuity], scenario_files: bool) -> String {
         .iter()
         .filter(|v| matches!(v, Vacuity::Vacuous(_)))
         .count();
-    let mut out = format!(
-        "vacuity: {} of the verdicts that held did so vacuously (what they judge never happens)",
+    let counted = format!(
+        "{} of the verdicts that held did so vacuously",
         thousands(vacuous)
     );
-    if undecided > 0 {
-        out = format!(
-            "vacuity: undecided in {undecided} scenario(s), where a search was not exhaustive (the exit code does not change)"
-        );
-        if decided > 0 {
-            out.push_str(&format!(
-                "; in the other {decided}, {} of the verdicts that held did so vacuously",
-                thousands(vacuous)
-            ));
-        }
+    match (undecided, decided) {
+        (0, _) => format!("vacuity: {counted} (what they judge never happens).\n"),
+        (_, 0) => format!(
+            "vacuity: undecided in {undecided} scenario(s), where a search was not exhaustive (the exit code does not change).\n"
+        ),
+        _ => format!(
+            "vacuity: undecided in {undecided} scenario(s), where a search was not exhaustive (the exit code does not change); in the other {decided}, {counted}.\n"
+        ),
     }
-    out.push_str(".\n");
-    out
 }
 
 /// Where a timed search's time went (`check --phases`), for people: largest phase first.

@@ -192,15 +192,10 @@ pub fn one_line(s: &str, max: usize) -> String {
 /// `s`, a text of several lines, with every unprintable character but its line breaks
 /// escaped: the last pass over a report that quotes what a file holds.
 pub fn printable_lines(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c != '\n' && is_unprintable(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    s.split('\n')
+        .map(|line| one_line(line, usize::MAX))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `s` as Markdown text: each character Markdown or HTML would read as markup is escaped
@@ -534,6 +529,15 @@ fn friendly(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_lines_keeps_its_line_breaks_and_escapes_the_rest() {
+        assert_eq!(
+            printable_lines("a\r\n\u{202e}b\n\n\u{1b}[2J"),
+            "a\\r\n\\u{202e}b\n\n\\u{1b}[2J"
+        );
+        assert_eq!(printable_lines("plain\ntext\n"), "plain\ntext\n");
+    }
 
     #[test]
     fn scenario_names() {
