@@ -408,13 +408,14 @@ fn counterexample_text(p: &PropertyRecord) -> String {
 }
 
 /// JUnit XML: one testsuite per scenario, one testcase per property. A new violation is a
-/// failure; a known finding and an undecided property are skipped.
+/// failure; an undecided property is an error (the run exits 3: a CI system that reads only
+/// the report must not count it as a pass); a known finding is skipped.
 pub fn junit(results: &[ScenarioRecord], timings: bool, baseline: Option<&Baseline>) -> String {
     let mut suites = String::new();
-    let (mut total, mut failures, mut skipped) = (0, 0, 0);
+    let (mut total, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
     for r in results {
         let mut cases = String::new();
-        let (mut f, mut sk) = (0, 0);
+        let (mut f, mut e, mut sk) = (0, 0, 0);
         for p in &r.properties {
             let name = xml_escape(p.def.name);
             let body = match p.verdict {
@@ -432,9 +433,9 @@ pub fn junit(results: &[ScenarioRecord], timings: bool, baseline: Option<&Baseli
                     )
                 }
                 Verdict::Incomplete => {
-                    sk += 1;
+                    e += 1;
                     format!(
-                        "<skipped message=\"incomplete: {}\"/>",
+                        "<error type=\"incomplete\" message=\"incomplete: {}\"/>",
                         xml_escape(&r.why_incomplete().unwrap_or_default())
                     )
                 }
@@ -453,20 +454,22 @@ pub fn junit(results: &[ScenarioRecord], timings: bool, baseline: Option<&Baseli
             String::new()
         };
         suites.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\"{}>\n{}  </testsuite>\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\"{}>\n{}  </testsuite>\n",
             xml_escape(&r.scenario),
             r.properties.len(),
             f,
+            e,
             sk,
             time,
             cases
         ));
         total += r.properties.len();
         failures += f;
+        errors += e;
         skipped += sk;
     }
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{total}\" failures=\"{failures}\" skipped=\"{skipped}\">\n{suites}</testsuites>\n"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{suites}</testsuites>\n"
     )
 }
 

@@ -1484,7 +1484,7 @@ fn json_report(s: &Sweep, timings: bool) -> String {
 
 fn junit(s: &Sweep, timings: bool) -> String {
     let mut cases = String::new();
-    let (mut failures, mut skipped) = (0, 0);
+    let (mut failures, mut errors) = (0, 0);
     let suite = format!("sweep {} [{}]", s.bound, s.variant);
     for (p, def) in properties().iter().enumerate() {
         let t = &s.tally[p];
@@ -1502,16 +1502,18 @@ fn junit(s: &Sweep, timings: bool) -> String {
                 xml_escape(&smallest)
             )
         } else if s.is_empty_shard() && def.kind != Kind::Sometimes {
-            skipped += 1;
-            "<skipped message=\"not checked: this shard holds no scenario\"/>".to_string()
+            errors += 1;
+            "<error type=\"incomplete\" message=\"not checked: this shard holds no scenario\"/>"
+                .to_string()
         } else if s.undecided() && def.kind != Kind::Sometimes {
-            skipped += 1;
-            match s.stop_note() {
-                Some(note) => format!("<skipped message=\"incomplete: {}\"/>", xml_escape(&note)),
-                None => {
-                    "<skipped message=\"incomplete: a bound stopped some searches\"/>".to_string()
-                }
-            }
+            errors += 1;
+            let why = s
+                .stop_note()
+                .unwrap_or_else(|| "a bound stopped some searches".to_string());
+            format!(
+                "<error type=\"incomplete\" message=\"incomplete: {}\"/>",
+                xml_escape(&why)
+            )
         } else {
             String::new()
         };
@@ -1528,7 +1530,7 @@ fn junit(s: &Sweep, timings: bool) -> String {
     };
     let n = properties().len();
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{n}\" failures=\"{failures}\" skipped=\"{skipped}\">\n  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" skipped=\"{skipped}\"{time}>\n{cases}  </testsuite>\n</testsuites>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\">\n  <testsuite name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\"{time}>\n{cases}  </testsuite>\n</testsuites>\n",
         xml_escape(&suite)
     )
 }

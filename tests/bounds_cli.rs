@@ -335,9 +335,20 @@ fn every_output_format_names_the_bound_that_stopped_the_run() {
         v["scenarios"][0]["stopped_by"],
         serde_json::json!({"kind": "max-states", "states": 10})
     );
-    assert!(
-        with("junit").contains("skipped message=\"incomplete: stopped by --max-states 10 after ")
-    );
+    let junit = with("junit");
+    assert!(junit.contains(
+        "error type=\"incomplete\" message=\"incomplete: stopped by --max-states 10 after "
+    ));
+    // A report read alone must not look green: the undecided properties are errors.
+    let doc = roxmltree::Document::parse(&junit).expect("well-formed XML");
+    let errors: usize = doc
+        .root_element()
+        .attribute("errors")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(errors > 0, "{junit}");
+    assert!(!junit.contains("<skipped"), "{junit}");
     let markdown = with("markdown");
     assert!(markdown.contains("| incomplete: stopped by --max-states 10 after "));
     assert!(

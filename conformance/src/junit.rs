@@ -1,8 +1,9 @@
 //! The conformance table as JUnit XML, for CI systems that show test reports: one testcase
 //! per scenario and implementation. A divergence no analysis explains is a failure (it is
-//! what makes the run exit 1); a run that decided nothing, or whose divergence or missing
-//! API `conformance/analysis.json` explains, is skipped with the reason, so that a report
-//! shows it without counting it as a pass.
+//! what makes the run exit 1); a run that decided nothing (inconclusive, or not implemented
+//! without an analysis: what makes the run exit 3) is an error, so that a CI system that
+//! reads only the report does not count the run as green; a run whose divergence or missing
+//! API `conformance/analysis.json` explains is skipped with the reason.
 
 use std::fmt::Write;
 
@@ -31,8 +32,16 @@ pub fn xml_escape(s: &str) -> String {
     out
 }
 
-/// How the testcase of `r` ends: nothing (a pass), a failure or a skip.
-fn body(r: &ScenarioResult, a: &Analyses) -> (Option<bool>, String) {
+/// How a testcase ends besides a pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    Failure,
+    Error,
+    Skipped,
+}
+
+/// How the testcase of `r` ends: nothing (a pass), a failure, an error or a skip.
+fn body(r: &ScenarioResult, a: &Analyses) -> (Option<End>, String) {
     let text = xml_escape(&verdict(r, a));
     match (&r.verdict, a.get(r)) {
         (Verdict::Diverges, None) => {
@@ -50,15 +59,19 @@ fn body(r: &ScenarioResult, a: &Analyses) -> (Option<bool>, String) {
                 })
                 .collect();
             (
-                Some(true),
+                Some(End::Failure),
                 format!(
                     "<failure message=\"{text}\">{}</failure>",
                     xml_escape(&differences.join("\n"))
                 ),
             )
         }
-        (Verdict::Diverges | Verdict::NotImplemented { .. } | Verdict::Inconclusive { .. }, _) => {
-            (Some(false), format!("<skipped message=\"{text}\"/>"))
+        (Verdict::Inconclusive { .. }, _) | (Verdict::NotImplemented { .. }, None) => (
+            Some(End::Error),
+            format!("<error type=\"incomplete\" message=\"{text}\"/>"),
+        ),
+        (Verdict::Diverges | Verdict::NotImplemented { .. }, Some(_)) => {
+            (Some(End::Skipped), format!("<skipped message=\"{text}\"/>"))
         }
         _ => (None, String::new()),
     }
@@ -66,13 +79,14 @@ fn body(r: &ScenarioResult, a: &Analyses) -> (Option<bool>, String) {
 
 /// The JUnit report of one run.
 pub fn junit(results: &[ScenarioResult], a: &Analyses) -> String {
-    let (mut failures, mut skipped) = (0, 0);
+    let (mut failures, mut errors, mut skipped) = (0, 0, 0);
     let mut cases = String::new();
     for r in results {
         let (failed, body) = body(r, a);
         match failed {
-            Some(true) => failures += 1,
-            Some(false) => skipped += 1,
+            Some(End::Failure) => failures += 1,
+            Some(End::Error) => errors += 1,
+            Some(End::Skipped) => skipped += 1,
             None => {}
         }
         let time = r
@@ -88,6 +102,6 @@ pub fn junit(results: &[ScenarioResult], a: &Analyses) -> String {
     }
     let total = results.len();
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{total}\" failures=\"{failures}\" skipped=\"{skipped}\">\n  <testsuite name=\"conformance\" tests=\"{total}\" failures=\"{failures}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"webmcp-check\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n  <testsuite name=\"conformance\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n"
     )
 }

@@ -24,6 +24,22 @@ pub struct Analysis {
     /// must not explain another's divergence.
     #[serde(default)]
     pub versions: Option<Vec<String>>,
+    /// The runs the analysis was written for: each verdict with the observation that got it.
+    /// It explains a run only when the run's verdict and observation are one of these, so
+    /// that a run that shows something else (a new divergence, or a browser where the API
+    /// is missing and nothing ran) is not excused by the words written for another. Empty
+    /// for the analyses of Chromium 148, written before analyses named their runs: they
+    /// explain no run.
+    pub explains: Vec<Explained>,
+}
+
+/// One run an analysis was written for.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explained {
+    /// The verdict's name (`diverges`, `not-implemented`, ...).
+    pub verdict: String,
+    pub observation: crate::observation::Observation,
 }
 
 pub struct Analyses(Vec<Analysis>);
@@ -32,9 +48,24 @@ impl Analyses {
     pub fn embedded() -> Analyses {
         Analyses(serde_json::from_str(include_str!("../analysis.json")).expect("analysis.json"))
     }
-    /// The analysis of `r`'s row, if one was written for its implementation and build.
-    pub fn get(&self, r: &ScenarioResult) -> Option<&Analysis> {
-        self.0.iter().find(|a| {
+    /// The analysis of `r`'s row: one written for its implementation and build, and for
+    /// what the run showed (its verdict and observation).
+    pub fn get<'a>(&'a self, r: &'a ScenarioResult) -> Option<&'a Analysis> {
+        self.of_build(r).find(|a| {
+            a.explains
+                .iter()
+                .any(|e| e.verdict == r.verdict.name() && e.observation == r.observation)
+        })
+    }
+
+    /// Whether an analysis was written for `r`'s scenario and build, but for another run
+    /// than `r` (another verdict or observation).
+    pub fn explains_another_run(&self, r: &ScenarioResult) -> bool {
+        self.get(r).is_none() && self.of_build(r).next().is_some()
+    }
+
+    fn of_build<'a>(&'a self, r: &'a ScenarioResult) -> impl Iterator<Item = &'a Analysis> {
+        self.0.iter().filter(move |a| {
             a.implementation == r.implementation
                 && a.scenario == r.scenario
                 && a.versions
@@ -58,7 +89,14 @@ pub fn verdict(r: &ScenarioResult, a: &Analyses) -> String {
     let name = r.verdict.name();
     let detail = match (&r.verdict, a.get(r)) {
         (Verdict::Diverges, Some(x)) => x.category.clone(),
+        (Verdict::Diverges, None) if a.explains_another_run(r) => {
+            "UNEXPLAINED (conformance/analysis.json explains other runs of this scenario, not this observation)".into()
+        }
         (Verdict::Diverges, None) => "UNEXPLAINED".into(),
+        (v @ Verdict::NotImplemented { .. }, None) if a.explains_another_run(r) => format!(
+            "{} (unexplained: conformance/analysis.json explains other runs of this scenario, not this observation)",
+            v.detail()
+        ),
         (v, _) => v.detail(),
     };
     let api = if r.api_requested == "testing" {
@@ -139,12 +177,15 @@ pub fn count_verdicts<'a>(
 
 /// The counts of the draft profile's runs, with how many divergences no analysis explains.
 pub fn counts(results: &[ScenarioResult], a: &Analyses) -> String {
-    let unexplained = results
-        .iter()
-        .filter(|r| r.verdict == Verdict::Diverges && a.get(r).is_none())
-        .count();
+    let unexplained = |name: &str| {
+        results
+            .iter()
+            .filter(|r| r.verdict.name() == name && a.get(r).is_none())
+            .count()
+    };
     count_verdicts(results.iter().map(|r| &r.verdict), |name| {
-        (name == "diverges").then(|| format!("{unexplained} unexplained"))
+        matches!(name, "diverges" | "not-implemented")
+            .then(|| format!("{} unexplained", unexplained(name)))
     })
 }
 
@@ -456,4 +497,135 @@ pub fn docs(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of `duplicate-name-race` in Chromium 156 as the analysis was written for it.
+    fn analysed_run() -> serde_json::Value {
+        json!({
+            "api": ["document.modelContext"], "api_requested": "draft",
+            "browser": "Chromium 156.0.8078.129 built on Debian GNU/Linux 12 (bookworm)",
+            "implementation": "chromium", "intervened": {},
+            "model_reaches_body": {"Err": "no statement executes a tool"},
+            "observation": {
+                "child: call childReg": "fulfilled undefined", "child: script": "finished",
+                "child: toolchange": "1",
+                "top: call list": "fulfilled tools [t1 @https://a.example in top]",
+                "top: call reg1": "fulfilled undefined",
+                "top: call reg2": "rejected InvalidStateError", "top: iframe frame": "attached",
+                "top: script": "finished", "top: toolchange": "2"
+            },
+            "outside_draft": [],
+            "proposed": {"allowed": false, "allowed_count": 2, "complete": true, "differences": [], "states": 4553},
+            "seed": {"allowed": false, "allowed_count": 2, "complete": true, "differences": [], "states": 4553},
+            "scenario": "duplicate-name-race",
+            "statements": [], "surfaces": [], "timed_out": false,
+            "verdict": {"kind": "diverges"}
+        })
+    }
+
+    fn result(v: serde_json::Value) -> ScenarioResult {
+        serde_json::from_value(v).unwrap()
+    }
+
+    /// An analysis excuses the run it was written for, and no other run of its scenario and
+    /// build: not a divergence with another observation, not a browser without the API
+    /// (which once exited 0 with nothing run, excused by the words for a divergence).
+    #[test]
+    fn an_analysis_explains_only_the_runs_it_was_written_for() {
+        let a = Analyses::embedded();
+        let written_for = result(analysed_run());
+        assert!(a.get(&written_for).is_some());
+        assert_eq!(crate::cli::exit_code(&[written_for], &a), 0);
+
+        let mut other = analysed_run();
+        other["observation"]["child: toolchange"] = json!("0");
+        let other = result(other);
+        assert!(a.get(&other).is_none());
+        assert!(a.explains_another_run(&other));
+        assert!(
+            verdict(&other, &a).contains("UNEXPLAINED"),
+            "{}",
+            verdict(&other, &a)
+        );
+        assert_eq!(crate::cli::exit_code(&[other], &a), 1);
+
+        let mut absent = analysed_run();
+        absent["api"] = json!(["none"]);
+        absent["observation"] = json!({});
+        absent["verdict"] = json!({"kind": "not-implemented", "what": "the API the run asked for is not there (found: nothing)"});
+        let absent = result(absent);
+        assert!(a.get(&absent).is_none());
+        assert!(
+            verdict(&absent, &a).contains("unexplained"),
+            "{}",
+            verdict(&absent, &a)
+        );
+        assert_eq!(crate::cli::exit_code(&[absent], &a), 3);
+
+        let mut other_build = analysed_run();
+        other_build["browser"] = json!("Chromium 157.0.1.2 built on Debian");
+        let other_build = result(other_build);
+        assert!(a.get(&other_build).is_none());
+        assert!(!a.explains_another_run(&other_build));
+    }
+
+    /// Every analysis of a build still in use names the runs it explains; only those of
+    /// Chromium 148 name none.
+    #[test]
+    fn every_current_analysis_names_its_runs() {
+        for x in &Analyses::embedded().0 {
+            let old = x.versions.as_deref() == Some(&["148".to_string()][..]);
+            assert_eq!(
+                x.explains.is_empty(),
+                old,
+                "{} {}",
+                x.implementation,
+                x.scenario
+            );
+            for e in &x.explains {
+                assert!(
+                    Verdict::NAMES.contains(&e.verdict.as_str()),
+                    "{}",
+                    e.verdict
+                );
+                assert!(!e.observation.is_empty());
+            }
+        }
+    }
+
+    /// In JUnit, an explained run is skipped, an unexplained divergence fails, and a run
+    /// that decided nothing is an error: a report read alone never looks green when the run
+    /// exits 3.
+    #[test]
+    fn junit_counts_an_undecided_run_as_an_error() {
+        let a = Analyses::embedded();
+        let explained = result(analysed_run());
+        let mut absent = analysed_run();
+        absent["observation"] = json!({});
+        absent["verdict"] = json!({"kind": "not-implemented", "what": "no API"});
+        let mut inconclusive = analysed_run();
+        inconclusive["verdict"] = json!({"kind": "inconclusive", "reason": "timed out"});
+        let mut diverges = analysed_run();
+        diverges["observation"]["top: toolchange"] = json!("9");
+        let runs = [
+            explained,
+            result(absent),
+            result(inconclusive),
+            result(diverges),
+        ];
+        let xml = crate::junit::junit(&runs, &a);
+        assert!(
+            xml.contains("tests=\"4\" failures=\"1\" errors=\"2\" skipped=\"1\""),
+            "{xml}"
+        );
+        assert_eq!(
+            xml.matches("<error type=\"incomplete\"").count(),
+            2,
+            "{xml}"
+        );
+    }
 }
