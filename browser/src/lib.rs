@@ -80,6 +80,10 @@ pub struct PageOutcome {
     pub done: Option<Value>,
     /// Everything posted to `/__report`, in arrival order.
     pub reports: Vec<Report>,
+    /// Reports the collector refused (too large, not JSON, or past the run's budget:
+    /// [`server::MAX_BODY`], [`server::MAX_RUN_REPORT_BYTES`]); what they said is missing
+    /// from `reports`.
+    pub refused: usize,
     pub elapsed: Duration,
     /// For a page that timed out without a single report in each of its [`LAUNCHES`]
     /// browsers, what each browser left to explain it: whether it had exited, and the tail of
@@ -232,6 +236,7 @@ pub fn run_pages_until(
             run: visit.run.clone(),
             done,
             reports,
+            refused: server.refused(&visit.run),
             elapsed: started.elapsed(),
             browser_log,
         };

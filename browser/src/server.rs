@@ -15,7 +15,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// Largest request body accepted (reports are small JSON documents).
-const MAX_BODY: usize = 4 << 20;
+pub const MAX_BODY: usize = 4 << 20;
+/// Most bytes of reports kept for one run: a page cannot grow the collector's memory without
+/// bound. A report past it is refused and counted, like one too large or not JSON.
+pub const MAX_RUN_REPORT_BYTES: usize = 32 << 20;
 
 /// Which of the two loopback origins a resource is served on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -118,6 +121,11 @@ struct Runs {
     /// Every request received, by the `run` of its query (`""` without one): a page that
     /// reported nothing either was never fetched or fetched and then ran nothing.
     requests: HashMap<String, usize>,
+    /// Bytes of the reports kept, by run.
+    report_bytes: HashMap<String, usize>,
+    /// Reports refused, by run: larger than [`MAX_BODY`], not JSON, or past
+    /// [`MAX_RUN_REPORT_BYTES`]. What they said is lost, so a run with one is incomplete.
+    refused: HashMap<String, usize>,
 }
 
 struct Shared {
@@ -283,6 +291,12 @@ impl Server {
         runs.requests.get(run).copied().unwrap_or(0)
     }
 
+    /// How many reports posted for `run` were refused (see [`Runs`]'s `refused`).
+    pub fn refused(&self, run: &str) -> usize {
+        let runs = self.shared.runs.lock().unwrap();
+        runs.refused.get(run).copied().unwrap_or(0)
+    }
+
     /// The reports posted for `run`, in arrival order.
     pub fn reports(&self, run: &str) -> Vec<Report> {
         let runs = self.shared.runs.lock().unwrap();
@@ -323,6 +337,8 @@ pub(crate) struct Request {
     pub path: String,
     pub query: String,
     pub body: Vec<u8>,
+    /// The body was longer than [`MAX_BODY`] and was not read.
+    pub too_large: bool,
 }
 
 pub(crate) fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
@@ -351,16 +367,15 @@ pub(crate) fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<
             }
         }
     }
-    if content_length > MAX_BODY {
-        return Ok(None);
-    }
-    let mut body = vec![0u8; content_length];
+    let too_large = content_length > MAX_BODY;
+    let mut body = vec![0u8; if too_large { 0 } else { content_length }];
     reader.read_exact(&mut body)?;
     Ok(Some(Request {
         method: method.to_string(),
         path: path.to_string(),
         query: query.to_string(),
         body,
+        too_large,
     }))
 }
 
@@ -385,9 +400,31 @@ fn handle(stream: TcpStream, origin: Origin, shared: &Shared) -> std::io::Result
     match (request.method.as_str(), request.path.as_str()) {
         ("POST", "/__report") | ("POST", "/__done") => {
             let run = query_param(&request.query, "run").unwrap_or("").to_string();
+            let refuse = |why: &[u8], status: u16, stream: &mut TcpStream| {
+                *shared
+                    .runs
+                    .lock()
+                    .unwrap()
+                    .refused
+                    .entry(run.clone())
+                    .or_default() += 1;
+                respond(stream, status, "text/plain", &[], why)
+            };
+            if request.too_large {
+                return refuse(b"too large", 413, &mut stream);
+            }
+            if request.path == "/__report" {
+                let mut runs = shared.runs.lock().unwrap();
+                let kept = runs.report_bytes.entry(run.clone()).or_default();
+                if *kept + request.body.len() > MAX_RUN_REPORT_BYTES {
+                    drop(runs);
+                    return refuse(b"too much reported", 413, &mut stream);
+                }
+                *kept += request.body.len();
+            }
             let value: Value = match serde_json::from_slice(&request.body) {
                 Ok(v) => v,
-                Err(_) => return respond(&mut stream, 400, "text/plain", &[], b"not json"),
+                Err(_) => return refuse(b"not json", 400, &mut stream),
             };
             let delay = shared
                 .site

@@ -89,7 +89,7 @@ pub struct Args {
     pub no_timings: bool,
     /// Run the WebMCP tests of a web-platform-tests checkout (DIR/webmcp/) instead, each with
     /// its trace recorded: testharness.js's result and the model's judgement of the trace.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["scenario", "scenario_file", "all", "emit_wpt", "write_docs"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["scenario", "scenario_file", "all", "emit_wpt", "write_docs", "save", "api", "wpt_variant"])]
     pub wpt_dir: Option<PathBuf>,
 }
 
@@ -401,6 +401,14 @@ pub fn implementation(
 
 /// `--wpt-dir DIR`.
 fn wpt_dir(args: &Args, chromium: &Path, dir: &Path) -> Result<(u8, String), ConformanceError> {
+    let format = match args.format {
+        Format::Human | Format::Json => None,
+        Format::Junit => Some("junit"),
+        Format::Markdown => Some("markdown"),
+    };
+    if let Some(format) = format {
+        return Err(ConformanceError::WptDirFormat { format });
+    }
     let harness = testharness()?;
     let (browser, polyfill) = implementation(chromium, args.imp, &args.polyfill)?;
     let results = crate::wpt_dir::run(

@@ -69,6 +69,8 @@ pub enum ConformanceError {
     NoSuchPage { page: String, dir: PathBuf },
     /// `--wpt-dir DIR` has no tests.
     NoTests { dir: PathBuf },
+    /// `--wpt-dir` with a `--format` it does not write (human and json only).
+    WptDirFormat { format: &'static str },
     /// A test the model's bound kept from being written.
     Unwritten(Unwritten),
     /// The browser run of web-platform tests failed.
@@ -134,6 +136,9 @@ impl fmt::Display for ConformanceError {
                 "{}: no tests in webmcp/ (HTML files outside resources/)",
                 dir.display()
             ),
+            ConformanceError::WptDirFormat { format } => {
+                write!(f, "--wpt-dir writes human or json, not --format {format}")
+            }
             ConformanceError::Unwritten(u) => write!(f, "{u}"),
             ConformanceError::WptRun(e) => write!(f, "{e}"),
         }
@@ -164,6 +169,7 @@ impl std::error::Error for ConformanceError {
             | ConformanceError::NoPolyfill
             | ConformanceError::NoSuchPage { .. }
             | ConformanceError::NoTests { .. }
+            | ConformanceError::WptDirFormat { .. }
             | ConformanceError::Unwritten(_) => None,
         }
     }

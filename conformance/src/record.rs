@@ -52,8 +52,8 @@ pub struct Args {
         default_value = "browser/js/node_modules/webmcp-polyfill-5/dist/index.iife.js"
     )]
     pub polyfill: PathBuf,
-    /// Seconds the pages may take to go quiet (1 to 600).
-    #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=600))]
+    /// Seconds the pages may take to go quiet (3 to 600: quiet is 2 s without a report).
+    #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(3..=600))]
     pub page_timeout: u64,
     /// Where to write the log.
     #[arg(short = 'o', long = "output", value_name = "LOG")]
@@ -68,6 +68,8 @@ pub struct Recording {
     pub others: Vec<Value>,
     /// Whether the pages went quiet within the timeout.
     pub quiet: bool,
+    /// Reports the collector refused (their events are lost).
+    pub refused: usize,
 }
 
 /// Serves `args.dir`, opens `args.page` and collects what the recorder reports.
@@ -123,18 +125,23 @@ pub fn record(args: &Args) -> Result<Recording, ConformanceError> {
         collected: collect(&mine),
         others,
         quiet: outcome.done.is_some(),
+        refused: outcome.refused,
     })
 }
 
 /// Runs the command: Ok((exit code, what to print)) or Err(one line, exit 2).
 ///
 /// Exit codes: 0 the log is written and the pages went quiet; 3 the log is written but
-/// incomplete (the pages did not go quiet within --page-timeout, reported nothing, or
-/// reported more than [`MAX_EVENTS`] events).
+/// incomplete (the pages did not go quiet within --page-timeout, reported nothing, reported
+/// more than [`MAX_EVENTS`] events, had reports refused, or inserted a frame whose document
+/// never reported: the recorder was not in it).
 pub fn main(args: &Args) -> Result<(u8, String), ConformanceError> {
     crate::cli::writable(&args.output)?;
     let Recording {
-        collected, quiet, ..
+        collected,
+        quiet,
+        refused,
+        ..
     } = record(args)?;
     webmcp_traces::export::write_atomically(&args.output, &write_log(&collected.events))?;
     let docs = collected
@@ -167,11 +174,42 @@ pub fn main(args: &Args) -> Result<(u8, String), ConformanceError> {
         ));
         code = 3;
     }
+    if refused > 0 {
+        text.push_str(&format!(
+            "incomplete: {refused} of the pages' reports were refused (larger than {} MiB, not JSON, or past {} MiB for the run): their events are missing\n",
+            webmcp_browser::server::MAX_BODY >> 20,
+            webmcp_browser::server::MAX_RUN_REPORT_BYTES >> 20
+        ));
+        code = 3;
+    }
+    for (doc, frame) in unreported_frames(&collected.events) {
+        text.push_str(&format!(
+            "incomplete: frame {frame} of {doc} was inserted but no document in it reported (the recorder is only in UTF-8 HTML files of the directory: not in srcdoc or about:blank documents, nor in files served as another type): what it did is missing\n"
+        ));
+        code = 3;
+    }
     if collected.events.is_empty() {
         text.push_str("incomplete: no document reported (is the recorder's page HTML?)\n");
         code = 3;
     }
     Ok((code, text))
+}
+
+/// The frames (document id, frame id) an insert event names and no document event claims as
+/// its frame: a document the recorder was not in.
+fn unreported_frames(events: &[Value]) -> Vec<(String, String)> {
+    let text = |v: &Value| v.as_str().map(str::to_string);
+    let inserted: std::collections::BTreeSet<(String, String)> = events
+        .iter()
+        .filter(|e| e["kind"] == "frame" && e["action"] == "insert")
+        .filter_map(|e| Some((text(&e["doc"])?, text(&e["frame"])?)))
+        .collect();
+    let reported: std::collections::BTreeSet<(String, String)> = events
+        .iter()
+        .filter(|e| e["kind"] == "document")
+        .filter_map(|e| Some((text(&e["parent"])?, text(&e["frame"])?)))
+        .collect();
+    inserted.difference(&reported).cloned().collect()
 }
 
 /// One file of the served directory: its URL path and bytes.
@@ -478,6 +516,27 @@ pub fn write_log(events: &[Value]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A frame counts as reported once a document names it as its frame; one no document
+    /// names (a srcdoc or non-UTF-8 document the recorder was not in) is listed.
+    #[test]
+    fn a_frame_whose_document_never_reported_is_listed() {
+        let events = vec![
+            serde_json::json!({"kind": "document", "doc": "d0", "parent": null, "frame": null}),
+            serde_json::json!({"kind": "frame", "action": "insert", "doc": "d0", "frame": "f0"}),
+            serde_json::json!({"kind": "frame", "action": "insert", "doc": "d0", "frame": "f1"}),
+            serde_json::json!({"kind": "document", "doc": "d1", "parent": "d0", "frame": "f0"}),
+            serde_json::json!({"kind": "frame", "action": "insert", "doc": "d1", "frame": "f0"}),
+        ];
+        assert_eq!(
+            super::unreported_frames(&events),
+            [
+                ("d0".to_string(), "f1".to_string()),
+                ("d1".to_string(), "f0".to_string())
+            ]
+        );
+        assert!(super::unreported_frames(&events[..1]).is_empty());
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -262,6 +262,7 @@ pub fn run(
             run: &page,
             timed_out: outcome.timed_out(),
             page_timeout: config.page_timeout,
+            refused: outcome.refused,
             seed: &seed,
             proposed: &proposed,
         };

@@ -89,6 +89,8 @@ pub struct Judged<'a> {
     pub run: &'a BrowserRun,
     pub timed_out: bool,
     pub page_timeout: Duration,
+    /// Reports the collector refused (too large, not JSON, past the run's budget).
+    pub refused: usize,
     pub seed: &'a VariantVerdict,
     pub proposed: &'a VariantVerdict,
 }
@@ -135,6 +137,16 @@ impl Judged<'_> {
                 reason: format!(
                     "the pages did not settle within {} s",
                     self.page_timeout.as_secs()
+                ),
+            };
+        }
+        if self.refused > 0 {
+            return Verdict::Inconclusive {
+                reason: format!(
+                    "the collector refused {} of the page's reports (larger than {} MiB, not JSON, or past {} MiB for the run): what they said is missing",
+                    self.refused,
+                    webmcp_browser::server::MAX_BODY >> 20,
+                    webmcp_browser::server::MAX_RUN_REPORT_BYTES >> 20
                 ),
             };
         }
@@ -289,6 +301,7 @@ mod tests {
             run: &run,
             timed_out: false,
             page_timeout: Duration::from_secs(15),
+            refused: 0,
             seed: &seed,
             proposed: &proposed,
         }
@@ -395,6 +408,7 @@ mod tests {
             run: &run,
             timed_out: false,
             page_timeout: Duration::from_secs(15),
+            refused: 0,
             seed: &seed,
             proposed: &proposed,
         };
@@ -431,11 +445,27 @@ mod tests {
             run: &run,
             timed_out: true,
             page_timeout: Duration::from_secs(15),
+            refused: 0,
             seed: &seed,
             proposed: &proposed,
         }
         .classify();
         assert!(matches!(v, Verdict::Inconclusive { .. }), "{v:?}");
+        // A refused report is as bad: what it said is missing from the observation.
+        let (v, _) = Judged {
+            form: &f,
+            run: &run,
+            timed_out: false,
+            page_timeout: Duration::from_secs(15),
+            refused: 1,
+            seed: &seed,
+            proposed: &proposed,
+        }
+        .classify();
+        assert!(
+            matches!(&v, Verdict::Inconclusive { reason } if reason.contains("refused 1")),
+            "{v:?}"
+        );
     }
 
     #[test]

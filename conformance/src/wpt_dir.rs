@@ -205,26 +205,34 @@ pub fn exit_code(results: &[FileResult]) -> u8 {
 }
 
 pub fn human(results: &[FileResult]) -> String {
+    // Every name, status, message and verdict comes from a page or its log: printed on one
+    // line each, escaped, so that a test cannot forge a line of the report or drive the
+    // terminal.
+    let text = |s: &str| webmcp_model::error::one_line(s, 2_000);
     let mut out = String::new();
     for r in results {
-        out.push_str(&format!("{}  harness: {}\n", r.path, r.harness));
+        out.push_str(&format!(
+            "{}  harness: {}\n",
+            text(&r.path),
+            text(&r.harness)
+        ));
         for (name, status, message) in &r.subtests {
-            out.push_str(&format!("    {status}  {name}"));
+            out.push_str(&format!("    {}  {}", text(status), text(name)));
             if let Some(m) = message.as_deref().filter(|m| !m.is_empty()) {
-                out.push_str(&format!("  ({m})"));
+                out.push_str(&format!("  ({})", text(m)));
             }
             out.push('\n');
         }
         match &r.trace {
             Ok(verdict) => {
-                out.push_str(&format!("    trace: {verdict}\n"));
+                out.push_str(&format!("    trace: {}\n", text(verdict)));
                 if r.trace_code != 0 {
                     for line in &r.trace_detail {
-                        out.push_str(&format!("      {line}\n"));
+                        out.push_str(&format!("      {}\n", text(line)));
                     }
                 }
             }
-            Err(why) => out.push_str(&format!("    trace: not judged: {why}\n")),
+            Err(why) => out.push_str(&format!("    trace: not judged: {}\n", text(why))),
         }
     }
     let allowed = results.iter().filter(|r| r.trace_code == 0).count();
@@ -252,6 +260,34 @@ pub fn json(results: &[FileResult]) -> Value {
 
 #[cfg(test)]
 mod tests {
+    /// What a test names and says is printed escaped, one line each: a subtest cannot forge
+    /// a line of the report (a `PASS`, a `trace: allowed`) or send the terminal a control
+    /// sequence.
+    #[test]
+    fn the_human_report_escapes_what_a_page_wrote() {
+        let r = super::FileResult {
+            path: "/webmcp/x.html".into(),
+            harness: "OK".into(),
+            subtests: vec![(
+                "evil\nPASS  fake".into(),
+                "FAIL".into(),
+                Some("\n    trace: allowed under seed and proposed\n\u{1b}[2J".into()),
+            )],
+            log: String::new(),
+            trace: Ok("not allowed".into()),
+            trace_code: 1,
+            trace_detail: vec!["line\u{1b}[32m".into()],
+        };
+        let out = super::human(&[r]);
+        assert!(!out.contains('\u{1b}'), "{out:?}");
+        assert!(
+            !out.lines()
+                .any(|l| l.starts_with("PASS") || l.trim_start().starts_with("trace: allowed")),
+            "{out}"
+        );
+        assert_eq!(out.lines().count(), 5, "{out}");
+    }
+
     use super::*;
 
     #[test]
