@@ -81,10 +81,13 @@
       if (waiting[i][0] <= low) { const callback = waiting[i][1]; waiting.splice(i, 1); callback(); } else i++;
     }
   }
+  // At most this many events per report, so that a burst is sent in reports the collector
+  // accepts (it refuses one over 4 MiB, and a refused report makes the run incomplete).
+  const BATCH = 2000;
   function pump(force) {
     if (inFlight && !force) return;
     const events = [];
-    while (queue.length && queue[0].ev) events.push(queue.shift().ev);
+    while (queue.length && queue[0].ev && events.length < BATCH) events.push(queue.shift().ev);
     if (!events.length) return;
     const body = stringify({ webmcpRecorder: 1, events });
     inFlight = true;
@@ -105,7 +108,9 @@
     } catch (e) { done(); }
   }
   // A document going away sends what it has (the collector restores per-document order).
-  addListener.call(window, 'pagehide', () => pump(true), true);
+  addListener.call(window, 'pagehide', () => {
+    for (let sent = 0; queue.length && queue[0].ev && sent < 64; sent++) pump(true);
+  }, true);
 
   // ---- Ids.
   let calls = 0, invocations = 0, controllers = 0, frames = 0;

@@ -327,3 +327,32 @@ fn a_slow_collector_for_the_frame_still_gives_a_causal_log() {
     let parsed = webmcp_conformance::trace::log::parse(&log);
     assert!(parsed.is_ok(), "{parsed:?}\n{log}");
 }
+
+/// A burst larger than one report is sent in several, every event kept; a frame whose
+/// document the recorder is not in (srcdoc) makes the recording incomplete, named.
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+fn a_burst_is_kept_whole_and_a_frame_without_the_recorder_is_named() {
+    let out = std::env::temp_dir().join(format!("webmcp-burst-{}.jsonl", std::process::id()));
+    let (code, text) = record::main(&args("burst.html", out.clone())).unwrap();
+    let log = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let events: Vec<Value> = log
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(code, 3, "{text}");
+    assert!(
+        text.contains("incomplete: frame f0 of d0 was inserted but no document in it reported"),
+        "{text}"
+    );
+    assert!(!text.contains("refused"), "{text}");
+    if has_draft_api(&events) {
+        assert_eq!(by_kind(&events, "call").len(), 3000, "{text}");
+        assert_eq!(by_kind(&events, "settle").len(), 3000, "{text}");
+    }
+}
