@@ -169,10 +169,27 @@ impl Judged<'_> {
             if let Some(reason) = self.not_shown(coverage, statements) {
                 return Verdict::Inconclusive { reason };
             }
+            // What one variant does not allow is known only where its exploration was
+            // complete: a verdict that says so must not rest on a search a bound stopped.
+            let undecided = |variant: &str, v: &VariantVerdict| {
+                Verdict::Inconclusive {
+                reason: format!(
+                    "allowed by {}; whether {variant} allows it is undecided: its exploration stopped at {} states",
+                    if variant == "seed" { "proposed" } else { "the draft as written (seed)" },
+                    v.states
+                ),
+            }
+            };
             if self.proposed.allowed {
+                if !self.seed.allowed && !self.seed.complete {
+                    return undecided("seed", self.seed);
+                }
                 return Verdict::Conforms {
                     draft_as_written: self.seed.allowed,
                 };
+            }
+            if !self.proposed.complete {
+                return undecided("proposed", self.proposed);
             }
             return Verdict::ConformsOnlyUnderSeed {
                 fixes: disagreeing_fixes(world, &self.run.observation),
@@ -426,6 +443,57 @@ mod tests {
         unsupported.insert(call, "unsupported getTools fromOrigins".into());
         let (v, _) = classify(&f, unsupported, every_statement(&f), &[]);
         assert!(matches!(v, Verdict::NotImplemented { .. }), "{v:?}");
+    }
+
+    /// "The draft as written does not allow it" and "ruled out by the fixes" are claims about
+    /// a whole exploration: where that exploration stopped at its bound, the run is
+    /// inconclusive, not labelled with what was not shown.
+    #[test]
+    fn a_variant_whose_exploration_stopped_decides_nothing_it_did_not_allow() {
+        let f = form("register-and-discover");
+        let o = some_allowed(&f, Variant::proposed(), |_| true);
+        let run = BrowserRun {
+            observation: o,
+            api: ["document.modelContext".to_string()].into(),
+            ran: every_statement(&f),
+            ..BrowserRun::default()
+        };
+        let allowed = verdict(&f, &run.observation, Variant::proposed());
+        assert!(allowed.allowed && allowed.complete);
+        let stopped = VariantVerdict {
+            allowed: false,
+            complete: false,
+            ..allowed.clone()
+        };
+        let judge = |seed: &VariantVerdict, proposed: &VariantVerdict| {
+            Judged {
+                form: &f,
+                run: &run,
+                timed_out: false,
+                page_timeout: Duration::from_secs(15),
+                refused: 0,
+                seed,
+                proposed,
+            }
+            .classify()
+            .0
+        };
+        let seed_stopped = judge(&stopped, &allowed);
+        assert!(
+            matches!(&seed_stopped, Verdict::Inconclusive { reason } if reason.contains("whether seed allows it is undecided")),
+            "{seed_stopped:?}"
+        );
+        let proposed_stopped = judge(&allowed, &stopped);
+        assert!(
+            matches!(&proposed_stopped, Verdict::Inconclusive { reason } if reason.contains("whether proposed allows it is undecided")),
+            "{proposed_stopped:?}"
+        );
+        assert_eq!(
+            judge(&allowed, &allowed),
+            Verdict::Conforms {
+                draft_as_written: true
+            }
+        );
     }
 
     #[test]
