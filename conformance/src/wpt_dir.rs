@@ -70,6 +70,50 @@ pub fn substitute(text: &str, origins: &Origins) -> String {
     out
 }
 
+/// The parts of a web-platform-tests checkout a WebMCP test can load: `webmcp/`, `common/`
+/// and `resources/` (testharness.js and its report are served from our copies whatever the
+/// checkout holds). Only these are read, so that a whole checkout (hundreds of thousands of
+/// files) is within the bounds of a served directory, which apply to the three together.
+fn read_checkout(dir: &Path) -> Result<Vec<File>, ConformanceError> {
+    let meta = std::fs::metadata(dir).map_err(|source| crate::error::DirError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        return Err(crate::error::DirError::NotADirectory {
+            path: dir.to_path_buf(),
+        }
+        .into());
+    }
+    let mut files = Vec::new();
+    for part in ["webmcp", "common", "resources"] {
+        let sub = dir.join(part);
+        if !std::fs::symlink_metadata(&sub).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        files.extend(read_dir(&sub)?.into_iter().map(|f| File {
+            path: format!("/{part}{}", f.path),
+            bytes: f.bytes,
+        }));
+        let bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+        if files.len() > crate::record::MAX_FILES {
+            return Err(crate::error::DirError::TooManyFiles {
+                dir: dir.to_path_buf(),
+                limit: crate::record::MAX_FILES,
+            }
+            .into());
+        }
+        if bytes > crate::record::MAX_TOTAL_BYTES {
+            return Err(crate::error::DirError::TooManyBytes {
+                dir: dir.to_path_buf(),
+                limit: crate::record::MAX_TOTAL_BYTES,
+            }
+            .into());
+        }
+    }
+    Ok(files)
+}
+
 /// Runs every test of `dir`'s `webmcp/` in `chromium` (its own WebMCP, or `polyfill`
 /// injected), one page at a time.
 pub fn run(
@@ -80,7 +124,7 @@ pub fn run(
     page_timeout: Duration,
     max_states: usize,
 ) -> Result<Vec<FileResult>, ConformanceError> {
-    let files = read_dir(dir)?;
+    let files = read_checkout(dir)?;
     let tests: Vec<File> = tests(&files).into_iter().cloned().collect();
     if tests.is_empty() {
         return Err(ConformanceError::NoTests {
@@ -260,6 +304,41 @@ pub fn json(results: &[FileResult]) -> Value {
 
 #[cfg(test)]
 mod tests {
+    /// Of a checkout, only the parts a WebMCP test loads are read, at their paths: a whole
+    /// web-platform-tests checkout has far more files than a served directory may.
+    #[test]
+    fn only_the_webmcp_common_and_resources_parts_of_a_checkout_are_read() {
+        let dir = std::env::temp_dir().join(format!("webmcp-checkout-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, text) in [
+            ("webmcp/a.https.html", "<p>a"),
+            ("webmcp/resources/child.html", "<p>c"),
+            ("common/utils.js", "//"),
+            ("resources/testdriver.js", "//"),
+            ("dom/huge.html", "<p>not read"),
+        ] {
+            let p = dir.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let files = super::read_checkout(&dir).unwrap();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/webmcp/a.https.html",
+                "/webmcp/resources/child.html",
+                "/common/utils.js",
+                "/resources/testdriver.js"
+            ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            super::read_checkout(&dir).is_err(),
+            "a missing checkout is an error"
+        );
+    }
+
     /// What a test names and says is printed escaped, one line each: a subtest cannot forge
     /// a line of the report (a `PASS`, a `trace: allowed`) or send the terminal a control
     /// sequence.
