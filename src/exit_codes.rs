@@ -75,8 +75,9 @@ become those origins' URLs; FILE.headers holds `Name: value` lines sent with FIL
 Exit codes: 0 the log is written and the pages went quiet; 2 bad usage or input (a missing,
 oversized or unreadable directory or page, a missing browser or polyfill, an unwritable log);
 3 the log is written but incomplete (the pages did not go quiet within --page-timeout,
-reported nothing, reported more events than the recorder keeps, had a report refused, or
-inserted a frame whose document never reported). Quiet is 2 s without a report: what a page
+reported nothing, reported more events than the recorder keeps, had a report refused or
+malformed, had a document without document.modelContext, or inserted a frame whose document
+never reported). Quiet is 2 s without a report: what a page
 does after 2 s of silence is not recorded (docs/trace-validation.md).
 
 Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --chromium is not

@@ -65,7 +65,9 @@ pub struct Args {
     /// How to print the verdicts.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// Seconds a page may take before it counts as timed out (1 to 600).
+    /// Seconds a page may take before it counts as timed out (1 to 600). A page that reports
+    /// nothing at all is opened in a new browser, three in all, the last waited for twice as
+    /// long: up to four times this before it is inconclusive.
     #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=600))]
     pub page_timeout: u64,
     /// Write each browser form as a testharness.js test into DIR and exit (no browser); exit 3

@@ -133,8 +133,8 @@ pub fn record(args: &Args) -> Result<Recording, ConformanceError> {
 ///
 /// Exit codes: 0 the log is written and the pages went quiet; 3 the log is written but
 /// incomplete (the pages did not go quiet within --page-timeout, reported nothing, reported
-/// more than [`MAX_EVENTS`] events, had reports refused, or inserted a frame whose document
-/// never reported: the recorder was not in it).
+/// more than [`MAX_EVENTS`] events, had reports refused or malformed, had a document without
+/// the API, or inserted a frame whose document never reported: the recorder was not in it).
 pub fn main(args: &Args) -> Result<(u8, String), ConformanceError> {
     crate::cli::writable(&args.output)?;
     let Recording {
@@ -154,45 +154,64 @@ pub fn main(args: &Args) -> Result<(u8, String), ConformanceError> {
         collected.events.len(),
         args.output.display()
     );
+    let missing = what_is_missing(&collected, quiet, refused, args.page_timeout);
+    for why in &missing {
+        text.push_str(&format!("incomplete: {why}\n"));
+    }
+    let code = if missing.is_empty() { 0 } else { 3 };
+    Ok((code, text))
+}
+
+/// Why a recording is incomplete, one reason each: what the log may lack. Empty when the
+/// pages went quiet and everything they reported is in the log.
+fn what_is_missing(
+    collected: &Collected,
+    quiet: bool,
+    refused: usize,
+    page_timeout: u64,
+) -> Vec<String> {
+    let mut why = Vec::new();
     if collected.malformed > 0 {
-        text.push_str(&format!(
-            "ignored {} malformed reports or events\n",
+        // The recorder writes none: a page forged them, or the recorder's reports were
+        // damaged. Either way the log may lack what they were meant to say.
+        why.push(format!(
+            "ignored {} malformed reports or events",
             collected.malformed
         ));
     }
-    let mut code = 0;
+    let api_absent = |e: &Value| {
+        e["kind"] == "note" && e["text"].as_str().is_some_and(|t| t.contains("is absent"))
+    };
+    if collected.events.iter().any(api_absent) {
+        why.push(
+            "a document had no document.modelContext, so nothing it did with the API is recorded"
+                .into(),
+        );
+    }
     if !quiet {
-        text.push_str(&format!(
-            "incomplete: the pages did not go quiet within {} s\n",
-            args.page_timeout
+        why.push(format!(
+            "the pages did not go quiet within {page_timeout} s"
         ));
-        code = 3;
     }
     if collected.truncated {
-        text.push_str(&format!(
-            "incomplete: only the first {MAX_EVENTS} events are kept\n"
-        ));
-        code = 3;
+        why.push(format!("only the first {MAX_EVENTS} events are kept"));
     }
     if refused > 0 {
-        text.push_str(&format!(
-            "incomplete: {refused} of the pages' reports were refused (larger than {} MiB, not JSON, or past {} MiB for the run): their events are missing\n",
+        why.push(format!(
+            "{refused} of the pages' reports were refused (larger than {} MiB, not JSON, or past {} MiB for the run): their events are missing",
             webmcp_browser::server::MAX_BODY >> 20,
             webmcp_browser::server::MAX_RUN_REPORT_BYTES >> 20
         ));
-        code = 3;
     }
     for (doc, frame) in unreported_frames(&collected.events) {
-        text.push_str(&format!(
-            "incomplete: frame {frame} of {doc} was inserted but no document in it reported (the recorder is only in UTF-8 HTML files of the directory: not in srcdoc or about:blank documents, nor in files served as another type): what it did is missing\n"
+        why.push(format!(
+            "frame {frame} of {doc} was inserted but no document in it reported (the recorder is only in UTF-8 HTML files of the directory: not in srcdoc or about:blank documents, nor in files served as another type): what it did is missing"
         ));
-        code = 3;
     }
     if collected.events.is_empty() {
-        text.push_str("incomplete: no document reported (is the recorder's page HTML?)\n");
-        code = 3;
+        why.push("no document reported (is the recorder's page HTML?)".into());
     }
-    Ok((code, text))
+    why
 }
 
 /// The frames (document id, frame id) an insert event names and no document event claims as
@@ -516,6 +535,48 @@ pub fn write_log(events: &[Value]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A recording is complete only when nothing it could lack is missing: each cause is
+    /// named on its own, and a quiet, whole recording names none.
+    #[test]
+    fn each_thing_a_recording_lacks_is_named() {
+        let document =
+            serde_json::json!({"kind": "document", "doc": "d0", "parent": null, "frame": null});
+        let whole = super::Collected {
+            events: vec![document.clone()],
+            malformed: 0,
+            truncated: false,
+        };
+        assert!(super::what_is_missing(&whole, true, 0, 15).is_empty());
+        let absent = super::Collected {
+            events: vec![
+                document,
+                serde_json::json!({"kind": "note", "doc": "d0", "text": "document.modelContext is absent: nothing is recorded"}),
+            ],
+            malformed: 2,
+            truncated: true,
+        };
+        let why = super::what_is_missing(&absent, false, 1, 15);
+        for expected in [
+            "ignored 2 malformed",
+            "no document.modelContext",
+            "did not go quiet within 15 s",
+            "only the first",
+            "1 of the pages' reports were refused",
+        ] {
+            assert!(
+                why.iter().any(|w| w.contains(expected)),
+                "{expected}: {why:?}"
+            );
+        }
+        assert_eq!(why.len(), 5, "{why:?}");
+        let nothing = super::Collected {
+            events: vec![],
+            malformed: 0,
+            truncated: false,
+        };
+        assert_eq!(super::what_is_missing(&nothing, true, 0, 15).len(), 1);
+    }
+
     /// A frame counts as reported once a document names it as its frame; one no document
     /// names (a srcdoc or non-UTF-8 document the recorder was not in) is listed.
     #[test]

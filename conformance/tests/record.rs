@@ -46,7 +46,6 @@ fn records_a_page_and_its_cross_origin_frame() {
     let (code, text) = record::main(&args("index.html", out.clone())).unwrap();
     let log = std::fs::read_to_string(&out).unwrap();
     std::fs::remove_file(&out).unwrap();
-    assert_eq!(code, 0, "{text}");
     let lines: Vec<Value> = log
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -56,6 +55,9 @@ fn records_a_page_and_its_cross_origin_frame() {
         serde_json::json!({"format": "webmcp-log", "version": 1})
     );
     let events = &lines[1..];
+    // A browser without the draft's API records nothing of it: incomplete, said so.
+    let expected = if has_draft_api(events) { 0 } else { 3 };
+    assert_eq!(code, expected, "{text}");
     // seq: 0, 1, 2, ...; dseq: 0, 1, 2, ... per document, the document event first.
     let mut next: HashMap<&str, u64> = HashMap::new();
     for (i, e) in events.iter().enumerate() {
@@ -241,12 +243,13 @@ fn an_iframe_navigation_is_recorded_and_judged() {
     let (code, text) = record::main(&a).unwrap();
     let log = std::fs::read_to_string(&out).unwrap();
     std::fs::remove_file(&out).unwrap();
-    assert_eq!(code, 0, "{text}");
     let events: Vec<Value> = log
         .lines()
         .skip(1)
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    let expected = if has_draft_api(&events) { 0 } else { 3 };
+    assert_eq!(code, expected, "{text}");
     if !has_draft_api(&events) {
         return;
     }
