@@ -104,15 +104,55 @@ pub fn main(
         })
         .collect();
     let version = chromium.version().unwrap_or_default();
+    let ran = Ran {
+        polyfill: polyfill_label(&args.polyfill),
+        browser: version,
+        variant,
+    };
     let text = match args.format {
-        ConformanceFormat::Human => human(&rows, &version, variant),
-        ConformanceFormat::Markdown => markdown(&rows, &version, variant),
+        ConformanceFormat::Human => human(&rows, &ran),
+        ConformanceFormat::Markdown => markdown(&rows, &ran),
         ConformanceFormat::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&to_json(&rows, &version, variant)).expect("JSON")
+            serde_json::to_string_pretty(&to_json(&rows, &ran)).expect("JSON")
         ),
     };
     Ok((exit_code(&rows), text))
+}
+
+/// What ran, as the reports name it.
+pub struct Ran {
+    /// The polyfill's package and version, as its package.json says (`--polyfill` may be any
+    /// script: it is named by its path when no package.json names it).
+    pub polyfill: String,
+    /// The browser's version line.
+    pub browser: String,
+    pub variant: LegacyVariant,
+}
+
+/// `@mcp-b/webmcp-polyfill 2.3.2 (index.iife.js)`, from the nearest package.json above
+/// `script`; the script's path when there is none, or it names no package and version.
+fn polyfill_label(script: &std::path::Path) -> String {
+    let package = script.ancestors().skip(1).find_map(|d| {
+        let text = std::fs::read_to_string(d.join("package.json")).ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        Some((
+            v["name"].as_str()?.to_string(),
+            v["version"].as_str()?.to_string(),
+        ))
+    });
+    let file = script
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    match package {
+        Some((name, version)) => {
+            webmcp_model::error::one_line(&format!("{name} {version} ({file})"), 200)
+        }
+        None => webmcp_model::error::one_line(
+            &format!("the script {} (no package.json names it)", script.display()),
+            400,
+        ),
+    }
 }
 
 /// 1 when an observation diverges, else 3 when a run was inconclusive (a scenario without
@@ -293,10 +333,12 @@ fn verdict(r: &Row) -> String {
     }
 }
 
-pub fn human(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
+pub fn human(rows: &[Row], ran: &Ran) -> String {
     let mut out = format!(
-        "legacy conformance: @mcp-b/webmcp-polyfill 2.3.2 (IIFE) in {version}, judged by legacy {}\n",
-        variant.name()
+        "legacy conformance: {} in {}, judged by legacy {}\n",
+        ran.polyfill,
+        ran.browser,
+        ran.variant.name()
     );
     for r in rows {
         out.push_str(&format!("  {:<34} {}", r.scenario, verdict(r)));
@@ -319,11 +361,13 @@ pub fn human(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
     out
 }
 
-pub fn markdown(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
+pub fn markdown(rows: &[Row], ran: &Ran) -> String {
     let mut out = format!(
-        "Polyfill `@mcp-b/webmcp-polyfill` 2.3.2 (`dist/index.iife.js`) in {version} without the WebMCP flag, judged by legacy `{}`.\n\n\
+        "Polyfill {} in {} without the WebMCP flag, judged by legacy `{}`.\n\n\
          | scenario | allowed observations | polyfill | where it differs from the nearest allowed observation | alternatives that allow it |\n|---|---:|---|---|---|\n",
-        variant.name()
+        webmcp_model::error::markdown_code(&ran.polyfill),
+        webmcp_model::error::markdown_text(&ran.browser),
+        ran.variant.name()
     );
     for r in rows {
         out.push_str(&format!(
@@ -338,11 +382,11 @@ pub fn markdown(rows: &[Row], version: &str, variant: LegacyVariant) -> String {
     out
 }
 
-pub fn to_json(rows: &[Row], version: &str, variant: LegacyVariant) -> Value {
+pub fn to_json(rows: &[Row], ran: &Ran) -> Value {
     json!({
-        "implementation": "@mcp-b/webmcp-polyfill@2.3.2 (dist/index.iife.js)",
-        "browser": version,
-        "variant": variant.name(),
+        "implementation": ran.polyfill,
+        "browser": ran.browser,
+        "variant": ran.variant.name(),
         "scenarios": rows.iter().map(|r| json!({
             "scenario": r.scenario,
             "verdict": r.verdict,
@@ -358,6 +402,32 @@ pub fn to_json(rows: &[Row], version: &str, variant: LegacyVariant) -> Value {
 
 #[cfg(test)]
 mod tests {
+    /// The polyfill is named by what its package.json says, not by the version the
+    /// project pins: a script that is not the package is named by its path.
+    #[test]
+    fn the_polyfill_is_named_by_its_package_json() {
+        let dir =
+            std::env::temp_dir().join(format!("webmcp-polyfill-label-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("pkg/dist")).unwrap();
+        std::fs::write(
+            dir.join("pkg/package.json"),
+            r#"{"name": "@mcp-b/webmcp-polyfill", "version": "9.9.9"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            super::polyfill_label(&dir.join("pkg/dist/index.iife.js")),
+            "@mcp-b/webmcp-polyfill 9.9.9 (index.iife.js)"
+        );
+        let loose = super::polyfill_label(&dir.join("bad.js"));
+        assert!(
+            loose.starts_with("the script ") && loose.contains("bad.js"),
+            "{loose}"
+        );
+        assert!(loose.ends_with("(no package.json names it)"), "{loose}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     use super::*;
 
     fn world(name: &str) -> LegacyWorld {
@@ -440,7 +510,12 @@ mod tests {
         assert_eq!(exit_code(&[conforms.clone(), not_run.clone()]), 0);
         assert_eq!(exit_code(&[conforms.clone(), timed_out.clone()]), 3);
         assert_eq!(exit_code(&[timed_out, diverges]), 1);
-        let text = human(&[conforms, not_run], "Chromium", LegacyVariant::CHOSEN);
+        let ran = Ran {
+            polyfill: "@mcp-b/webmcp-polyfill 2.3.2 (index.iife.js)".into(),
+            browser: "Chromium".into(),
+            variant: LegacyVariant::CHOSEN,
+        };
+        let text = human(&[conforms, not_run], &ran);
         assert!(
             text.contains("1 run: 1 conforms, 0 conforms-only-under-seed, 0 diverges"),
             "{text}"
