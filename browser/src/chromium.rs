@@ -157,7 +157,7 @@ impl Chromium {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let text = reader.join().unwrap_or_default();
-        Ok(String::from_utf8_lossy(&text).trim().to_string())
+        Ok(version_line(&String::from_utf8_lossy(&text)))
     }
 
     /// The full argument list for a launch on `url` with `user_data_dir`.
@@ -354,8 +354,39 @@ impl Drop for Running {
     }
 }
 
+/// The first line a browser's `--version` printed, its control characters escaped: a
+/// report's header names the browser in one line, whatever the binary wrote.
+fn version_line(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    line.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
+    /// Only the first line of what `--version` prints names the browser, escaped.
+    #[test]
+    fn the_version_is_its_first_line_escaped() {
+        assert_eq!(
+            super::version_line("\n  Chromium 156.0.1 built on Debian\nCopyright ...\n"),
+            "Chromium 156.0.1 built on Debian"
+        );
+        assert_eq!(super::version_line("evil\u{1b}[2J x"), "evil\\u{1b}[2J x");
+        assert_eq!(super::version_line(""), "");
+    }
+
     use super::*;
 
     /// A "browser" that never answers `--version` is given up on, with its process group.

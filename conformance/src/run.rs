@@ -263,6 +263,7 @@ pub fn run(
             timed_out: outcome.timed_out(),
             page_timeout: config.page_timeout,
             refused: outcome.refused,
+            silent: outcome.browser_log.is_some(),
             seed: &seed,
             proposed: &proposed,
         };

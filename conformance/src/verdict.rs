@@ -91,6 +91,9 @@ pub struct Judged<'a> {
     pub page_timeout: Duration,
     /// Reports the collector refused (too large, not JSON, past the run's budget).
     pub refused: usize,
+    /// The page reported nothing in any of its browsers (each one's log is on standard
+    /// error): it timed out, or every browser ended first.
+    pub silent: bool,
     pub seed: &'a VariantVerdict,
     pub proposed: &'a VariantVerdict,
 }
@@ -132,6 +135,14 @@ impl Judged<'_> {
         coverage: &crate::judge::Coverage,
         statements: &[StatementRun],
     ) -> Verdict {
+        if self.timed_out && self.silent {
+            return Verdict::Inconclusive {
+                reason: format!(
+                    "the page reported nothing in any of its {} browsers (each ended or waited its timeout; their logs are on standard error)",
+                    webmcp_browser::LAUNCHES
+                ),
+            };
+        }
         if self.timed_out {
             return Verdict::Inconclusive {
                 reason: format!(
@@ -319,6 +330,7 @@ mod tests {
             timed_out: false,
             page_timeout: Duration::from_secs(15),
             refused: 0,
+            silent: false,
             seed: &seed,
             proposed: &proposed,
         }
@@ -426,6 +438,7 @@ mod tests {
             timed_out: false,
             page_timeout: Duration::from_secs(15),
             refused: 0,
+            silent: false,
             seed: &seed,
             proposed: &proposed,
         };
@@ -472,6 +485,7 @@ mod tests {
                 timed_out: false,
                 page_timeout: Duration::from_secs(15),
                 refused: 0,
+                silent: false,
                 seed,
                 proposed,
             }
@@ -514,6 +528,7 @@ mod tests {
             timed_out: true,
             page_timeout: Duration::from_secs(15),
             refused: 0,
+            silent: false,
             seed: &seed,
             proposed: &proposed,
         }
@@ -526,6 +541,7 @@ mod tests {
             timed_out: false,
             page_timeout: Duration::from_secs(15),
             refused: 1,
+            silent: false,
             seed: &seed,
             proposed: &proposed,
         }
