@@ -16,8 +16,10 @@ use serde_json::Value;
 
 /// Largest request body accepted (reports are small JSON documents).
 pub const MAX_BODY: usize = 4 << 20;
-/// Most bytes of reports kept for one run: a page cannot grow the collector's memory without
-/// bound. A report past it is refused and counted, like one too large or not JSON.
+/// Most bytes of reports the server keeps, over every run (a page names the run it reports
+/// to, so a budget per run would not bound anything): a page cannot grow the collector's
+/// memory without bound. A report past it is refused and counted, like one too large or not
+/// JSON.
 pub const MAX_RUN_REPORT_BYTES: usize = 32 << 20;
 
 /// Which of the two loopback origins a resource is served on.
@@ -121,8 +123,8 @@ struct Runs {
     /// Every request received, by the `run` of its query (`""` without one): a page that
     /// reported nothing either was never fetched or fetched and then ran nothing.
     requests: HashMap<String, usize>,
-    /// Bytes of the reports kept, by run.
-    report_bytes: HashMap<String, usize>,
+    /// Bytes of the reports kept, over every run.
+    report_bytes: usize,
     /// Reports refused, by run: larger than [`MAX_BODY`], not JSON, or past
     /// [`MAX_RUN_REPORT_BYTES`]. What they said is lost, so a run with one is incomplete.
     refused: HashMap<String, usize>,
@@ -415,12 +417,11 @@ fn handle(stream: TcpStream, origin: Origin, shared: &Shared) -> std::io::Result
             }
             if request.path == "/__report" {
                 let mut runs = shared.runs.lock().unwrap();
-                let kept = runs.report_bytes.entry(run.clone()).or_default();
-                if *kept + request.body.len() > MAX_RUN_REPORT_BYTES {
+                if runs.report_bytes + request.body.len() > MAX_RUN_REPORT_BYTES {
                     drop(runs);
                     return refuse(b"too much reported", 413, &mut stream);
                 }
-                *kept += request.body.len();
+                runs.report_bytes += request.body.len();
             }
             let value: Value = match serde_json::from_slice(&request.body) {
                 Ok(v) => v,
@@ -478,6 +479,7 @@ fn respond(
         204 => "No Content",
         400 => "Bad Request",
         404 => "Not Found",
+        413 => "Content Too Large",
         _ => "Method Not Allowed",
     };
     let mut head = format!(
@@ -506,6 +508,37 @@ mod tests {
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         out
+    }
+
+    /// A report that is too large, not JSON, or past the server's budget is refused with
+    /// its status and counted for its run (the run is then incomplete), never kept.
+    #[test]
+    fn refused_reports_are_counted_by_run() {
+        let server = Server::start(Site::new()).unwrap();
+        let huge = "POST /__report?run=r1 HTTP/1.1\r\nContent-Length: 5000000\r\n\r\n[]";
+        assert!(http(&server, Origin::Primary, huge).starts_with("HTTP/1.1 413 Content Too Large"));
+        let bad = "POST /__report?run=r1 HTTP/1.1\r\nContent-Length: 3\r\n\r\nxyz";
+        assert!(http(&server, Origin::Primary, bad).starts_with("HTTP/1.1 400"));
+        assert_eq!(server.refused("r1"), 2);
+        assert_eq!(server.refused("r2"), 0);
+        // The budget is the server's, whatever run a report names.
+        let chunk = format!("\"{}\"", "a".repeat(MAX_BODY - 2));
+        let mut kept = 0;
+        for i in 0.. {
+            let raw = format!(
+                "POST /__report?run=k{i} HTTP/1.1\r\nContent-Length: {}\r\n\r\n{chunk}",
+                chunk.len()
+            );
+            if http(&server, Origin::Primary, &raw).starts_with("HTTP/1.1 204") {
+                kept += 1;
+                continue;
+            }
+            assert_eq!(server.refused(&format!("k{i}")), 1);
+            break;
+        }
+        // The three bytes of the report that was not JSON count too: they were received.
+        assert_eq!(kept, (MAX_RUN_REPORT_BYTES - 3) / MAX_BODY);
+        assert!(server.reports("r1").is_empty());
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub fn main(args: &Args) -> Result<(u8, String), ConformanceError> {
 
 /// Why a recording is incomplete, one reason each: what the log may lack. Empty when the
 /// pages went quiet and everything they reported is in the log.
-fn what_is_missing(
+pub(crate) fn what_is_missing(
     collected: &Collected,
     quiet: bool,
     refused: usize,
@@ -179,14 +179,22 @@ fn what_is_missing(
             collected.malformed
         ));
     }
-    let api_absent = |e: &Value| {
-        e["kind"] == "note" && e["text"].as_str().is_some_and(|t| t.contains("is absent"))
-    };
-    if collected.events.iter().any(api_absent) {
-        why.push(
-            "a document had no document.modelContext, so nothing it did with the API is recorded"
-                .into(),
-        );
+    // The recorder's notes of what it could not record (recorder.js: "is absent", "are not
+    // recorded", "is not recorded", "runs no recorder"), each named as it said it.
+    for e in &collected.events {
+        let Some(text) = e["text"].as_str().filter(|_| e["kind"] == "note") else {
+            continue;
+        };
+        if ["is absent", "not recorded", "runs no recorder"]
+            .iter()
+            .any(|m| text.contains(m))
+        {
+            why.push(format!(
+                "{}: {}",
+                e["doc"].as_str().unwrap_or("a document"),
+                webmcp_model::error::one_line(text, 200)
+            ));
+        }
     }
     if !quiet {
         why.push(format!(
@@ -205,7 +213,7 @@ fn what_is_missing(
     }
     for (doc, frame) in unreported_frames(&collected.events) {
         why.push(format!(
-            "frame {frame} of {doc} was inserted but no document in it reported (the recorder is only in UTF-8 HTML files of the directory: not in srcdoc or about:blank documents, nor in files served as another type): what it did is missing"
+            "frame {frame} of {doc} was inserted but no document reported as being in it (the recorder is only in UTF-8 HTML files of the directory: not in srcdoc or about:blank documents, nor in files served as another type; or a document could not learn its frame from its parent): what it did may be missing"
         ));
     }
     if collected.events.is_empty() {
@@ -558,7 +566,7 @@ mod tests {
         let why = super::what_is_missing(&absent, false, 1, 15);
         for expected in [
             "ignored 2 malformed",
-            "no document.modelContext",
+            "d0: document.modelContext is absent",
             "did not go quiet within 15 s",
             "only the first",
             "1 of the pages' reports were refused",

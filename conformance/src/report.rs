@@ -61,7 +61,7 @@ impl Analyses {
     /// Whether an analysis was written for `r`'s scenario and build, but for another run
     /// than `r` (another verdict or observation).
     pub fn explains_another_run(&self, r: &ScenarioResult) -> bool {
-        self.get(r).is_none() && self.of_build(r).next().is_some()
+        self.get(r).is_none() && self.of_build(r).any(|a| !a.explains.is_empty())
     }
 
     fn of_build<'a>(&'a self, r: &'a ScenarioResult) -> impl Iterator<Item = &'a Analysis> {
@@ -571,6 +571,16 @@ mod tests {
         let other_build = result(other_build);
         assert!(a.get(&other_build).is_none());
         assert!(!a.explains_another_run(&other_build));
+
+        // Chromium 148's analyses name no run: they explain none, and no other either.
+        let mut old = analysed_run();
+        old["browser"] = json!("Chromium 148.0.1.2 built on Debian");
+        old["scenario"] = json!("abort-before-dispatch");
+        let old = result(old);
+        assert!(a.of_build(&old).next().is_some(), "a 148 analysis exists");
+        assert!(a.get(&old).is_none());
+        assert!(!a.explains_another_run(&old));
+        assert_eq!(verdict(&old, &a), "diverges: UNEXPLAINED");
     }
 
     /// Every analysis of a build still in use names the runs it explains; only those of

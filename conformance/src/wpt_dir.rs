@@ -185,8 +185,15 @@ pub fn run(
             .map(|r| r.value.clone())
             .filter(|v| v.get("webmcpRecorder").is_some())
             .collect();
-        let log = write_log(&collect(&recorder).events);
-        let (trace, trace_code, trace_detail) = match validate(&log, max_states) {
+        let collected = collect(&recorder);
+        let log = write_log(&collected.events);
+        let missing = crate::record::what_is_missing(
+            &collected,
+            outcome.done.is_some(),
+            outcome.refused,
+            page_timeout.as_secs(),
+        );
+        let (trace, mut trace_code, mut trace_detail) = match validate(&log, max_states) {
             Ok(report) => (
                 Ok(report.verdict().to_string()),
                 report.exit_code(),
@@ -204,6 +211,14 @@ pub fn run(
             ),
             Err(Refusal::NotJudged(why)) => (Err(why), 3, Vec::new()),
         };
+        // A log that may lack events (refused, malformed or cut reports, a document the
+        // recorder was not in) is judged as far as it goes, and allowed only as a prefix.
+        if !missing.is_empty() {
+            if trace_code == 0 {
+                trace_code = 3;
+            }
+            trace_detail.extend(missing.iter().map(|why| format!("incomplete: {why}")));
+        }
         let subtests = done["tests"]
             .as_array()
             .map(|tests| {
@@ -276,7 +291,12 @@ pub fn human(results: &[FileResult]) -> String {
                     }
                 }
             }
-            Err(why) => out.push_str(&format!("    trace: not judged: {}\n", text(why))),
+            Err(why) => {
+                out.push_str(&format!("    trace: not judged: {}\n", text(why)));
+                for line in &r.trace_detail {
+                    out.push_str(&format!("      {}\n", text(line)));
+                }
+            }
         }
     }
     let allowed = results.iter().filter(|r| r.trace_code == 0).count();
