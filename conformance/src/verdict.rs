@@ -458,19 +458,23 @@ mod tests {
         assert!(matches!(v, Verdict::NotImplemented { .. }), "{v:?}");
     }
 
+    /// A run of `f` in the draft's API, every statement run, that `proposed` allows.
+    fn allowed_run(f: &BrowserForm) -> BrowserRun {
+        BrowserRun {
+            observation: some_allowed(f, Variant::proposed(), |_| true),
+            api: ["document.modelContext".to_string()].into(),
+            ran: every_statement(f),
+            ..BrowserRun::default()
+        }
+    }
+
     /// "The draft as written does not allow it" and "ruled out by the fixes" are claims about
     /// a whole exploration: where that exploration stopped at its bound, the run is
     /// inconclusive, not labelled with what was not shown.
     #[test]
     fn a_variant_whose_exploration_stopped_decides_nothing_it_did_not_allow() {
         let f = form("register-and-discover");
-        let o = some_allowed(&f, Variant::proposed(), |_| true);
-        let run = BrowserRun {
-            observation: o,
-            api: ["document.modelContext".to_string()].into(),
-            ran: every_statement(&f),
-            ..BrowserRun::default()
-        };
+        let run = allowed_run(&f);
         let allowed = verdict(&f, &run.observation, Variant::proposed());
         assert!(allowed.allowed && allowed.complete);
         let stopped = VariantVerdict {
@@ -513,13 +517,7 @@ mod tests {
     #[test]
     fn a_timed_out_run_is_inconclusive_whatever_it_observed() {
         let f = form("register-and-discover");
-        let o = some_allowed(&f, Variant::proposed(), |_| true);
-        let run = BrowserRun {
-            observation: o,
-            api: ["document.modelContext".to_string()].into(),
-            ran: every_statement(&f),
-            ..BrowserRun::default()
-        };
+        let run = allowed_run(&f);
         let seed = verdict(&f, &run.observation, Variant::SEED);
         let proposed = verdict(&f, &run.observation, Variant::proposed());
         let (v, _) = Judged {

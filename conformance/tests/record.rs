@@ -25,6 +25,19 @@ fn args(page: &str, output: PathBuf) -> Args {
     }
 }
 
+/// Records `a`'s page: the exit code, what was printed, the log, and the log's lines as
+/// JSON (its header first). The log file is removed.
+fn recorded(a: &Args) -> (u8, String, String, Vec<Value>) {
+    let (code, text) = record::main(a).unwrap();
+    let log = std::fs::read_to_string(&a.output).unwrap();
+    std::fs::remove_file(&a.output).unwrap();
+    let lines = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (code, text, log, lines)
+}
+
 fn by_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["kind"] == kind).collect()
 }
@@ -43,13 +56,7 @@ fn has_draft_api(events: &[Value]) -> bool {
 )]
 fn records_a_page_and_its_cross_origin_frame() {
     let out = std::env::temp_dir().join(format!("webmcp-record-{}.jsonl", std::process::id()));
-    let (code, text) = record::main(&args("index.html", out.clone())).unwrap();
-    let log = std::fs::read_to_string(&out).unwrap();
-    std::fs::remove_file(&out).unwrap();
-    let lines: Vec<Value> = log
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (code, text, log, lines) = recorded(&args("index.html", out));
     assert_eq!(
         lines[0],
         serde_json::json!({"format": "webmcp-log", "version": 1})
@@ -240,25 +247,19 @@ fn an_iframe_navigation_is_recorded_and_judged() {
     let out = std::env::temp_dir().join(format!("webmcp-record-nav-{}.jsonl", std::process::id()));
     let mut a = args("index.html", out.clone());
     a.dir = fixtures().join("navigation");
-    let (code, text) = record::main(&a).unwrap();
-    let log = std::fs::read_to_string(&out).unwrap();
-    std::fs::remove_file(&out).unwrap();
-    let events: Vec<Value> = log
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let expected = if has_draft_api(&events) { 0 } else { 3 };
+    let (code, text, log, lines) = recorded(&a);
+    let events = &lines[1..];
+    let expected = if has_draft_api(events) { 0 } else { 3 };
     assert_eq!(code, expected, "{text}");
-    if !has_draft_api(&events) {
+    if !has_draft_api(events) {
         return;
     }
     // The parent logs the navigation; the iframe's second document names the same frame.
-    let nav = by_kind(&events, "frame")
+    let nav = by_kind(events, "frame")
         .into_iter()
         .find(|e| e["action"] == "navigate")
         .unwrap_or_else(|| panic!("{log}"));
-    let docs = by_kind(&events, "document");
+    let docs = by_kind(events, "document");
     assert_eq!(docs.len(), 3, "{log}");
     assert_eq!(docs[1]["frame"], nav["frame"]);
     assert_eq!(docs[2]["frame"], nav["frame"]);
@@ -340,14 +341,8 @@ fn a_slow_collector_for_the_frame_still_gives_a_causal_log() {
 )]
 fn a_burst_is_kept_whole_and_a_frame_without_the_recorder_is_named() {
     let out = std::env::temp_dir().join(format!("webmcp-burst-{}.jsonl", std::process::id()));
-    let (code, text) = record::main(&args("burst.html", out.clone())).unwrap();
-    let log = std::fs::read_to_string(&out).unwrap();
-    std::fs::remove_file(&out).unwrap();
-    let events: Vec<Value> = log
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (code, text, _, lines) = recorded(&args("burst.html", out));
+    let events = &lines[1..];
     assert_eq!(code, 3, "{text}");
     assert!(
         text.contains(
@@ -356,8 +351,8 @@ fn a_burst_is_kept_whole_and_a_frame_without_the_recorder_is_named() {
         "{text}"
     );
     assert!(!text.contains("refused"), "{text}");
-    if has_draft_api(&events) {
-        assert_eq!(by_kind(&events, "call").len(), 40_000, "{text}");
-        assert_eq!(by_kind(&events, "settle").len(), 40_000, "{text}");
+    if has_draft_api(events) {
+        assert_eq!(by_kind(events, "call").len(), 40_000, "{text}");
+        assert_eq!(by_kind(events, "settle").len(), 40_000, "{text}");
     }
 }
