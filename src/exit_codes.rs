@@ -77,8 +77,8 @@ oversized or unreadable directory or page, a missing browser or polyfill, an unw
 3 the log is written but incomplete (the pages did not go quiet within --page-timeout,
 reported nothing, reported more events than the recorder keeps, had a report refused or
 malformed, had a document without document.modelContext, or inserted a frame whose document
-never reported). Quiet is 2 s without a report: what a page
-does after 2 s of silence is not recorded (docs/trace-validation.md).
+never reported). Quiet is --quiet seconds (2) without a report: what a page
+does after that long a silence is not recorded (docs/trace-validation.md).
 
 Environment: WEBMCP_CHROMIUM, else CHROMIUM, names the Chromium binary when --chromium is not
 given; else Debian's /usr/bin/chromium.";

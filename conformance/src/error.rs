@@ -69,6 +69,9 @@ pub enum ConformanceError {
     NoSuchPage { page: String, dir: PathBuf },
     /// `--wpt-dir DIR` has no tests.
     NoTests { dir: PathBuf },
+    /// `record --quiet` not shorter than `--page-timeout`: the pages could never go quiet
+    /// in time.
+    QuietNotBeforeTimeout { quiet: u64, page_timeout: u64 },
     /// `--wpt-dir` with a `--format` it does not write (human and json only).
     WptDirFormat { format: &'static str },
     /// A test the model's bound kept from being written.
@@ -136,6 +139,13 @@ impl fmt::Display for ConformanceError {
                 "{}: no tests in webmcp/ (HTML files outside resources/)",
                 dir.display()
             ),
+            ConformanceError::QuietNotBeforeTimeout {
+                quiet,
+                page_timeout,
+            } => write!(
+                f,
+                "--quiet {quiet} is not shorter than --page-timeout {page_timeout}: the pages could never go quiet in time"
+            ),
             ConformanceError::WptDirFormat { format } => {
                 write!(f, "--wpt-dir writes human or json, not --format {format}")
             }
@@ -170,6 +180,7 @@ impl std::error::Error for ConformanceError {
             | ConformanceError::NoSuchPage { .. }
             | ConformanceError::NoTests { .. }
             | ConformanceError::WptDirFormat { .. }
+            | ConformanceError::QuietNotBeforeTimeout { .. }
             | ConformanceError::Unwritten(_) => None,
         }
     }

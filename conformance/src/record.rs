@@ -18,7 +18,8 @@ pub const RECORDER_JS: &str = include_str!("../js/recorder.js");
 /// The run name the recorder's reports carry, and so its endpoint.
 const RUN: &str = "record";
 const ENDPOINT: &str = "/__report?run=record";
-/// A page is finished when nothing has been reported for this long.
+/// A page is finished when nothing has been reported for this long (`record --quiet`'s
+/// default, and `--wpt-dir`'s after testharness.js completes).
 pub const QUIET: Duration = Duration::from_secs(2);
 
 /// Bounds on the served directory (every file is untrusted).
@@ -52,9 +53,14 @@ pub struct Args {
         default_value = "browser/js/node_modules/webmcp-polyfill-5/dist/index.iife.js"
     )]
     pub polyfill: PathBuf,
-    /// Seconds the pages may take to go quiet (3 to 600: quiet is 2 s without a report).
+    /// Seconds the pages may take to go quiet (3 to 600; more than --quiet).
     #[arg(long, value_name = "SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(3..=600))]
     pub page_timeout: u64,
+    /// Seconds without a report after which the pages count as finished (1 to 300). The
+    /// recorder cannot tell a page that has finished from one that waits: what a page does
+    /// after this long a silence is not recorded, so give a page that acts late more.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=300))]
+    pub quiet: u64,
     /// Where to write the log.
     #[arg(short = 'o', long = "output", value_name = "LOG")]
     pub output: PathBuf,
@@ -74,6 +80,12 @@ pub struct Recording {
 
 /// Serves `args.dir`, opens `args.page` and collects what the recorder reports.
 pub fn record(args: &Args) -> Result<Recording, ConformanceError> {
+    if args.quiet >= args.page_timeout {
+        return Err(ConformanceError::QuietNotBeforeTimeout {
+            quiet: args.quiet,
+            page_timeout: args.page_timeout,
+        });
+    }
     let files = read_dir(&args.dir)?;
     let (page_file, query) = match args.page.split_once('?') {
         Some((p, q)) => (p, Some(q)),
@@ -107,7 +119,7 @@ pub fn record(args: &Args) -> Result<Recording, ConformanceError> {
             };
             (site, vec![visit])
         },
-        Completion::Quiet(QUIET),
+        Completion::Quiet(Duration::from_secs(args.quiet)),
         Duration::from_secs(args.page_timeout),
         webmcp_browser::say_why_silent,
     )
@@ -543,6 +555,28 @@ pub fn write_log(events: &[Value]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A quiet as long as the page timeout could never end a run: refused before anything
+    /// is read or started.
+    #[test]
+    fn a_quiet_not_shorter_than_the_timeout_is_refused() {
+        let a = super::Args {
+            dir: "/nonexistent".into(),
+            page: "index.html".into(),
+            imp: crate::cli::ImplArg::Chromium,
+            chromium: None,
+            polyfill: "".into(),
+            page_timeout: 5,
+            quiet: 5,
+            output: "/nonexistent/log.jsonl".into(),
+        };
+        let e = super::record(&a).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--quiet 5 is not shorter than --page-timeout 5"),
+            "{e}"
+        );
+    }
+
     /// A recording is complete only when nothing it could lack is missing: each cause is
     /// named on its own, and a quiet, whole recording names none.
     #[test]

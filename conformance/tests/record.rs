@@ -21,6 +21,7 @@ fn args(page: &str, output: PathBuf) -> Args {
         chromium: Some(webmcp_browser::chromium_for_tests()),
         polyfill: PathBuf::new(),
         page_timeout: 30,
+        quiet: 2,
         output,
     }
 }
@@ -354,5 +355,24 @@ fn a_burst_is_kept_whole_and_a_frame_without_the_recorder_is_named() {
     if has_draft_api(events) {
         assert_eq!(by_kind(events, "call").len(), 40_000, "{text}");
         assert_eq!(by_kind(events, "settle").len(), 40_000, "{text}");
+    }
+}
+
+/// A page that acts after a silence longer than --quiet is cut off there; a longer --quiet
+/// records what it did later.
+#[test]
+#[cfg_attr(
+    webmcp_no_chromium,
+    ignore = "no Chromium at $WEBMCP_CHROMIUM or /usr/bin/chromium (WEBMCP_REQUIRE_BROWSER=1 makes this a failure)"
+)]
+fn a_longer_quiet_records_a_page_that_acts_late() {
+    let out = std::env::temp_dir().join(format!("webmcp-late-{}.jsonl", std::process::id()));
+    let mut a = args("late.html", out);
+    a.quiet = 6;
+    let (code, text, _, lines) = recorded(&a);
+    let events = &lines[1..];
+    if has_draft_api(events) {
+        assert_eq!(code, 0, "{text}");
+        assert_eq!(by_kind(events, "call").len(), 1, "{text}");
     }
 }
