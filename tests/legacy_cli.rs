@@ -153,19 +153,18 @@ fn list_shows_every_legacy_scenario_and_the_draft_stays_the_default() {
     assert!(draft.contains("register-and-discover"));
 }
 
+/// `check --profile legacy --scenario NAME`, in human form, with `extra` after it.
+fn check_legacy_scenario(name: &str, extra: &[&str]) -> std::process::Output {
+    bin()
+        .args(["check", "--profile", "legacy", "--scenario", name])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn human_output_has_the_draft_look() {
-    let out = bin()
-        .args([
-            "check",
-            "--profile",
-            "legacy",
-            "--scenario",
-            "provide-replaces",
-            "--no-timings",
-        ])
-        .output()
-        .unwrap();
+    let out = check_legacy_scenario("provide-replaces", &["--no-timings"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -338,15 +337,6 @@ fn a_scenario_file_in_which_nothing_happens_is_not_a_silent_pass() {
     );
     assert!(text.contains("note: a property holds vacuously"), "{text}");
     // The embedded scenarios, each of which reaches witnesses of its own: no note.
-    let out = bin()
-        .args([
-            "check",
-            "--profile",
-            "legacy",
-            "--scenario",
-            "concurrent-executions",
-        ])
-        .output()
-        .unwrap();
+    let out = check_legacy_scenario("concurrent-executions", &[]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("note:"));
 }

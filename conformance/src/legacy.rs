@@ -133,19 +133,7 @@ pub struct Ran {
 /// `@mcp-b/webmcp-polyfill 2.3.2 (index.iife.js)`, from the nearest package.json above
 /// `script`; the script's path when there is none, or it names no package and version.
 fn polyfill_label(script: &std::path::Path) -> String {
-    // The nearest package.json only: a script outside a package is not named by the
-    // project it happens to sit in further up.
-    let package = script
-        .ancestors()
-        .skip(1)
-        .find_map(|d| std::fs::read_to_string(d.join("package.json")).ok())
-        .and_then(|text| {
-            let v: Value = serde_json::from_str(&text).ok()?;
-            Some((
-                v["name"].as_str()?.to_string(),
-                v["version"].as_str()?.to_string(),
-            ))
-        });
+    let package = crate::wpt::chromium::package_of(script);
     let file = script
         .file_name()
         .map_or_else(String::new, |f| f.to_string_lossy().into_owned());

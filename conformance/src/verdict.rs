@@ -305,6 +305,25 @@ mod tests {
             .collect()
     }
 
+    /// A run that settled in time with every report kept, judged by `seed` and `proposed`.
+    fn judged<'a>(
+        form: &'a BrowserForm,
+        run: &'a BrowserRun,
+        seed: &'a VariantVerdict,
+        proposed: &'a VariantVerdict,
+    ) -> Judged<'a> {
+        Judged {
+            form,
+            run,
+            timed_out: false,
+            page_timeout: Duration::from_secs(15),
+            refused: 0,
+            silent: false,
+            seed,
+            proposed,
+        }
+    }
+
     /// Classifies `observation` as if every statement in `ran` started.
     fn classify(
         form: &BrowserForm,
@@ -324,17 +343,7 @@ mod tests {
         };
         let seed = verdict(form, &run.observation, Variant::SEED);
         let proposed = verdict(form, &run.observation, Variant::proposed());
-        Judged {
-            form,
-            run: &run,
-            timed_out: false,
-            page_timeout: Duration::from_secs(15),
-            refused: 0,
-            silent: false,
-            seed: &seed,
-            proposed: &proposed,
-        }
-        .classify()
+        judged(form, &run, &seed, &proposed).classify()
     }
 
     fn some_allowed(
@@ -432,17 +441,7 @@ mod tests {
         };
         let seed = verdict(&f, &run.observation, Variant::SEED);
         let proposed = verdict(&f, &run.observation, Variant::proposed());
-        let judged = Judged {
-            form: &f,
-            run: &run,
-            timed_out: false,
-            page_timeout: Duration::from_secs(15),
-            refused: 0,
-            silent: false,
-            seed: &seed,
-            proposed: &proposed,
-        };
-        let (v, _) = judged.classify();
+        let (v, _) = judged(&f, &run, &seed, &proposed).classify();
         assert!(
             matches!(&v, Verdict::NotImplemented { what } if what.contains("navigator.modelContext")),
             "{v:?}"
@@ -483,18 +482,7 @@ mod tests {
             ..allowed.clone()
         };
         let judge = |seed: &VariantVerdict, proposed: &VariantVerdict| {
-            Judged {
-                form: &f,
-                run: &run,
-                timed_out: false,
-                page_timeout: Duration::from_secs(15),
-                refused: 0,
-                silent: false,
-                seed,
-                proposed,
-            }
-            .classify()
-            .0
+            judged(&f, &run, seed, proposed).classify().0
         };
         let seed_stopped = judge(&stopped, &allowed);
         assert!(
@@ -521,27 +509,15 @@ mod tests {
         let seed = verdict(&f, &run.observation, Variant::SEED);
         let proposed = verdict(&f, &run.observation, Variant::proposed());
         let (v, _) = Judged {
-            form: &f,
-            run: &run,
             timed_out: true,
-            page_timeout: Duration::from_secs(15),
-            refused: 0,
-            silent: false,
-            seed: &seed,
-            proposed: &proposed,
+            ..judged(&f, &run, &seed, &proposed)
         }
         .classify();
         assert!(matches!(v, Verdict::Inconclusive { .. }), "{v:?}");
         // A refused report is as bad: what it said is missing from the observation.
         let (v, _) = Judged {
-            form: &f,
-            run: &run,
-            timed_out: false,
-            page_timeout: Duration::from_secs(15),
             refused: 1,
-            silent: false,
-            seed: &seed,
-            proposed: &proposed,
+            ..judged(&f, &run, &seed, &proposed)
         }
         .classify();
         assert!(

@@ -176,9 +176,19 @@ pub fn docs_section(
 
 /// The `version` in the package.json of the npm package that holds `file`, searching upwards.
 pub fn package_version(file: &Path) -> Option<String> {
-    file.ancestors().skip(1).find_map(|d| {
-        let text = std::fs::read_to_string(d.join("package.json")).ok()?;
-        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-        v["version"].as_str().map(str::to_string)
-    })
+    package_of(file).map(|(_, version)| version)
+}
+
+/// The name and version of the package `file` belongs to: its nearest package.json only
+/// (a file outside a package is not named by the project it sits in further up).
+pub fn package_of(file: &Path) -> Option<(String, String)> {
+    let text = file
+        .ancestors()
+        .skip(1)
+        .find_map(|d| std::fs::read_to_string(d.join("package.json")).ok())?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Some((
+        v["name"].as_str()?.to_string(),
+        v["version"].as_str()?.to_string(),
+    ))
 }
