@@ -1031,6 +1031,12 @@ impl Sweep {
     /// checked at all (an empty sample, or a sweep the deadline stopped before its first),
     /// which must never read as a pass; nor may an empty shard (`merge` judges the whole).
     /// and when --timeout stopped the enumeration, the scenarios never generated.
+    /// How many checked scenarios a bound stopped before their search's end (the
+    /// incomplete ones that were started).
+    fn stopped_searches(&self) -> u64 {
+        self.incomplete.saturating_sub(self.skipped)
+    }
+
     fn undecided(&self) -> bool {
         self.incomplete > 0 || self.checked == 0 || self.enumeration_stopped()
     }
@@ -1332,7 +1338,8 @@ fn human(s: &Sweep, timings: bool) -> String {
                 s.why_none_checked()
             ));
         }
-        let finished = s.checked.saturating_sub(s.incomplete);
+        // A scenario never started is incomplete but was not checked either.
+        let finished = s.checked.saturating_sub(s.stopped_searches());
         if s.checked > 0 && finished == 0 {
             out.push_str(
                 "  no scenario was searched to the end: no property is shown to hold, and no \
@@ -1374,6 +1381,13 @@ fn human(s: &Sweep, timings: bool) -> String {
             "exit 0: every property held in each of the {} sampled scenario(s). A sample\n\
              proves nothing of the bound's other scenarios.\n",
             thousands(s.checked)
+        ),
+        // A shard's scenarios were each searched to the end; the other shards' may not be.
+        _ if s.shard.is_some() => format!(
+            "exit 0: every property held in each of this shard's {} scenario(s) (of {} in the\n\
+             bound). `merge` of every shard's report judges the whole sweep.\n",
+            thousands(s.checked),
+            thousands(s.whole)
         ),
         _ => "exit 0: every property held in every generated scenario.\n".to_string(),
     });
@@ -1624,4 +1638,67 @@ fn github(s: &Sweep) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SweepArgs,
+    }
+
+    fn sweep(args: &[&str]) -> Sweep {
+        let cli = Cli::parse_from(std::iter::once("sweep").chain(args.iter().copied()));
+        match plan(&cli.args) {
+            Ok(plan) => Sweep::new(&plan),
+            Err(UsageError(e)) => panic!("a valid sweep: {e}"),
+        }
+    }
+
+    /// Scenarios the deadline left unstarted are incomplete, not searches a bound cut short:
+    /// the scenarios that were searched to the end are still counted as such.
+    #[test]
+    fn scenarios_never_started_are_not_searches_cut_short() {
+        let mut s = sweep(&["--bound", "tiny", "--variant", "proposed"]);
+        (s.selected, s.whole) = (10, 10);
+        // 5 checked, of which 1 was stopped by a bound; 5 never started.
+        (s.checked, s.skipped, s.incomplete) = (5, 5, 6);
+        let text = human(&s, false);
+        assert!(
+            text.contains("held in every scenario searched to the end (4 of 5 checked)"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("no scenario was searched to the end"),
+            "{text}"
+        );
+        assert_eq!(s.exit_code(), 3);
+        // Every checked one stopped by a bound: nothing was searched to the end.
+        s.incomplete = 10;
+        let text = human(&s, false);
+        assert!(
+            text.contains("no scenario was searched to the end"),
+            "{text}"
+        );
+    }
+
+    /// A shard that held everywhere says it speaks for its own scenarios only.
+    #[test]
+    fn a_shard_that_held_speaks_for_its_scenarios_only() {
+        let mut s = sweep(&["--bound", "tiny", "--variant", "proposed", "--shard", "2/4"]);
+        (s.selected, s.whole, s.checked) = (3, 12, 3);
+        assert_eq!(s.exit_code(), 0);
+        let text = human(&s, false);
+        assert!(
+            text.contains(
+                "exit 0: every property held in each of this shard's 3 scenario(s) (of 12"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("in every generated scenario"), "{text}");
+    }
 }
