@@ -872,16 +872,19 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode, UsageError> {
         return legacy_check(args);
     }
     let plan = plan_check(args)?;
-    if let (Some(shard), true) = (args.shard, plan.worlds.is_empty()) {
+    let empty_shard = args.shard.filter(|_| plan.worlds.is_empty());
+    if let Some(shard) = empty_shard {
         shard::note_empty(shard, plan.whole_suite as u64, "scenarios");
     }
-    if let Some(cluster) = &plan.cluster {
-        return distributed::run(&plan, cluster, args);
-    }
-    let explored = explore(&plan, args)?;
-    let status = conclude(&plan, &explored, args);
-    if args.shard.is_some() && plan.worlds.is_empty() {
-        // Nothing was decided here: never a pass (`merge` judges the whole).
+    let status = match &plan.cluster {
+        Some(cluster) => distributed::run(&plan, cluster, args)?,
+        None => {
+            let explored = explore(&plan, args)?;
+            conclude(&plan, &explored, args)
+        }
+    };
+    if empty_shard.is_some() {
+        // Nothing was decided here, on either engine: never a pass (`merge` judges the whole).
         return Ok(ExitCode::from(3));
     }
     Ok(status)
@@ -935,6 +938,16 @@ fn plan_options(plan: &CheckPlan, args: &CheckArgs) -> std::collections::BTreeMa
         ("seed", text(args.seed.map(|n| n.to_string()))),
         ("runs", text(args.runs.map(|n| n.to_string()))),
         ("threads", args.threads.to_string()),
+        // The engines stop at different points under --max-states (docs/distributed.md).
+        (
+            "engine",
+            if args.distributed.is_timely() {
+                "timely"
+            } else {
+                "local"
+            }
+            .to_string(),
+        ),
         ("max-states", text(args.max_states.map(|n| n.to_string()))),
         ("max-depth", text(args.max_depth.map(|n| n.to_string()))),
         ("timeout", text(args.timeout.map(|n| n.to_string()))),

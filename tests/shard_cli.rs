@@ -174,11 +174,39 @@ fn empty_check_shards_exit_3_and_the_merge_needs_them() {
         traces.to_str().unwrap(),
     ]);
     assert!(!text(&human.stdout).contains("every property held"));
+    // The timely engine's empty shard decided nothing either.
+    let timely = run(&[
+        "check",
+        "--all",
+        "--quiet",
+        "--format",
+        "json",
+        "--shard",
+        &last,
+        "--engine",
+        "timely",
+        "--trace-dir",
+        traces.to_str().unwrap(),
+    ]);
+    assert_eq!(timely.status.code(), Some(3), "{}", text(&timely.stderr));
+    assert!(
+        text(&timely.stderr).contains(&format!("shard {last} holds no items")),
+        "{}",
+        text(&timely.stderr)
+    );
     let path = dir.join("last.json");
     std::fs::write(&path, &out.stdout).unwrap();
     refused(
         &merge(&[path.as_path()], &[]),
         &format!("shard(s) 1/{n}, 2/{n}"),
+    );
+    // A timely shard is not a local one: the engines stop at different points under
+    // --max-states, so merge does not join them.
+    let timely_path = dir.join("last-timely.json");
+    std::fs::write(&timely_path, &timely.stdout).unwrap();
+    refused(
+        &merge(&[path.as_path(), timely_path.as_path()], &[]),
+        "were run with different --engine",
     );
 }
 
