@@ -322,14 +322,27 @@ impl Hostfile {
             if line.is_empty() {
                 continue;
             }
-            let (host, port) = line
-                .rsplit_once(':')
-                .ok_or_else(|| format!("line {}: '{line}' is not host:port", n + 1))?;
-            if host.is_empty() || host.contains(char::is_whitespace) {
-                return Err(format!("line {}: '{line}' is not host:port", n + 1));
+            let not_host_port = || format!("line {}: '{}' is not host:port", n + 1, shown(line));
+            let (host, port) = line.rsplit_once(':').ok_or_else(not_host_port)?;
+            if !is_host(host) {
+                return Err(not_host_port());
             }
-            port.parse::<u16>()
-                .map_err(|_| format!("line {}: '{port}' is not a port number", n + 1))?;
+            match port.parse::<u16>() {
+                Ok(0) => {
+                    return Err(format!(
+                        "line {}: port 0 is no address another process can connect to",
+                        n + 1
+                    ))
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    return Err(format!(
+                        "line {}: '{}' is not a port number (1 to 65535)",
+                        n + 1,
+                        shown(port)
+                    ))
+                }
+            }
             if let Some(first) = hosts.iter().position(|h| h == line) {
                 // Two processes cannot listen on one address: the run would wait for a
                 // process that can never connect.
@@ -348,6 +361,36 @@ impl Hostfile {
             return Err("names no process".into());
         }
         Ok(hosts)
+    }
+}
+
+/// Whether `host` can name a process's machine: an IPv6 address in brackets, an IPv4
+/// address, or a DNS name (letters, digits and hyphens in dot-separated labels, not all
+/// digits: `1.2.3.4.5` is a mistyped address, not a name).
+fn is_host(host: &str) -> bool {
+    if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return inner.parse::<std::net::Ipv6Addr>().is_ok();
+    }
+    if host.parse::<std::net::Ipv4Addr>().is_ok() {
+        return true;
+    }
+    let label = |l: &str| {
+        (1..=63).contains(&l.len())
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    host.len() <= 253
+        && host.split('.').all(label)
+        && !host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+/// A piece of a hostfile as an error shows it: escaped, and cut at 60 characters.
+fn shown(text: &str) -> String {
+    let escaped: String = text.escape_debug().collect();
+    match escaped.char_indices().nth(60) {
+        Some((at, _)) => format!("{}...", &escaped[..at]),
+        None => escaped,
     }
 }
 
@@ -515,9 +558,35 @@ mod tests {
     fn hostfiles_name_one_host_and_port_per_line() {
         let hosts = Hostfile::parse("# cluster\n127.0.0.1:2101\n\n  host-b:2102  # b\n").unwrap();
         assert_eq!(hosts, ["127.0.0.1:2101", "host-b:2102"]);
-        for bad in ["", "# nothing\n", "host", ":80", "h:99999", "h:x", "a b:1"] {
+        for bad in [
+            "",
+            "# nothing\n",
+            "host",
+            ":80",
+            "h:99999",
+            "h:x",
+            "a b:1",
+            "127.0.0.1:2201:3",
+            "1.2.3.4.5:80",
+            "\u{feff}127.0.0.1:2101",
+            "::1:2101",
+            "[::g]:2101",
+            "-h:1",
+            "h..b:1",
+        ] {
             assert!(Hostfile::parse(bad).is_err(), "{bad:?}");
         }
+        let hosts = Hostfile::parse("[::1]:2101\nnode-7.example:2102\n10.0.0.2:2103\n").unwrap();
+        assert_eq!(hosts.len(), 3);
+        assert_eq!(
+            Hostfile::parse("h:0\n").unwrap_err(),
+            "line 1: port 0 is no address another process can connect to"
+        );
+        // What the line holds is shown escaped and cut short.
+        let bom = Hostfile::parse("\u{feff}127.0.0.1:2101\n").unwrap_err();
+        assert_eq!(bom, "line 1: '\\u{feff}127.0.0.1:2101' is not host:port");
+        let long = Hostfile::parse(&format!("{}:1\n", "x".repeat(10_000))).unwrap_err();
+        assert!(long.len() < 120, "{long}");
         assert_eq!(
             Hostfile::parse("h:1\nh:2\n h:1 # again\n").unwrap_err(),
             "line 3: 'h:1' is process 0's address already"
