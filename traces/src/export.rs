@@ -102,6 +102,12 @@ impl Output {
     /// (`/dev/stdout`, `/proc/self/fd/1`) is written through in place, since replacing the
     /// file it names would take it from whoever holds it open (the shell's redirection).
     pub fn create(path: &Path) -> Result<Output, TraceError> {
+        if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+            return Err(output_error(
+                path,
+                "names a directory (it ends in /); the output must be a file name",
+            ));
+        }
         let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
         if linked {
             if path.starts_with("/dev") || path.starts_with("/proc") {
@@ -126,7 +132,13 @@ impl Output {
             }
             // `/dev/null`, a FIFO: write to it directly.
             Ok(m) if !m.is_file() => return Output::in_place(path),
-            Ok(_) => {}
+            // Replacing a file its owner protected from writing is refused, as a shell's
+            // redirection would refuse to write it (the file is not changed by the check).
+            Ok(_) => {
+                if let Err(e) = std::fs::OpenOptions::new().write(true).open(path) {
+                    return Err(output_error(path, format!("cannot write to it: {e}")));
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(output_error(path, format!("cannot write to it: {e}"))),
         }
@@ -431,6 +443,34 @@ mod tests {
             err.to_string().contains("symbolic link to nothing"),
             "{err}"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file protected from writing is refused, unchanged, where writing it is refused (as
+    /// a shell's redirection; root may write it, and so may replace it); a name ending in
+    /// `/` is a directory's, refused whether it exists or not.
+    #[cfg(unix)]
+    #[test]
+    fn a_protected_file_and_a_directory_name_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("protected");
+        let file = dir.join("ro.md");
+        std::fs::write(&file, "before").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let writable = std::fs::OpenOptions::new().write(true).open(&file).is_ok();
+        match write_atomically(&file, "after") {
+            Ok(()) => assert!(writable, "a protected file was replaced"),
+            Err(e) => {
+                assert!(!writable, "{e}");
+                assert!(e.to_string().contains("cannot write to it"), "{e}");
+                assert_eq!(std::fs::read_to_string(&file).unwrap(), "before");
+            }
+        }
+        for name in ["new/", "ro.md/"] {
+            let path = PathBuf::from(format!("{}/{name}", dir.display()));
+            let err = write_atomically(&path, "x").unwrap_err();
+            assert!(err.to_string().contains("ends in /"), "{err}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
