@@ -30,6 +30,11 @@ pub const WRITE: &str = "\
 Exit codes: 0 written, 2 bad usage or input (including an output that cannot be written),
 3 a bound stopped the work.";
 
+pub const BENCH: &str = "\
+Exit codes: 0 written (with --targets: every target met), 1 (--targets) a target was missed,
+2 bad usage or input (including an output that cannot be written), 3 a bound stopped the work
+(with --targets: a bound left a target undecided).";
+
 pub const COVERAGE: &str = "\
 Exit codes: 0 every executable step is reached or unreachable by construction, 1 some step is
 reached by no scenario, 2 bad usage, 3 incomplete: --memory-limit stopped some scenario's

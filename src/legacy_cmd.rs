@@ -114,8 +114,10 @@ pub fn named(name: &str) -> Result<LegacyWorld, LegacyError> {
 }
 
 pub fn list() -> Result<ExitCode, LegacyError> {
-    for w in all()? {
-        outln!("{:<40} {}", w.name, w.summary);
+    let worlds = all()?;
+    let width = worlds.iter().map(|w| w.name.len()).max().unwrap_or(0);
+    for w in worlds {
+        outln!("{:<width$}  {}", w.name, w.summary);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -56,7 +56,7 @@ enum Command {
     Coverage(CoverageArgs),
     /// Measure the checker: states, time, states/s and memory per scenario (medians), or the
     /// scaling series (--scaling).
-    #[command(after_help = exit_codes::WRITE)]
+    #[command(after_help = exit_codes::BENCH)]
     Bench(bench_cmd::BenchArgs),
     /// Measure one run in this process (used by bench; prints JSON).
     #[command(hide = true, name = "bench-child")]
@@ -377,7 +377,7 @@ struct CheckArgs {
     /// Time the search by phase (taking states from the frontier, listing actions, judging
     /// properties, building successors, fingerprinting them, the visited set, dropping
     /// states) and print where its time went after each scenario: the one-thread search
-    /// only (--threads 1, --mode bfs or dfs, without --reduction sleep). Reading the clock
+    /// only (--threads 1, --mode bfs or dfs, without --reduction sleep, --shard or --no-timings). Reading the clock
     /// costs a little at each phase; the report subtracts it and gives the timed run's
     /// whole time. Verdicts and counts do not change.
     #[arg(long)]
@@ -771,8 +771,11 @@ fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn list() -> Result<ExitCode, UsageError> {
-    for world in catalog::all()? {
-        outln!("{:<40} {}", world.name, world.summary);
+    let worlds = catalog::all()?;
+    // Names padded to the longest, so that every summary starts in one column.
+    let width = worlds.iter().map(|w| w.name.len()).max().unwrap_or(0);
+    for world in worlds {
+        outln!("{:<width$}  {}", world.name, world.summary);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -1016,10 +1019,19 @@ fn plan_check(args: &CheckArgs) -> Result<CheckPlan, UsageError> {
             (format!("scenarios/{}.json", w.name), text.to_string())
         })
         .collect();
+    // The worlds before this index are embedded ones, chosen by --scenario or --all.
+    let embedded = worlds.len();
     for path in &args.files {
         let (world, text) = catalog::from_file(path)?;
-        if let Some(i) = worlds.iter().position(|w| w.name == world.name) {
-            return Err(one_name_twice(&world.name, &sources[i].0, path));
+        match worlds.iter().position(|w| w.name == world.name) {
+            // Another file's.
+            Some(i) if i >= embedded => return Err(one_name_twice(&world.name, &sources[i].0, path)),
+            Some(_) => return Err(UsageError(format!(
+                "{}: its scenario is named \"{}\", as an embedded scenario this run checks (--scenario or --all) is: one run checks one scenario of each name (traces and reports are named after it); rename it, or check the embedded one alone",
+                path.display(),
+                world.name.escape_debug()
+            ))),
+            None => {}
         }
         if let Some(embedded) = catalog::text(&world.name) {
             let same = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();

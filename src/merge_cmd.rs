@@ -20,11 +20,10 @@ Exit codes: those of the merged command on the whole run (check: 0 every propert
 property was violated (with --baseline: one the baseline does not list), 3 incomplete; sweep
 likewise; mutants: 1 the score is below --min-score, 3 a mutant is undecided; conformance: 1 an
 unexplained divergence, 3 a run inconclusive or not implemented without an explanation); 2 the
-files are
-not every shard of one run, each once (a shard missing or given twice, one file named twice,
-shards of different N, commands or options, items that do not add up, check shards that are
-not this build's check --all), or a file is unreadable, malformed or larger than 32 MiB, or
-the files are larger than 64 MiB in all (one line on stderr).";
+files are not every shard of one run, each once (a shard missing or given twice, one file
+named twice, shards of different N, commands, engines or options, items that do not add up,
+check shards that are not this build's check --all), or a file is unreadable, malformed or
+larger than 32 MiB, or the files are larger than 64 MiB in all (one line on stderr).";
 
 /// The largest shard report merge reads (32 MiB; `check --all --format json` writes 1.4 MB).
 /// Only `limit + 1` bytes are read, so `/dev/zero` or a pipe is refused too.

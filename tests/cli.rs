@@ -157,6 +157,16 @@ fn list_names_every_scenario_first_on_its_line() {
     let expected: Vec<String> = scenario_expectations().into_keys().collect();
     assert_eq!(names, expected);
     assert!(names.len() >= 18);
+    // Every summary starts in one column, after at least two spaces, however long the name.
+    let columns: std::collections::BTreeSet<usize> = text
+        .lines()
+        .map(|l| {
+            let name = l.split_whitespace().next().unwrap();
+            assert!(l[name.len()..].starts_with("  "), "{l}");
+            l.len() - l[name.len()..].trim_start().len()
+        })
+        .collect();
+    assert_eq!(columns.len(), 1, "{columns:?}");
 }
 
 fn one_line_error(args: &[&str]) -> String {
@@ -307,7 +317,7 @@ fn a_scenario_named_twice_is_checked_once_and_two_scenarios_of_one_name_are_refu
         copy,
     ]);
     assert!(
-        err.contains("as scenarios/abort-before-dispatch.json's is"),
+        err.contains("as an embedded scenario this run checks (--scenario or --all) is"),
         "{err}"
     );
     let err = one_line_error(&["check", "--scenario-file", copy, "--scenario-file", copy]);
@@ -315,6 +325,7 @@ fn a_scenario_named_twice_is_checked_once_and_two_scenarios_of_one_name_are_refu
         err.contains("one run checks one scenario of each name"),
         "{err}"
     );
+    assert!(err.contains(&format!("as {copy}'s is")), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
