@@ -941,15 +941,24 @@ fn plan_options(plan: &CheckPlan, args: &CheckArgs) -> std::collections::BTreeMa
         ("seed", text(args.seed.map(|n| n.to_string()))),
         ("runs", text(args.runs.map(|n| n.to_string()))),
         ("threads", args.threads.to_string()),
-        // The engines stop at different points under --max-states (docs/distributed.md).
+        // The engines, and timely on different numbers of workers, stop at different points
+        // under --max-states (docs/distributed.md).
         (
             "engine",
-            if args.distributed.is_timely() {
+            if plan.cluster.is_some() {
                 "timely"
             } else {
                 "local"
             }
             .to_string(),
+        ),
+        (
+            "workers",
+            text(plan.cluster.as_ref().map(|c| c.workers.to_string())),
+        ),
+        (
+            "processes",
+            text(plan.cluster.as_ref().map(|c| c.processes.to_string())),
         ),
         ("max-states", text(args.max_states.map(|n| n.to_string()))),
         ("max-depth", text(args.max_depth.map(|n| n.to_string()))),

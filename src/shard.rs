@@ -268,10 +268,12 @@ pub fn check_set(shards: &[ShardEntry]) -> Result<(Vec<usize>, Vec<String>), Set
 
 /// The first option (by name) that two shards set differently.
 fn differing_option(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Option<String> {
-    a.keys()
-        .chain(b.keys())
-        .find(|k| a.get(*k) != b.get(*k))
-        .map(|k| format!("--{k}"))
+    let k = a.keys().chain(b.keys()).find(|k| a.get(*k) != b.get(*k))?;
+    Some(if a.contains_key(k) && b.contains_key(k) {
+        format!("--{k}")
+    } else {
+        format!("--{k} (one report does not record it: written by another version)")
+    })
 }
 
 /// The whole run's named items in canonical order: position p is the (p / N)-th item of
@@ -378,6 +380,14 @@ mod tests {
         assert_eq!(
             check_set(&other_variant).unwrap_err().to_string(),
             "shard-2.json and shard-1.json were run with different --variant: merge the shards of one run"
+        );
+
+        // A report of a version that did not record an option is told apart.
+        let mut older = whole.clone();
+        older[0].1.options.insert("engine".into(), "local".into());
+        assert_eq!(
+            check_set(&older).unwrap_err().to_string(),
+            "shard-2.json and shard-1.json were run with different --engine (one report does not record it: written by another version): merge the shards of one run"
         );
 
         let mut other_command = whole.clone();

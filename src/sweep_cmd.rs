@@ -1027,16 +1027,17 @@ impl Sweep {
         self.tally.iter().filter(|t| t.violating > 0).count()
     }
 
-    /// Whether some property may be undecided: a bound stopped a search, or no scenario was
-    /// checked at all (an empty sample, or a sweep the deadline stopped before its first),
-    /// which must never read as a pass; nor may an empty shard (`merge` judges the whole).
-    /// and when --timeout stopped the enumeration, the scenarios never generated.
     /// How many checked scenarios a bound stopped before their search's end (the
     /// incomplete ones that were started).
     fn stopped_searches(&self) -> u64 {
         self.incomplete.saturating_sub(self.skipped)
     }
 
+    /// Whether some property may be undecided: a bound stopped a search, a scenario was never
+    /// started, no scenario was checked at all (an empty sample, or a sweep the deadline
+    /// stopped before its first), or --timeout stopped the enumeration (the scenarios never
+    /// generated). None of these may read as a pass; nor may an empty shard (`merge` judges
+    /// the whole).
     fn undecided(&self) -> bool {
         self.incomplete > 0 || self.checked == 0 || self.enumeration_stopped()
     }

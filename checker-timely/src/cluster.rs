@@ -324,6 +324,13 @@ impl Hostfile {
             }
             let not_host_port = || format!("line {}: '{}' is not host:port", n + 1, shown(line));
             let (host, port) = line.rsplit_once(':').ok_or_else(not_host_port)?;
+            if !host.starts_with('[') && host.contains(':') {
+                return Err(format!(
+                    "line {}: '{}' is not host:port (an IPv6 address goes in brackets: [::1]:2101)",
+                    n + 1,
+                    shown(line)
+                ));
+            }
             if !is_host(host) {
                 return Err(not_host_port());
             }
@@ -364,25 +371,30 @@ impl Hostfile {
     }
 }
 
-/// Whether `host` can name a process's machine: an IPv6 address in brackets, an IPv4
-/// address, or a DNS name (letters, digits and hyphens in dot-separated labels, not all
-/// digits: `1.2.3.4.5` is a mistyped address, not a name).
+/// Whether `host` can name a process's machine: an IPv6 address in brackets (with a numeric
+/// zone, `[fe80::1%2]`, as the standard library takes it), an IPv4 address, or a name
+/// (letters, digits, hyphens and underscores in dot-separated labels, a trailing dot allowed;
+/// not only digits and dots: `1.2.3.4.5` is a mistyped address, not a name).
 fn is_host(host: &str) -> bool {
-    if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        return inner.parse::<std::net::Ipv6Addr>().is_ok();
+    if host.starts_with('[') {
+        return format!("{host}:1")
+            .parse::<std::net::SocketAddrV6>()
+            .is_ok();
     }
     if host.parse::<std::net::Ipv4Addr>().is_ok() {
         return true;
     }
     let label = |l: &str| {
         (1..=63).contains(&l.len())
-            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && l.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
             && !l.starts_with('-')
             && !l.ends_with('-')
     };
-    host.len() <= 253
-        && host.split('.').all(label)
-        && !host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    let name = host.strip_suffix('.').unwrap_or(host);
+    name.len() <= 253
+        && name.split('.').all(label)
+        && !name.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
 /// A piece of a hostfile as an error shows it: escaped, and cut at 60 characters.
@@ -576,8 +588,14 @@ mod tests {
         ] {
             assert!(Hostfile::parse(bad).is_err(), "{bad:?}");
         }
-        let hosts = Hostfile::parse("[::1]:2101\nnode-7.example:2102\n10.0.0.2:2103\n").unwrap();
-        assert_eq!(hosts.len(), 3);
+        let hosts = Hostfile::parse(
+            "[::1]:2101\nnode-7.example:2102\n10.0.0.2:2103\nproject_node_1:2104\nlocalhost.:2105\n[fe80::1%2]:2106\n",
+        )
+        .unwrap();
+        assert_eq!(hosts.len(), 6);
+        assert!(Hostfile::parse("::1:2101\n")
+            .unwrap_err()
+            .contains("an IPv6 address goes in brackets"));
         assert_eq!(
             Hostfile::parse("h:0\n").unwrap_err(),
             "line 1: port 0 is no address another process can connect to"

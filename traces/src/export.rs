@@ -102,10 +102,12 @@ impl Output {
     /// (`/dev/stdout`, `/proc/self/fd/1`) is written through in place, since replacing the
     /// file it names would take it from whoever holds it open (the shell's redirection).
     pub fn create(path: &Path) -> Result<Output, TraceError> {
-        if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        let raw = path.as_os_str().as_encoded_bytes();
+        let last = raw.rsplit(|&b| b == b'/').next().unwrap_or_default();
+        if raw.ends_with(b"/") || last == b"." || last == b".." {
             return Err(output_error(
                 path,
-                "names a directory (it ends in /); the output must be a file name",
+                "names a directory (it ends in /, . or ..); the output must be a file name",
             ));
         }
         let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
@@ -466,10 +468,10 @@ mod tests {
                 assert_eq!(std::fs::read_to_string(&file).unwrap(), "before");
             }
         }
-        for name in ["new/", "ro.md/"] {
+        for name in ["new/", "ro.md/", "new.md/.", "new.md/.."] {
             let path = PathBuf::from(format!("{}/{name}", dir.display()));
             let err = write_atomically(&path, "x").unwrap_err();
-            assert!(err.to_string().contains("ends in /"), "{err}");
+            assert!(err.to_string().contains("names a directory"), "{err}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
