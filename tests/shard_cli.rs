@@ -46,6 +46,16 @@ fn refused(out: &Output, why: &str) {
     assert!(out.stdout.is_empty());
 }
 
+/// An empty shard's run: exit 3 (it decided nothing, so never a pass), and stderr says so.
+fn decided_nothing(out: &Output, shard: &str) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("shard {shard} holds no items")),
+        "{stderr}"
+    );
+}
+
 /// Shards of `check --all` in every format, merged, equal the unsharded run's report.
 #[test]
 fn three_check_shards_merge_into_the_unsharded_report() {
@@ -144,56 +154,29 @@ fn empty_check_shards_exit_3_and_the_merge_needs_them() {
     let count = text(&run(&["list"]).stdout).lines().count();
     let n = count + 2;
     let last = format!("{n}/{n}");
-    let out = run(&[
-        "check",
-        "--all",
-        "--quiet",
-        "--format",
-        "json",
-        "--shard",
-        &last,
-        "--trace-dir",
-        traces.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(3));
-    assert!(
-        text(&out.stderr).contains(&format!("shard {last} holds no items")),
-        "{}",
-        text(&out.stderr)
-    );
+    let trace_dir = traces.to_str().unwrap();
+    let shard = |extra: &[&str]| {
+        let base = [
+            "check",
+            "--all",
+            "--quiet",
+            "--shard",
+            &last,
+            "--trace-dir",
+            trace_dir,
+        ];
+        run(&[&base[..], extra].concat())
+    };
+    let out = shard(&["--format", "json"]);
+    decided_nothing(&out, &last);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["scenarios"], serde_json::json!([]));
     assert_eq!(doc["shard_of"]["total"], count);
-    let human = run(&[
-        "check",
-        "--all",
-        "--quiet",
-        "--shard",
-        &last,
-        "--trace-dir",
-        traces.to_str().unwrap(),
-    ]);
+    let human = shard(&[]);
     assert!(!text(&human.stdout).contains("every property held"));
     // The timely engine's empty shard decided nothing either.
-    let timely = run(&[
-        "check",
-        "--all",
-        "--quiet",
-        "--format",
-        "json",
-        "--shard",
-        &last,
-        "--engine",
-        "timely",
-        "--trace-dir",
-        traces.to_str().unwrap(),
-    ]);
-    assert_eq!(timely.status.code(), Some(3), "{}", text(&timely.stderr));
-    assert!(
-        text(&timely.stderr).contains(&format!("shard {last} holds no items")),
-        "{}",
-        text(&timely.stderr)
-    );
+    let timely = shard(&["--format", "json", "--engine", "timely"]);
+    decided_nothing(&timely, &last);
     let path = dir.join("last.json");
     std::fs::write(&path, &out.stdout).unwrap();
     refused(
@@ -561,12 +544,7 @@ fn an_empty_conformance_shard_exits_3_without_a_browser() {
         "--save",
         save.to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains(&format!("shard {last} holds no items")),
-        "{}",
-        text(&out.stderr)
-    );
+    decided_nothing(&out, &last);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["results"], serde_json::json!([]));
     assert_eq!(doc["shard_of"]["command"], "conformance");
