@@ -115,10 +115,11 @@ pub fn named(name: &str) -> Result<LegacyWorld, LegacyError> {
 
 pub fn list() -> Result<ExitCode, LegacyError> {
     let worlds = all()?;
-    let width = worlds.iter().map(|w| w.name.len()).max().unwrap_or(0);
-    for w in worlds {
-        outln!("{:<width$}  {}", w.name, w.summary);
-    }
+    let rows: Vec<(&str, &str)> = worlds
+        .iter()
+        .map(|w| (w.name.as_str(), w.summary.as_str()))
+        .collect();
+    crate::stdout::names_and_summaries(&rows);
     Ok(ExitCode::SUCCESS)
 }
 

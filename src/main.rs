@@ -377,9 +377,9 @@ struct CheckArgs {
     /// Time the search by phase (taking states from the frontier, listing actions, judging
     /// properties, building successors, fingerprinting them, the visited set, dropping
     /// states) and print where its time went after each scenario: the one-thread search
-    /// only (--threads 1, --mode bfs or dfs, without --reduction sleep, --shard or --no-timings). Reading the clock
-    /// costs a little at each phase; the report subtracts it and gives the timed run's
-    /// whole time. Verdicts and counts do not change.
+    /// only (--threads 1, --mode bfs or dfs, without --reduction sleep, --shard or
+    /// --no-timings). Reading the clock costs a little at each phase; the report subtracts
+    /// it and gives the timed run's whole time. Verdicts and counts do not change.
     #[arg(long)]
     phases: bool,
     /// After each exhaustive search, explore the scenario again for every property's
@@ -772,11 +772,11 @@ fn corpus(args: &CorpusArgs) -> Result<ExitCode, UsageError> {
 
 fn list() -> Result<ExitCode, UsageError> {
     let worlds = catalog::all()?;
-    // Names padded to the longest, so that every summary starts in one column.
-    let width = worlds.iter().map(|w| w.name.len()).max().unwrap_or(0);
-    for world in worlds {
-        outln!("{:<width$}  {}", world.name, world.summary);
-    }
+    let rows: Vec<(&str, &str)> = worlds
+        .iter()
+        .map(|w| (w.name.as_str(), w.summary.as_str()))
+        .collect();
+    stdout::names_and_summaries(&rows);
     Ok(ExitCode::SUCCESS)
 }
 

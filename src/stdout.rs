@@ -64,3 +64,12 @@ macro_rules! errln {
         $crate::stdout::note(format_args!($($arg)*))
     };
 }
+
+/// Prints one line per `(name, summary)`, the names padded to the longest so that every
+/// summary starts in one column (`list`, for either profile).
+pub fn names_and_summaries(rows: &[(&str, &str)]) {
+    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    for (name, summary) in rows {
+        outln!("{name:<width$}  {summary}");
+    }
+}
