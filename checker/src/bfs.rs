@@ -17,7 +17,7 @@
 use std::time::Instant;
 
 use crate::check::{ClassFingerprint, TerminalObserver};
-use crate::draft::{recycle, Draft};
+use crate::draft::{recycle, Draft, Parent};
 use std::sync::Arc;
 
 use crate::fingerprint::{fingerprint, FingerprintMap, FingerprintSet};
@@ -213,6 +213,10 @@ fn explore_with<M: Model>(
             total += z.expand(model, &s, fp, depth, &mut actions, &mut parents, &mut queue);
             continue;
         }
+        // Kept successors may take over `s`'s references (`Draft::keep_from`) where the
+        // frontier keeps them as values: they then live until after `s` and its drafts.
+        let inherit = queue.keeps_values();
+        let s = Parent::new(s);
         let mut built = recycle(std::mem::take(&mut spare_built));
         let mut judge = |a: &M::Action, next: &M::State| {
             // As at a popped state: what `next` shares with `s` has the outcome it has at `s`.
@@ -241,7 +245,15 @@ fn explore_with<M: Model>(
             if new {
                 let unchanged = model.unchanged_parts(&s, &next);
                 watch.lap(Phase::Judging);
-                queue.push(next.keep(), nfp, Tag::new(depth + 1, unchanged));
+                let kept = if inherit {
+                    // SAFETY: `next` was built from `s`, and the frontier keeps it as a
+                    // value until a later turn of this loop, after `s` and every draft
+                    // of `built` (declared after `s`, so dropped first even in a panic).
+                    unsafe { next.keep_from(&s) }
+                } else {
+                    next.keep()
+                };
+                queue.push(kept, nfp, Tag::new(depth + 1, unchanged));
                 watch.lap(Phase::Frontier);
             } else {
                 drop(next);

@@ -19,7 +19,73 @@ pub struct Draft<'p, S> {
     /// Makes `state` hold its own references to what it still reads of the parent; `None`
     /// when it holds them already.
     own: Option<fn(&mut S)>,
+    /// How `state` may take over its parent's references instead ([`Draft::keep_from`]).
+    inherit: Option<Inheritance<S>>,
     parent: PhantomData<&'p S>,
+}
+
+/// How a kept successor takes over its parent's references to what they share, so that
+/// neither counts itself in or out of it (the search's parent is dropped right after its
+/// successors are built, and on our models it has one new successor on average). The
+/// successor of [`Draft::keep`] counts itself into every part it shares with its parent,
+/// and the parent counts itself out of each part when it is dropped: two locked
+/// read-modify-writes per part, each waiting for every store before it.
+pub struct Inheritance<S> {
+    /// Counts `child` in as [`Draft::keep`] does, but for the parts it shares with `parent`
+    /// whose bit in `given` is clear: those take over the parent's reference, and their bit
+    /// is set.
+    pub take: unsafe fn(parent: &S, child: &mut S, given: &mut u32),
+    /// Drops `parent` but for the parts whose bit in `given` is set (their references were
+    /// taken over).
+    pub release: unsafe fn(parent: S, given: u32),
+}
+
+impl<S> Clone for Inheritance<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for Inheritance<S> {}
+
+/// A state whose successors are being built: it owns the state, and drops it when dropped,
+/// releasing only what no kept successor took over ([`Draft::keep_from`]).
+pub struct Parent<S> {
+    state: std::mem::ManuallyDrop<S>,
+    given: std::cell::Cell<u32>,
+    release: std::cell::Cell<Option<Release<S>>>,
+}
+
+/// [`Inheritance::release`].
+type Release<S> = unsafe fn(parent: S, given: u32);
+
+impl<S> Parent<S> {
+    pub fn new(state: S) -> Self {
+        Parent {
+            state: std::mem::ManuallyDrop::new(state),
+            given: std::cell::Cell::new(0),
+            release: std::cell::Cell::new(None),
+        }
+    }
+}
+
+impl<S> Deref for Parent<S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        &self.state
+    }
+}
+
+impl<S> Drop for Parent<S> {
+    fn drop(&mut self) {
+        // SAFETY: the state is taken once, here, and never read again.
+        let state = unsafe { std::mem::ManuallyDrop::take(&mut self.state) };
+        match self.release.get() {
+            // SAFETY: `given` names exactly the parts kept successors took over
+            // (`Draft::keep_from`), with this release function.
+            Some(release) => unsafe { release(state, self.given.get()) },
+            None => drop(state),
+        }
+    }
 }
 
 impl<'p, S> Draft<'p, S> {
@@ -28,6 +94,7 @@ impl<'p, S> Draft<'p, S> {
         Draft {
             state,
             own: None,
+            inherit: None,
             parent: PhantomData,
         }
     }
@@ -44,8 +111,21 @@ impl<'p, S> Draft<'p, S> {
         Draft {
             state,
             own: Some(own),
+            inherit: None,
             parent: PhantomData,
         }
+    }
+
+    /// The same draft, which [`Draft::keep_from`] keeps by `inheritance`.
+    ///
+    /// # Safety
+    /// `inheritance.take` leaves the state holding a reference to everything it reads, as
+    /// `own` does, where every part whose bit it sets in `given` holds the parent's own
+    /// reference to the same storage; `inheritance.release` drops a parent but for those
+    /// parts.
+    pub unsafe fn inheriting(mut self, inheritance: Inheritance<S>) -> Self {
+        self.inherit = Some(inheritance);
+        self
     }
 
     /// The successor as a state of its own, independent of its parent.
@@ -53,6 +133,25 @@ impl<'p, S> Draft<'p, S> {
         if let Some(own) = self.own {
             own(&mut self.state);
         }
+        self.state
+    }
+
+    /// [`Draft::keep`], taking over `parent`'s references to what the successor shares with
+    /// it where no successor kept before took them ([`Inheritance`]).
+    ///
+    /// # Safety
+    /// `parent` holds the state this draft was built from, and the successor returned is
+    /// dropped only after `parent` and every draft built from it are: it may now hold the
+    /// only reference to storage they read.
+    pub unsafe fn keep_from(mut self, parent: &'p Parent<S>) -> S {
+        let (Some(_), Some(inherit)) = (self.own, self.inherit) else {
+            return self.keep();
+        };
+        let mut given = parent.given.get();
+        // SAFETY: the caller's promise, and `borrowing`'s and `inheriting`'s.
+        unsafe { (inherit.take)(&parent.state, &mut self.state, &mut given) };
+        parent.given.set(given);
+        parent.release.set(Some(inherit.release));
         self.state
     }
 }
@@ -104,6 +203,48 @@ mod tests {
                 unsafe { Draft::borrowing(3u32, &parent, |_| OWNED.set(OWNED.get() + 1)) };
         }
         assert_eq!(OWNED.get(), 1, "a dropped draft is never owned");
+    }
+
+    #[test]
+    fn a_parent_releases_only_what_no_kept_successor_took_over() {
+        thread_local!(static RELEASED: Cell<Option<u32>> = const { Cell::new(None) });
+        thread_local!(static OWNED: Cell<u32> = const { Cell::new(0) });
+        // Parts are bits of a `u32` state: a successor takes over the parts it shares.
+        let inheritance = Inheritance {
+            take: |parent: &u32, child: &mut u32, given: &mut u32| {
+                let taken = *parent & *child & !*given;
+                *given |= taken;
+                OWNED.set(OWNED.get() + (*child & !taken).count_ones());
+            },
+            release: |_parent, given| RELEASED.set(Some(given)),
+        };
+        let parent = Parent::new(0b1011u32);
+        // SAFETY: `u32`s lean on nothing; the functions only count.
+        let first = unsafe { Draft::borrowing(0b0011u32, &parent, |_| {}).inheriting(inheritance) };
+        let second =
+            unsafe { Draft::borrowing(0b1010u32, &parent, |_| {}).inheriting(inheritance) };
+        let owned = Draft::owned(0b1111u32);
+        // SAFETY: as above.
+        let kept = unsafe {
+            [
+                first.keep_from(&parent),
+                second.keep_from(&parent),
+                owned.keep_from(&parent),
+            ]
+        };
+        assert_eq!(kept, [0b0011, 0b1010, 0b1111]);
+        // The second takes over only bit 3: bit 1 was the first's, so it counts that in.
+        assert_eq!(OWNED.get(), 1);
+        assert_eq!(RELEASED.get(), None, "released with the parent, not before");
+        drop(parent);
+        assert_eq!(RELEASED.get(), Some(0b1011));
+        // A parent none of whose successors inherited is dropped as it is.
+        RELEASED.set(None);
+        let parent = Parent::new(1u32);
+        // SAFETY: as above.
+        let _kept = unsafe { Draft::borrowing(1u32, &parent, |_| {}).keep_from(&parent) };
+        drop(parent);
+        assert_eq!(RELEASED.get(), None);
     }
 
     #[test]

@@ -151,6 +151,11 @@ impl<'m, S> Frontier<'m, S> {
         self.compact = self.codec.is_some();
     }
 
+    /// Whether [`Frontier::push`] keeps the state as it is (not encoded, and so dropped).
+    pub(crate) fn keeps_values(&self) -> bool {
+        !(self.compact && self.codec.is_some())
+    }
+
     pub(crate) fn push(&mut self, state: S, fp: u64, tag: Tag) {
         match (self.compact, self.codec, self.segments.back_mut()) {
             (true, Some(codec), back) => {

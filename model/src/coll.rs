@@ -89,6 +89,22 @@ impl<T> Shared<T> {
             n.own();
         }
     }
+
+    /// Takes over `lender`'s reference if this one is borrowed from it ([`Node::take_over`]);
+    /// whether it did.
+    ///
+    /// # Safety
+    /// Where it did, `lender`'s reference is forgotten, never dropped.
+    unsafe fn take_over_from(&mut self, lender: &Self) -> bool {
+        match (&mut self.0, &lender.0) {
+            (Some(n), Some(l)) if n.is_borrowed() && !l.is_borrowed() && n.ptr_eq(l) => {
+                // SAFETY: the caller's promise; `lender` is counted.
+                unsafe { n.take_over() };
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 impl<T: Clone> Shared<T> {
@@ -276,6 +292,19 @@ macro_rules! slice_traits {
             /// Counts a borrowed collection in: afterwards it holds its storage itself.
             pub(crate) fn own(&mut self) {
                 self.0.own()
+            }
+            /// Takes over `lender`'s reference to the storage it borrowed from it, if it
+            /// did; whether it did. Otherwise nothing changes.
+            ///
+            /// # Safety
+            /// Where it did, `lender`'s reference is forgotten, never dropped.
+            pub(crate) unsafe fn take_over_from(&mut self, lender: &Self) -> bool {
+                // SAFETY: the caller's promise.
+                unsafe { self.0.take_over_from(&lender.0) }
+            }
+            /// How many references its storage has, 0 for an empty collection (tests).
+            pub(crate) fn reference_count(&self) -> usize {
+                self.0 .0.as_ref().map_or(0, Node::count)
             }
             /// Whether this collection reads storage it holds no reference to
             /// (`borrow`).

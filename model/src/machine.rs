@@ -209,7 +209,15 @@ impl WebMcpModel {
         self.transition(&mut next, a, &mut (), false);
         // SAFETY: as above; dropping `next` releases nothing it borrowed (a borrowed node's
         // drop is a no-op), and cloning it counts every reference of the clone.
-        unsafe { webmcp_checker::Draft::borrowing(next, s, State::own) }
+        // A kept draft may take over `s`'s references instead (`State::inherit`).
+        unsafe {
+            webmcp_checker::Draft::borrowing(next, s, State::own).inheriting(
+                webmcp_checker::Inheritance {
+                    take: State::inherit,
+                    release: State::release_inherited,
+                },
+            )
+        }
     }
 
     /// Runs action `a` on `next`, a copy of the state it is enabled in.

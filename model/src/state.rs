@@ -551,6 +551,53 @@ impl State {
         top_level_collections!(own_each)
     }
 
+    /// [`State::own`] for `child`, a successor built from `parent` by [`State::borrow`], but
+    /// each top-level collection it still borrows from `parent` whose part ([`parts`]) is
+    /// not in `given` takes over `parent`'s reference instead, and its part is added to
+    /// `given` (`webmcp_checker::Inheritance`).
+    ///
+    /// # Safety
+    /// `parent` is counted in every part outside `given` and is released by
+    /// [`State::release_inherited`] with the `given` this leaves.
+    pub(crate) unsafe fn inherit(parent: &State, child: &mut State, given: &mut u32) {
+        macro_rules! inherit_each {
+            ($($c:ident: $part:ident),*) => {{
+                $(
+                    // SAFETY: the caller's promise: `parent` forgets this part's reference.
+                    if *given & parts::$part == 0
+                        && unsafe { child.$c.take_over_from(&parent.$c) }
+                    {
+                        *given |= parts::$part;
+                    } else {
+                        child.$c.own();
+                    }
+                )*
+            }};
+        }
+        top_level_collections!(inherit_each)
+    }
+
+    /// Drops `parent` but for the top-level collections whose part is in `given`, whose
+    /// references a successor took over ([`State::inherit`]).
+    ///
+    /// # Safety
+    /// As [`State::inherit`]'s.
+    pub(crate) unsafe fn release_inherited(parent: State, given: u32) {
+        let mut parent = std::mem::ManuallyDrop::new(parent);
+        macro_rules! release_each {
+            ($($c:ident: $part:ident),*) => {{
+                $(
+                    if given & parts::$part == 0 {
+                        // SAFETY: each collection is dropped once, here, and `parent` is
+                        // never used again.
+                        unsafe { std::ptr::drop_in_place(&mut parent.$c) };
+                    }
+                )*
+            }};
+        }
+        top_level_collections!(release_each)
+    }
+
     /// A hint to load every top-level collection's storage (`webmcp_checker::Model::prefetch`).
     pub fn prefetch(&self) {
         macro_rules! prefetch_each {
@@ -602,6 +649,16 @@ impl State {
 
     /// Whether some top-level collection is still borrowed (`State::borrow`): true only of
     /// a successor being built, never of a state the search keeps.
+    /// Per top-level collection, how many references its storage has (0 for an empty
+    /// one): for tests of how drafts count references.
+    #[doc(hidden)]
+    pub fn reference_counts(&self) -> Vec<usize> {
+        macro_rules! counts {
+            ($($c:ident: $_part:ident),*) => {{ vec![$(self.$c.reference_count()),*] }};
+        }
+        top_level_collections!(counts)
+    }
+
     pub fn borrows(&self) -> bool {
         macro_rules! any_borrowed {
             ($($c:ident: $_part:ident),*) => {{ false $(|| self.$c.is_borrowed())* }};

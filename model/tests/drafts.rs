@@ -2,13 +2,15 @@
 //! counting references to them) is the successor `apply` builds, and leaves its parent as it
 //! was: on every reachable state of the standard scenarios (all held at once, so that many
 //! states share each collection, as in a search's frontier), for every enabled action. The
-//! drafts kept (`Draft::keep`) stay the same successors once every parent is dropped.
+//! drafts kept (`Draft::keep`) stay the same successors once every parent is dropped. Drafts
+//! kept from a `Parent` (`Draft::keep_from`) take over its references: every collection's
+//! count is what it would be had each kept successor counted itself in and the parent out.
 
 mod common;
 
 use common::{enabled, reachable, standard_worlds};
 use webmcp_checker::fingerprint::fingerprint;
-use webmcp_checker::Model;
+use webmcp_checker::{Model, Parent};
 use webmcp_model::state::State;
 use webmcp_model::{Variant, WebMcpModel};
 
@@ -76,5 +78,69 @@ fn a_draft_is_the_successor_and_leaves_its_parent_as_it_was() {
     assert!(
         leaning * 2 > successors,
         "only {leaning} drafts leaned on their parent"
+    );
+}
+
+#[test]
+fn successors_kept_from_their_parent_take_over_its_references() {
+    let (mut kept_total, mut parents, mut lending) = (0usize, 0usize, 0usize);
+    for world in standard_worlds() {
+        let name = world.name.clone();
+        let m = WebMcpModel::new(world, Variant::SEED);
+        let Some(states) = reachable(&m, MAX_STATES / 4) else {
+            continue;
+        };
+        for (i, s) in states.iter().enumerate() {
+            let actions = enabled(&m, s);
+            let before = s.reference_counts();
+            // The parent holds a reference of its own to each of `s`'s collections.
+            let parent = Parent::new(s.clone());
+            let mut kept = Vec::new();
+            let mut spelled = Vec::new();
+            for (j, a) in actions.iter().enumerate() {
+                let draft = Model::draft(&m, &parent, *a).expect("every action leads somewhere");
+                // Some successors kept, in a pattern that moves with the state.
+                if (i + j) % 3 != 1 {
+                    spelled.push(format!("{:?}", m.apply(s, *a, &mut ())));
+                    // SAFETY: `kept` outlives `parent` and every draft built from it.
+                    kept.push(unsafe { draft.keep_from(&parent) });
+                }
+            }
+            drop(parent);
+            // Each collection: `s`'s references, the parent's gone, one per kept successor
+            // that still holds the same storage.
+            let mut want = before.clone();
+            for child in &kept {
+                assert!(!child.borrows(), "{name}: kept, yet borrowing");
+                let shared = s.unchanged_parts(child);
+                for (part, count) in want.iter_mut().enumerate() {
+                    if *count > 0 && shared & (1 << part) != 0 {
+                        *count += 1;
+                    }
+                }
+            }
+            assert_eq!(s.reference_counts(), want, "{name}: state {i}");
+            parents += usize::from(!kept.is_empty());
+            lending += usize::from(kept.iter().any(|c| s.unchanged_parts(c) != 0));
+            kept_total += kept.len();
+            // The kept successors are whole: nothing they read was freed with the parent.
+            let churn: Vec<State> = actions.iter().map(|a| m.apply(s, *a, &mut ())).collect();
+            for (child, spelled) in kept.iter().zip(&spelled) {
+                assert_eq!(&format!("{child:?}"), spelled, "{name}: state {i}");
+            }
+            drop(kept);
+            drop(churn);
+            assert_eq!(
+                s.reference_counts(),
+                before,
+                "{name}: state {i}, all dropped"
+            );
+        }
+    }
+    assert!(kept_total > 20_000, "only {kept_total} successors kept");
+    // Not vacuous: most parents had storage to hand over.
+    assert!(
+        lending * 2 > parents,
+        "only {lending} of {parents} parents lent storage"
     );
 }

@@ -156,6 +156,15 @@ impl<T> Node<T> {
         }
     }
 
+    /// Makes a borrowed reference an ordinary one without counting it in: it takes over the
+    /// reference it was borrowed from.
+    ///
+    /// # Safety
+    /// The reference it was borrowed from is forgotten, never dropped, and was counted.
+    pub(super) unsafe fn take_over(&mut self) {
+        self.ptr = self.raw();
+    }
+
     /// Where the entries start in the allocation, whatever the capacity: after the header,
     /// rounded up to the entries' alignment (as [`Node::layout`] places them).
     const OFFSET: usize = {
@@ -268,9 +277,21 @@ impl<T> Clone for Node<T> {
 impl<T> Drop for Node<T> {
     /// Inlined where a node is dropped: most drops release a borrowed reference or one of
     /// several, and need neither a call nor the registers freeing the node takes (as `Arc`).
+    ///
+    /// The last counted reference frees the node without the atomic decrement: a count of 1
+    /// read through a counted reference means no other counted reference exists, and none
+    /// can be made (a clone needs one, and a borrowed reference is counted in only while
+    /// the reference it was borrowed from lives). A locked decrement waits for every store
+    /// before it, so this spares the many copies a transition makes and drops unseen.
     #[inline]
     fn drop(&mut self) {
-        if self.is_borrowed() || self.header().count.fetch_sub(1, Ordering::Release) != 1 {
+        if self.is_borrowed() {
+            return;
+        }
+        // Acquire: every other reference's drop (a release decrement) happens before this.
+        if self.header().count.load(Ordering::Acquire) != 1
+            && self.header().count.fetch_sub(1, Ordering::Release) != 1
+        {
             return;
         }
         self.drop_last();
