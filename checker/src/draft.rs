@@ -9,6 +9,11 @@
 //!
 //! The lifetime `'p` is the parent's borrow: the compiler holds every draft to it, so a
 //! draft cannot outlive the state it leans on.
+//!
+//! A kept successor still counts itself into what it shares with its parent, and the parent,
+//! dropped once its successors are built, counts itself out again. [`Draft::keep_from`]
+//! spares both: the first kept successor to share a part takes over the parent's reference
+//! to it, and the [`Parent`] that holds the state releases only the rest.
 
 use std::marker::PhantomData;
 use std::ops::Deref;
