@@ -19,14 +19,21 @@ use std::marker::PhantomData;
 use std::ops::Deref;
 
 /// A successor state, to be read (fingerprint, lookup) and then either dropped or kept.
-pub struct Draft<'p, S> {
+pub struct Draft<'p, S: 'static> {
     state: S,
-    /// Makes `state` hold its own references to what it still reads of the parent; `None`
-    /// when it holds them already.
-    own: Option<fn(&mut S)>,
-    /// How `state` may take over its parent's references instead ([`Draft::keep_from`]).
-    inherit: Option<Inheritance<S>>,
+    /// How `state` comes to hold its own references to what it still reads of the parent;
+    /// `None` when it holds them already. (One pointer: a draft is moved a few times per
+    /// successor, and a larger one is copied by a call rather than by a few moves.)
+    lease: Option<&'static Lease<S>>,
     parent: PhantomData<&'p S>,
+}
+
+/// How a draft that reads its parent's storage comes to hold its own references to it.
+pub struct Lease<S> {
+    /// Makes the state hold its own reference to everything it reads ([`Draft::keep`]).
+    pub own: fn(&mut S),
+    /// How it may take over its parent's references instead ([`Draft::keep_from`]).
+    pub inherit: Option<Inheritance<S>>,
 }
 
 /// How a kept successor takes over its parent's references to what they share, so that
@@ -93,13 +100,12 @@ impl<S> Drop for Parent<S> {
     }
 }
 
-impl<'p, S> Draft<'p, S> {
+impl<'p, S: 'static> Draft<'p, S> {
     /// A successor that leans on nothing: keeping it is moving it out.
     pub fn owned(state: S) -> Self {
         Draft {
             state,
-            own: None,
-            inherit: None,
+            lease: None,
             parent: PhantomData,
         }
     }
@@ -110,33 +116,24 @@ impl<'p, S> Draft<'p, S> {
     /// The caller promises, for as long as `parent` is borrowed:
     /// - reading `state`, cloning it (a clone holds its own references) and dropping it are
     ///   sound, and dropping it releases nothing it did not count itself into;
-    /// - after `own(&mut state)` the state holds a reference to everything it reads, and
-    ///   outlives `parent` soundly.
-    pub unsafe fn borrowing(state: S, _parent: &'p S, own: fn(&mut S)) -> Self {
+    /// - after `(lease.own)(&mut state)` the state holds a reference to everything it
+    ///   reads, and outlives `parent` soundly;
+    /// - where `lease.inherit` is given, its `take` leaves the state holding a reference to
+    ///   everything it reads, as `own` does, where every part whose bit it sets in `given`
+    ///   holds the parent's own reference to the same storage, and its `release` drops a
+    ///   parent but for those parts.
+    pub unsafe fn borrowing(state: S, _parent: &'p S, lease: &'static Lease<S>) -> Self {
         Draft {
             state,
-            own: Some(own),
-            inherit: None,
+            lease: Some(lease),
             parent: PhantomData,
         }
     }
 
-    /// The same draft, which [`Draft::keep_from`] keeps by `inheritance`.
-    ///
-    /// # Safety
-    /// `inheritance.take` leaves the state holding a reference to everything it reads, as
-    /// `own` does, where every part whose bit it sets in `given` holds the parent's own
-    /// reference to the same storage; `inheritance.release` drops a parent but for those
-    /// parts.
-    pub unsafe fn inheriting(mut self, inheritance: Inheritance<S>) -> Self {
-        self.inherit = Some(inheritance);
-        self
-    }
-
     /// The successor as a state of its own, independent of its parent.
     pub fn keep(mut self) -> S {
-        if let Some(own) = self.own {
-            own(&mut self.state);
+        if let Some(lease) = self.lease {
+            (lease.own)(&mut self.state);
         }
         self.state
     }
@@ -149,11 +146,11 @@ impl<'p, S> Draft<'p, S> {
     /// dropped only after `parent` and every draft built from it are: it may now hold the
     /// only reference to storage they read.
     pub unsafe fn keep_from(mut self, parent: &'p Parent<S>) -> S {
-        let (Some(_), Some(inherit)) = (self.own, self.inherit) else {
+        let Some(inherit) = self.lease.and_then(|l| l.inherit) else {
             return self.keep();
         };
         let mut given = parent.given.get();
-        // SAFETY: the caller's promise, and `borrowing`'s and `inheriting`'s.
+        // SAFETY: the caller's promise, and `borrowing`'s.
         unsafe { (inherit.take)(&parent.state, &mut self.state, &mut given) };
         parent.given.set(given);
         parent.release.set(Some(inherit.release));
@@ -161,7 +158,7 @@ impl<'p, S> Draft<'p, S> {
     }
 }
 
-impl<S> Deref for Draft<'_, S> {
+impl<S: 'static> Deref for Draft<'_, S> {
     type Target = S;
     fn deref(&self) -> &S {
         &self.state
@@ -191,43 +188,52 @@ mod tests {
     use super::*;
     use std::cell::Cell;
 
+    thread_local!(static OWNED: Cell<u32> = const { Cell::new(0) });
+    thread_local!(static RELEASED: Cell<Option<u32>> = const { Cell::new(None) });
+
+    /// Counts the calls of `own`; no inheritance.
+    static COUNTING: Lease<u32> = Lease {
+        own: |_| OWNED.set(OWNED.get() + 1),
+        inherit: None,
+    };
+
+    /// Parts are bits of a `u32` state: a successor takes over the parts it shares with its
+    /// parent that no successor took before, and counts the others in (`OWNED`).
+    static BITS: Lease<u32> = Lease {
+        own: |child| OWNED.set(OWNED.get() + child.count_ones()),
+        inherit: Some(Inheritance {
+            take: |parent, child, given| {
+                let taken = *parent & *child & !*given;
+                *given |= taken;
+                OWNED.set(OWNED.get() + (*child & !taken).count_ones());
+            },
+            release: |_parent, given| RELEASED.set(Some(given)),
+        }),
+    };
+
     #[test]
     fn keeping_an_owned_draft_moves_it_out_and_a_borrowing_one_is_owned_first() {
         assert_eq!(Draft::owned(7).keep(), 7);
-        thread_local!(static OWNED: Cell<u32> = const { Cell::new(0) });
         let parent = 1u32;
         // SAFETY: a `u32` leans on nothing; `own` only counts its calls.
-        let draft = unsafe { Draft::borrowing(2u32, &parent, |_| OWNED.set(OWNED.get() + 1)) };
+        let draft = unsafe { Draft::borrowing(2u32, &parent, &COUNTING) };
         assert_eq!(*draft, 2);
         assert_eq!(OWNED.get(), 0, "reading does not own");
         assert_eq!(draft.keep(), 2);
         assert_eq!(OWNED.get(), 1, "keeping owns once");
         {
             // SAFETY: as above.
-            let _dropped =
-                unsafe { Draft::borrowing(3u32, &parent, |_| OWNED.set(OWNED.get() + 1)) };
+            let _dropped = unsafe { Draft::borrowing(3u32, &parent, &COUNTING) };
         }
         assert_eq!(OWNED.get(), 1, "a dropped draft is never owned");
     }
 
     #[test]
     fn a_parent_releases_only_what_no_kept_successor_took_over() {
-        thread_local!(static RELEASED: Cell<Option<u32>> = const { Cell::new(None) });
-        thread_local!(static OWNED: Cell<u32> = const { Cell::new(0) });
-        // Parts are bits of a `u32` state: a successor takes over the parts it shares.
-        let inheritance = Inheritance {
-            take: |parent: &u32, child: &mut u32, given: &mut u32| {
-                let taken = *parent & *child & !*given;
-                *given |= taken;
-                OWNED.set(OWNED.get() + (*child & !taken).count_ones());
-            },
-            release: |_parent, given| RELEASED.set(Some(given)),
-        };
         let parent = Parent::new(0b1011u32);
         // SAFETY: `u32`s lean on nothing; the functions only count.
-        let first = unsafe { Draft::borrowing(0b0011u32, &parent, |_| {}).inheriting(inheritance) };
-        let second =
-            unsafe { Draft::borrowing(0b1010u32, &parent, |_| {}).inheriting(inheritance) };
+        let first = unsafe { Draft::borrowing(0b0011u32, &parent, &BITS) };
+        let second = unsafe { Draft::borrowing(0b1010u32, &parent, &BITS) };
         let owned = Draft::owned(0b1111u32);
         // SAFETY: as above.
         let kept = unsafe {
@@ -243,11 +249,12 @@ mod tests {
         assert_eq!(RELEASED.get(), None, "released with the parent, not before");
         drop(parent);
         assert_eq!(RELEASED.get(), Some(0b1011));
-        // A parent none of whose successors inherited is dropped as it is.
+        // A parent none of whose successors could inherit is dropped as it is.
         RELEASED.set(None);
         let parent = Parent::new(1u32);
         // SAFETY: as above.
-        let _kept = unsafe { Draft::borrowing(1u32, &parent, |_| {}).keep_from(&parent) };
+        let kept = unsafe { Draft::borrowing(1u32, &parent, &COUNTING).keep_from(&parent) };
+        assert_eq!((kept, OWNED.get()), (1, 2), "kept as `keep` keeps");
         drop(parent);
         assert_eq!(RELEASED.get(), None);
     }

@@ -154,7 +154,7 @@ mod table;
 mod visited;
 
 pub use check::{Checker, ClassFingerprint, TerminalObserver};
-pub use draft::{Draft, Inheritance, Parent};
+pub use draft::{Draft, Inheritance, Lease, Parent};
 pub use limits::StopReason;
 pub use model::{prefetch, Localizer, Model, StateCodec};
 pub use options::{FrontierStorage, Mode, Options, Progress, Reduction};

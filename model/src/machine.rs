@@ -67,6 +67,15 @@ pub struct WebMcpModel {
     pub visibility: crate::reduction::Visibility,
 }
 
+/// How a draft of a successor ([`WebMcpModel::draft`]) comes to hold its own references.
+static DRAFT_LEASE: webmcp_checker::Lease<State> = webmcp_checker::Lease {
+    own: State::own,
+    inherit: Some(webmcp_checker::Inheritance {
+        take: State::inherit,
+        release: State::release_inherited,
+    }),
+};
+
 impl WebMcpModel {
     pub fn new(world: World, variant: Variant) -> WebMcpModel {
         WebMcpModel {
@@ -208,16 +217,10 @@ impl WebMcpModel {
         let mut next = unsafe { s.borrow() };
         self.transition(&mut next, a, &mut (), false);
         // SAFETY: as above; dropping `next` releases nothing it borrowed (a borrowed node's
-        // drop is a no-op), and cloning it counts every reference of the clone.
-        // A kept draft may take over `s`'s references instead (`State::inherit`).
-        unsafe {
-            webmcp_checker::Draft::borrowing(next, s, State::own).inheriting(
-                webmcp_checker::Inheritance {
-                    take: State::inherit,
-                    release: State::release_inherited,
-                },
-            )
-        }
+        // drop is a no-op), and cloning it counts every reference of the clone. A kept draft
+        // may take over `s`'s references instead (`State::inherit`), and `s` is then released
+        // but for those (`State::release_inherited`).
+        unsafe { webmcp_checker::Draft::borrowing(next, s, &DRAFT_LEASE) }
     }
 
     /// Runs action `a` on `next`, a copy of the state it is enabled in.
