@@ -144,7 +144,8 @@ impl<'p, S: 'static> Draft<'p, S> {
     /// # Safety
     /// `parent` holds the state this draft was built from, and the successor returned is
     /// dropped only after `parent` and every draft built from it are: it may now hold the
-    /// only reference to storage they read.
+    /// only reference to storage they read. Every draft kept from one parent has the same
+    /// lease (the parent is released by the last one's).
     pub unsafe fn keep_from(mut self, parent: &'p Parent<S>) -> S {
         let Some(inherit) = self.lease.and_then(|l| l.inherit) else {
             return self.keep();
