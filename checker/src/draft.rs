@@ -45,7 +45,7 @@ pub struct Lease<S> {
 pub struct Inheritance<S> {
     /// Counts `child` in as [`Draft::keep`] does, but for the parts it shares with `parent`
     /// whose bit in `given` is clear: those take over the parent's reference, and their bit
-    /// is set.
+    /// is set. It must not panic: the parts it took would then be released twice.
     pub take: unsafe fn(parent: &S, child: &mut S, given: &mut u32),
     /// Drops `parent` but for the parts whose bit in `given` is set (their references were
     /// taken over).
@@ -143,9 +143,10 @@ impl<'p, S: 'static> Draft<'p, S> {
     ///
     /// # Safety
     /// `parent` holds the state this draft was built from, and the successor returned is
-    /// dropped only after `parent` and every draft built from it are: it may now hold the
-    /// only reference to storage they read. Every draft kept from one parent has the same
-    /// lease (the parent is released by the last one's).
+    /// neither changed nor dropped until `parent` and every draft built from it are
+    /// dropped: it may now hold the only reference to storage they read, and a collection
+    /// held by one reference may be changed in place. Every draft kept from one parent has
+    /// the same lease (the parent is released by the last one's).
     pub unsafe fn keep_from(mut self, parent: &'p Parent<S>) -> S {
         let Some(inherit) = self.lease.and_then(|l| l.inherit) else {
             return self.keep();

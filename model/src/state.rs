@@ -578,7 +578,8 @@ impl State {
     }
 
     /// Drops `parent` but for the top-level collections whose part is in `given`, whose
-    /// references a successor took over ([`State::inherit`]).
+    /// references a successor took over ([`State::inherit`]). Every field but `env` (a
+    /// `Copy` value) is a top-level collection, as `State::borrow` makes sure.
     ///
     /// # Safety
     /// As [`State::inherit`]'s.
@@ -647,8 +648,6 @@ impl State {
         mixed
     }
 
-    /// Whether some top-level collection is still borrowed (`State::borrow`): true only of
-    /// a successor being built, never of a state the search keeps.
     /// Per top-level collection, how many references its storage has (0 for an empty
     /// one): for tests of how drafts count references.
     #[doc(hidden)]
@@ -659,6 +658,8 @@ impl State {
         top_level_collections!(counts)
     }
 
+    /// Whether some top-level collection is still borrowed (`State::borrow`): true only of
+    /// a successor being built, never of a state the search keeps.
     pub fn borrows(&self) -> bool {
         macro_rules! any_borrowed {
             ($($c:ident: $_part:ident),*) => {{ false $(|| self.$c.is_borrowed())* }};

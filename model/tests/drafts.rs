@@ -106,17 +106,35 @@ fn successors_kept_from_their_parent_take_over_its_references() {
                     kept.push(unsafe { draft.keep_from(&parent) });
                 }
             }
-            drop(parent);
-            // Each collection: `s`'s references, the parent's gone, one per kept successor
-            // that still holds the same storage.
+            // Each collection: `s`'s references and the parent's, one per kept successor that
+            // holds the same storage, less the one the first of them took over (had it
+            // counted itself in, the count would be one more until the parent is dropped).
             let mut want = before.clone();
+            let mut sharing = vec![0usize; want.len()];
             for child in &kept {
                 assert!(!child.borrows(), "{name}: kept, yet borrowing");
                 let shared = s.unchanged_parts(child);
-                for (part, count) in want.iter_mut().enumerate() {
-                    if *count > 0 && shared & (1 << part) != 0 {
-                        *count += 1;
+                for (part, n) in sharing.iter_mut().enumerate() {
+                    if want[part] > 0 && shared & (1 << part) != 0 {
+                        *n += 1;
                     }
+                }
+            }
+            for (count, n) in want.iter_mut().zip(&sharing) {
+                if *count > 0 {
+                    *count += 1 + n - usize::from(*n > 0);
+                }
+            }
+            assert_eq!(
+                s.reference_counts(),
+                want,
+                "{name}: state {i}, parent alive"
+            );
+            drop(parent);
+            // The parent's own reference is gone, where no successor took it over.
+            for (count, n) in want.iter_mut().zip(&sharing) {
+                if *count > 0 && *n == 0 {
+                    *count -= 1;
                 }
             }
             assert_eq!(s.reference_counts(), want, "{name}: state {i}");
