@@ -52,49 +52,41 @@ pub struct Inheritance<S> {
     pub release: unsafe fn(parent: S, given: u32),
 }
 
-impl<S> Clone for Inheritance<S> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<S> Copy for Inheritance<S> {}
-
 /// A state whose successors are being built: it owns the state, and drops it when dropped,
 /// releasing only what no kept successor took over ([`Draft::keep_from`]).
-pub struct Parent<S> {
+pub struct Parent<S: 'static> {
     state: std::mem::ManuallyDrop<S>,
+    /// The parts kept successors took over.
     given: std::cell::Cell<u32>,
-    release: std::cell::Cell<Option<Release<S>>>,
+    /// How they took them, once one did.
+    heir: std::cell::Cell<Option<&'static Inheritance<S>>>,
 }
 
-/// [`Inheritance::release`].
-type Release<S> = unsafe fn(parent: S, given: u32);
-
-impl<S> Parent<S> {
+impl<S: 'static> Parent<S> {
     pub fn new(state: S) -> Self {
         Parent {
             state: std::mem::ManuallyDrop::new(state),
             given: std::cell::Cell::new(0),
-            release: std::cell::Cell::new(None),
+            heir: std::cell::Cell::new(None),
         }
     }
 }
 
-impl<S> Deref for Parent<S> {
+impl<S: 'static> Deref for Parent<S> {
     type Target = S;
     fn deref(&self) -> &S {
         &self.state
     }
 }
 
-impl<S> Drop for Parent<S> {
+impl<S: 'static> Drop for Parent<S> {
     fn drop(&mut self) {
         // SAFETY: the state is taken once, here, and never read again.
         let state = unsafe { std::mem::ManuallyDrop::take(&mut self.state) };
-        match self.release.get() {
+        match self.heir.get() {
             // SAFETY: `given` names exactly the parts kept successors took over
-            // (`Draft::keep_from`), with this release function.
-            Some(release) => unsafe { release(state, self.given.get()) },
+            // (`Draft::keep_from`), by this inheritance.
+            Some(heir) => unsafe { (heir.release)(state, self.given.get()) },
             None => drop(state),
         }
     }
@@ -148,14 +140,14 @@ impl<'p, S: 'static> Draft<'p, S> {
     /// held by one reference may be changed in place. Every draft kept from one parent has
     /// the same lease (the parent is released by the last one's).
     pub unsafe fn keep_from(mut self, parent: &'p Parent<S>) -> S {
-        let Some(inherit) = self.lease.and_then(|l| l.inherit) else {
+        let Some(inherit) = self.lease.and_then(|l| l.inherit.as_ref()) else {
             return self.keep();
         };
         let mut given = parent.given.get();
         // SAFETY: the caller's promise, and `borrowing`'s.
         unsafe { (inherit.take)(&parent.state, &mut self.state, &mut given) };
         parent.given.set(given);
-        parent.release.set(Some(inherit.release));
+        parent.heir.set(Some(inherit));
         self.state
     }
 }
